@@ -1,0 +1,44 @@
+# The two commands a newcomer needs: `make demo` and `make test`. Both install what they
+# need first (scripts/setup.sh is idempotent and quick when everything is there).
+JOBS ?= $(shell nproc)
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+CMAKE_FLAGS ?=
+
+.PHONY: all setup build build-asan test test-asan demo bench format clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+$(BUILD)/build.ninja: CMakeLists.txt | setup
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+build: setup $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+$(ASAN_BUILD)/build.ninja: CMakeLists.txt | setup
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGANTRY_SANITIZE=ON -DGANTRY_BENCH=OFF
+
+build-asan: setup $(ASAN_BUILD)/build.ninja
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target gantry_unit_tests gantry
+
+# Every test: unit, scenario (and later sim, integration), then the unit tests and
+# scenarios again under AddressSanitizer + UndefinedBehaviorSanitizer.
+test: build build-asan
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --output-on-failure -j $(JOBS) -L 'unit|scenario'
+
+demo: build
+	$(BUILD)/gantry schedule --scenario examples/demo.yaml
+
+bench: build
+	$(BUILD)/engine_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+
+format:
+	clang-format -i $$(git ls-files 'src/*.h' 'src/*.cc' 'tests/*.cc' 'bench/*.cc')
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,18 @@
+// Factories of the built-in actions; see registry.h for the table of names.
+#pragma once
+
+#include <memory>
+
+#include "engine/action.h"
+
+namespace gantry {
+
+// Admits pending jobs (queue capability, gang minimum) so that allocate considers them.
+std::unique_ptr<Action> NewEnqueueAction();
+// Places admitted jobs queue by queue, fairest share first, each gang whole or not at all.
+std::unique_ptr<Action> NewAllocateAction();
+// Lets jobs that allocate passed over because their queue had its deserved share use the
+// capacity still idle (borrowing), within their queue's capability.
+std::unique_ptr<Action> NewBackfillAction();
+
+}  // namespace gantry

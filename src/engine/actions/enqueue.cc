@@ -1,0 +1,39 @@
+#include <algorithm>
+
+#include "engine/actions/actions.h"
+#include "engine/session.h"
+
+namespace gantry {
+namespace {
+
+class EnqueueAction : public Action {
+ public:
+  std::string_view name() const override { return "enqueue"; }
+
+  void Execute(Session& session) override {
+    std::vector<JobId> waiting;
+    for (JobId job : session.pending_jobs()) {
+      if (!session.job(job).inqueue) waiting.push_back(job);
+    }
+    std::stable_sort(waiting.begin(), waiting.end(), [&](JobId a, JobId b) {
+      QueueId qa = session.cluster().job(a).queue;
+      QueueId qb = session.cluster().job(b).queue;
+      if (qa != qb) return session.CompareQueues(qa, qb) < 0;
+      return session.CompareJobs(a, b) < 0;
+    });
+    for (JobId job : waiting) {
+      std::string reason;
+      if (session.AdmitJob(job, &reason)) {
+        session.SetInqueue(job);
+      } else {
+        session.mutable_job(job).reason = "not admitted: " + reason;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Action> NewEnqueueAction() { return std::make_unique<EnqueueAction>(); }
+
+}  // namespace gantry

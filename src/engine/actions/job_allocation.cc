@@ -1,0 +1,68 @@
+#include "engine/actions/job_allocation.h"
+
+#include "engine/statement.h"
+
+namespace gantry {
+
+int32_t AllocateJob(Session& session, JobId job_id) {
+  const ClusterState& cluster = session.cluster();
+  const Job& job = cluster.job(job_id);
+  JobWork& work = session.mutable_job(job_id);
+  work.attempted = true;
+  Statement statement = session.NewStatement();
+  std::string why_not;
+  TaskId failed_task = kNone;
+  // Copy: placing tasks does not change `unplaced` until the statement commits.
+  for (TaskId task : work.unplaced) {
+    const TaskSpec& spec = cluster.spec_of(task);
+    int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
+    int32_t each = spec.gpu.shared() ? std::max(spec.gpu.milli, 1) : kGpuMilliWhole;
+    if (!session.QueueAllocatable(job.queue, ClusterState::Accounted(spec, n_gpus, each), &why_not)) {
+      failed_task = task;
+      break;
+    }
+    Placement placement;
+    if (!session.FindPlacement(task, &placement, &why_not)) {
+      failed_task = task;
+      break;
+    }
+    statement.Allocate(task, std::move(placement));
+  }
+  const int32_t placed = static_cast<int32_t>(statement.size());
+  const int32_t ready = session.job(job_id).ready;
+  std::string task_reason =
+      failed_task == kNone ? "" : "task " + cluster.task(failed_task).name + ": " + why_not;
+  if (session.JobReady(job_id)) {
+    statement.Commit();
+    if (failed_task != kNone) {
+      work.reason = placed > 0 ? "placed " + std::to_string(placed) + " task(s); the rest wait: " +
+                                     task_reason
+                               : task_reason;
+    } else {
+      work.reason.clear();
+    }
+    return placed;
+  }
+  statement.Discard();
+  if (job.min_member > 1) {
+    int32_t short_by = job.min_member - ready;
+    work.reason = "gang: " + std::to_string(ready) + " of minMember " +
+                  std::to_string(job.min_member) + " tasks could be placed (" +
+                  std::to_string(short_by) + " short), so none were; " + task_reason;
+  } else {
+    work.reason = task_reason;
+  }
+  return 0;
+}
+
+QueueId NextQueue(const Session& session, const std::vector<std::vector<JobId>>& jobs,
+                  const std::vector<size_t>& next) {
+  QueueId best = kNone;
+  for (QueueId q = 0; q < jobs.size(); ++q) {
+    if (next[q] >= jobs[q].size()) continue;
+    if (best == kNone || session.CompareQueues(q, best) < 0) best = q;
+  }
+  return best;
+}
+
+}  // namespace gantry

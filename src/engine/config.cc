@@ -1,0 +1,138 @@
+#include "engine/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <set>
+
+#include "engine/registry.h"
+
+namespace gantry {
+namespace {
+
+std::string Where(const std::string& source, const YAML::Node& node, const std::string& field) {
+  std::string out = source;
+  if (node.Mark().line >= 0) out += ":" + std::to_string(node.Mark().line + 1);
+  return out + ": " + field;
+}
+
+Status ParseStringList(const YAML::Node& node, const std::string& source, const std::string& field,
+                       std::vector<std::string>* out) {
+  if (!node.IsSequence()) return Status::Invalid(Where(source, node, field) + ": expected a list");
+  out->clear();
+  for (size_t i = 0; i < node.size(); ++i) {
+    if (!node[i].IsScalar()) {
+      return Status::Invalid(Where(source, node[i], field + "[" + std::to_string(i) + "]") +
+                             ": expected a name");
+    }
+    out->push_back(node[i].Scalar());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+SchedulerConfig SchedulerConfig::Default() {
+  SchedulerConfig c;
+  c.actions = {"enqueue", "allocate", "backfill"};
+  for (const char* name : {"priority", "gang", "drf", "proportion", "predicates", "binpack"}) {
+    c.plugins.push_back(PluginConfig{name, {}});
+  }
+  return c;
+}
+
+Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
+                            SchedulerConfig* out) {
+  *out = SchedulerConfig::Default();
+  if (!node || node.IsNull()) return Status::Ok();
+  if (!node.IsMap()) return Status::Invalid(Where(source, node, "config") + ": expected a mapping");
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    const YAML::Node& value = kv.second;
+    if (key == "actions") {
+      GANTRY_RETURN_IF_ERROR(ParseStringList(value, source, "config.actions", &out->actions));
+      for (size_t i = 0; i < out->actions.size(); ++i) {
+        Status st = MakeAction(out->actions[i]).status();
+        if (!st.ok()) return st.WithPrefix(Where(source, value[i], "config.actions[" + std::to_string(i) + "]"));
+      }
+    } else if (key == "plugins") {
+      if (!value.IsSequence()) {
+        return Status::Invalid(Where(source, value, "config.plugins") + ": expected a list");
+      }
+      out->plugins.clear();
+      for (size_t i = 0; i < value.size(); ++i) {
+        const YAML::Node& p = value[i];
+        std::string field = "config.plugins[" + std::to_string(i) + "]";
+        PluginConfig pc;
+        if (p.IsScalar()) {
+          pc.name = p.Scalar();
+        } else if (p.IsMap()) {
+          for (const auto& pkv : p) {
+            const std::string pkey = pkv.first.Scalar();
+            if (pkey == "name") {
+              pc.name = pkv.second.Scalar();
+            } else if (pkey == "arguments") {
+              if (!pkv.second.IsMap()) {
+                return Status::Invalid(Where(source, pkv.second, field + ".arguments") +
+                                       ": expected a mapping");
+              }
+              for (const auto& akv : pkv.second) {
+                if (!akv.second.IsScalar()) {
+                  return Status::Invalid(Where(source, akv.second, field + ".arguments." +
+                                                                      akv.first.Scalar()) +
+                                         ": expected a single value");
+                }
+                pc.arguments[akv.first.Scalar()] = akv.second.Scalar();
+              }
+            } else {
+              return Status::Invalid(Where(source, pkv.first, field + "." + pkey) +
+                                     ": unknown field (known: name, arguments)");
+            }
+          }
+        } else {
+          return Status::Invalid(Where(source, p, field) + ": expected a name or {name, arguments}");
+        }
+        Status st = MakePlugin(pc).status();
+        if (!st.ok()) return st.WithPrefix(Where(source, p, field));
+        out->plugins.push_back(std::move(pc));
+      }
+    } else if (key == "nodesToScore") {
+      int64_t n = -1;
+      try {
+        n = value.as<int64_t>();
+      } catch (const YAML::Exception&) {
+        n = -1;
+      }
+      if (n < 0 || n > INT32_MAX) {
+        return Status::Invalid(Where(source, value, "config.nodesToScore") +
+                               ": expected a non-negative integer (0 scores every node)");
+      }
+      out->nodes_to_score = static_cast<int32_t>(n);
+    } else {
+      return Status::Invalid(Where(source, kv.first, "config." + key) +
+                             ": unknown field (known: actions, plugins, nodesToScore)");
+    }
+  }
+  Status st = ValidateSchedulerConfig(*out);
+  return st.ok() ? st : st.WithPrefix(Where(source, node, "config"));
+}
+
+Status ValidateSchedulerConfig(const SchedulerConfig& config) {
+  for (const std::string& a : config.actions) GANTRY_RETURN_IF_ERROR(MakeAction(a).status());
+  std::set<std::string> seen;
+  for (const PluginConfig& p : config.plugins) {
+    GANTRY_RETURN_IF_ERROR(MakePlugin(p).status());
+    if (!seen.insert(p.name).second) {
+      return Status::Invalid("plugin " + p.name + " is listed twice");
+    }
+  }
+  if (!seen.count("predicates")) {
+    return Status::Invalid(
+        "the predicates plugin is required (without it tasks could be placed where they do not "
+        "fit)");
+  }
+  if (config.nodes_to_score < 0) return Status::Invalid("nodesToScore must not be negative");
+  return Status::Ok();
+}
+
+}  // namespace gantry

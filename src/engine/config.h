@@ -1,0 +1,46 @@
+// The engine's configuration: which actions run, in which order, and which plugins
+// with which arguments. Read from YAML and validated before any session opens.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/status.h"
+
+namespace YAML {
+class Node;
+}
+
+namespace gantry {
+
+struct PluginConfig {
+  std::string name;
+  std::map<std::string, std::string> arguments;
+};
+
+struct SchedulerConfig {
+  std::vector<std::string> actions;
+  std::vector<PluginConfig> plugins;
+  // How many feasible nodes to score per task before choosing; 0 scores every node.
+  // Candidates are visited best-first (see NodeIndex), so a small number loses little.
+  int32_t nodes_to_score = 100;
+
+  // enqueue, allocate, backfill with gang, priority, drf, proportion, predicates, binpack.
+  static SchedulerConfig Default();
+};
+
+// Reads a configuration mapping:
+//   actions: [enqueue, allocate, backfill]
+//   plugins: [gang, {name: binpack, arguments: {weight: 2, nvidia.com/gpu: 4}}, ...]
+//   nodesToScore: 100
+// Missing keys keep their defaults. Errors name `source`, the line and the field, and
+// list the known names when a name is unknown.
+Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
+                            SchedulerConfig* out);
+
+// Checks names and plugin arguments (each plugin parses its own). Parse calls it.
+Status ValidateSchedulerConfig(const SchedulerConfig& config);
+
+}  // namespace gantry

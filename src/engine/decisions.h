@@ -1,0 +1,38 @@
+// What a scheduling session decides: binds, evictions, and why jobs stay pending.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/cluster.h"
+
+namespace gantry {
+
+struct BindDecision {
+  JobId job = kNone;
+  TaskId task = kNone;
+  NodeId node = kNone;
+  std::vector<int32_t> gpus;  // device indexes on the node; empty for CPU-only tasks
+};
+
+struct EvictDecision {
+  JobId job = kNone;
+  TaskId task = kNone;
+  NodeId node = kNone;
+  std::string reason;
+};
+
+struct PendingJob {
+  JobId job = kNone;
+  int32_t pending_tasks = 0;  // tasks of the job still unplaced after the session
+  std::string reason;
+};
+
+struct Decisions {
+  std::vector<BindDecision> binds;  // in decision order
+  std::vector<EvictDecision> evictions;
+  std::vector<PendingJob> pending;  // in job id order
+};
+
+}  // namespace gantry

@@ -1,0 +1,41 @@
+// The outcome of asking whether a task may run on a node, cheap to make and compare;
+// the words for a person are made only when a job stays pending.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "model/cluster.h"
+
+namespace gantry {
+
+enum class FilterCode : uint8_t {
+  kOk = 0,
+  kUnschedulable,     // node is cordoned
+  kNodeSelector,      // nodeSelector does not match
+  kNodeAffinity,      // required node affinity does not match
+  kTaint,             // detail: index of the untolerated taint in node.taints
+  kGpuModel,          // no GPU of an allowed model on the node
+  kNoGpus,            // the task wants GPUs and the node has none
+  kInsufficient,      // detail: the resource id
+  kInsufficientGpus,  // fewer free whole GPUs than the task asks for
+  kNoGpuShareFits,    // no single device has the share (and memory) a shared task asks for
+  kTooManyPods,       // the node's pod limit is reached
+  kExtension,         // a plugin's own reason; detail: index of the plugin in the session
+};
+
+struct FilterResult {
+  FilterCode code = FilterCode::kOk;
+  uint32_t detail = 0;
+
+  bool ok() const { return code == FilterCode::kOk; }
+  static FilterResult Ok() { return {}; }
+  static FilterResult Fail(FilterCode code, uint32_t detail = 0) { return {code, detail}; }
+  bool operator==(const FilterResult&) const = default;
+};
+
+// "insufficient nvidia.com/gpu", "untolerated taint dedicated=infer:NoSchedule", ...
+// (kExtension results are described by the session, which knows the plugin names.)
+std::string DescribeFilter(const FilterResult& result, const Node& node);
+
+}  // namespace gantry

@@ -1,0 +1,107 @@
+// Plugins and their typed extension points.
+//
+// A plugin is a small object that implements one or more of the interfaces below. A
+// Session asks every configured plugin that implements an interface, in configured order
+// (see DESIGN.md, "The engine"). There are no untyped callback tables: a plugin is an
+// ordering, a predicate, a scorer, ... because its class says so.
+//
+// Plugins are made fresh for each session (see registry.h), so they may keep per-session
+// state (the proportion plugin keeps each queue's deserved share).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "engine/filter.h"
+#include "engine/gpu_placement.h"
+#include "model/cluster.h"
+
+namespace gantry {
+
+class Session;
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string_view name() const = 0;
+  // Called once when the session opens, after its working state is built and before any
+  // action runs. Plugins compute what they need here (shares, deserved amounts).
+  virtual void OnSessionOpen(Session& /*session*/) {}
+};
+
+// Orderings return < 0 when `a` goes first, > 0 when `b` does, and 0 for no opinion;
+// the session asks the next plugin on 0 and finally breaks ties by creation order and id.
+class QueueOrder {
+ public:
+  virtual ~QueueOrder() = default;
+  virtual int CompareQueues(const Session& s, QueueId a, QueueId b) const = 0;
+};
+
+class JobOrder {
+ public:
+  virtual ~JobOrder() = default;
+  virtual int CompareJobs(const Session& s, JobId a, JobId b) const = 0;
+};
+
+class TaskOrder {
+ public:
+  virtual ~TaskOrder() = default;
+  virtual int CompareTasks(const Session& s, TaskId a, TaskId b) const = 0;
+};
+
+// Admission (the enqueue action): may this job start to be placed at all?
+class JobAdmission {
+ public:
+  virtual ~JobAdmission() = default;
+  // False with *reason when the job must wait. A job admitted by every plugin is inqueue.
+  virtual bool Admit(Session& s, JobId job, std::string* reason) = 0;
+};
+
+// May this task run on this node?
+class NodePredicate {
+ public:
+  virtual ~NodePredicate() = default;
+  // Only the node's static properties (labels, taints, allocatable, GPU models): the
+  // session caches the answer per (task spec, node shape class).
+  virtual FilterResult FilterStatic(const TaskSpec& spec, const Node& node) const = 0;
+  // The node's current free resources in the session.
+  virtual FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId node) const = 0;
+};
+
+inline constexpr int64_t kMaxNodeScore = 1'000'000;
+
+// Where is this task best placed? Scores are in [0, kMaxNodeScore], higher is better;
+// the session adds them up, each times its configured weight.
+class NodeScorer {
+ public:
+  virtual ~NodeScorer() = default;
+  virtual int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId node,
+                            const GpuChoice& gpus) const = 0;
+  // The order of candidate nodes (and of GPU devices on a node) this scorer favours, so
+  // that the session can visit the likely best nodes first and stop early.
+  virtual GpuPacking packing() const { return GpuPacking::kNone; }
+  // The factor its scores are multiplied by (the plugin's `weight` argument).
+  virtual int64_t weight() const { return 1; }
+};
+
+// Gang semantics.
+class JobReadiness {
+ public:
+  virtual ~JobReadiness() = default;
+  // True when enough of the job is placed (in the session) to commit its statement.
+  virtual bool JobReady(const Session& s, JobId job) const = 0;
+};
+
+// Queue limits: shares (soft, per session) and capabilities (hard).
+class QueueLimits {
+ public:
+  virtual ~QueueLimits() = default;
+  // True with *reason when the queue has what it deserves and should wait for others.
+  virtual bool Overused(const Session& s, QueueId queue, std::string* reason) const = 0;
+  // False with *reason when giving `request` to the queue would break a hard limit.
+  virtual bool Allocatable(const Session& s, QueueId queue, const ResourceVector& request,
+                           std::string* reason) const = 0;
+};
+
+}  // namespace gantry

@@ -1,0 +1,100 @@
+// binpack and spread: score a node by how full (binpack) or empty (spread) it would be
+// with the task on it, over the resources the task asks for, each with its weight.
+#include <map>
+
+#include "engine/plugins/args.h"
+#include "model/int128.h"
+#include "engine/plugins/plugins.h"
+#include "engine/session.h"
+
+namespace gantry {
+namespace {
+
+struct ResourceWeight {
+  ResourceId id;
+  int64_t weight;
+};
+
+class UsageScorer : public Plugin, public NodeScorer {
+ public:
+  UsageScorer(bool pack, int64_t weight, std::vector<ResourceWeight> weights)
+      : pack_(pack), weight_(weight), weights_(std::move(weights)) {}
+
+  std::string_view name() const override { return pack_ ? "binpack" : "spread"; }
+  GpuPacking packing() const override { return pack_ ? GpuPacking::kTight : GpuPacking::kLoose; }
+  int64_t weight() const override { return weight_; }
+
+  int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId id,
+                    const GpuChoice& gpus) const override {
+    const NodeWork& w = s.node(id);
+    // CPU-only tasks score zero on GPU nodes, so that they go to CPU nodes when those
+    // have room and leave GPU nodes' CPU and memory to GPU tasks.
+    if (!spec.gpu.wants_gpu() && w.gpu_count > 0) return 0;
+    const Node& node = s.cluster().node(id);
+    Int128 sum = 0;
+    int64_t weights = 0;
+    for (const ResourceWeight& rw : weights_) {
+      Milli request;
+      Milli used;
+      Milli total = node.allocatable.Get(rw.id);
+      if (rw.id == kGpu) {
+        request = static_cast<Milli>(gpus.devices.size()) * gpus.milli_each;
+        used = s.gpu_used_milli(id);
+      } else {
+        request = spec.requests.Get(rw.id);
+        used = total - w.free.Get(rw.id);
+      }
+      if (request == 0 || total <= 0) continue;
+      Milli after = std::min(used + request, total);
+      Milli measure = pack_ ? after : total - after;
+      sum += static_cast<Int128>(rw.weight) * measure * kMaxNodeScore / total;
+      weights += rw.weight;
+    }
+    // +1: a feasible node never scores the zero reserved for "wrong kind of node".
+    if (weights == 0) return 1;
+    return static_cast<int64_t>(sum / weights) + 1;
+  }
+
+ private:
+  bool pack_;
+  int64_t weight_;
+  std::vector<ResourceWeight> weights_;
+};
+
+Result<std::unique_ptr<Plugin>> NewUsageScorer(const PluginConfig& config, bool pack) {
+  PluginArgs args(config);
+  int64_t weight = 1;
+  GANTRY_RETURN_IF_ERROR(args.Int("weight", &weight));
+  std::map<std::string, int64_t> by_name = {{"cpu", 1}, {"memory", 1}, {std::string(kGpuResourceName), 2}};
+  for (const auto& [key, value] : args.Rest()) {
+    // Resource names: the core ones, hugepages, or a domain-qualified extended resource.
+    bool resource_name = key == "cpu" || key == "memory" || key == "pods" ||
+                         key == "ephemeral-storage" || key.rfind("hugepages-", 0) == 0 ||
+                         key.find('/') != std::string::npos;
+    if (!resource_name) {
+      return Status::Invalid("plugin " + config.name + ": unknown argument \"" + key +
+                             "\" (known: weight, or a resource name such as cpu, memory, " +
+                             std::string(kGpuResourceName) + ")");
+    }
+    int64_t w = 0;
+    GANTRY_RETURN_IF_ERROR(args.Int(key, &w));
+    by_name[key] = w;
+  }
+  std::vector<ResourceWeight> weights;
+  for (const auto& [name, w] : by_name) {
+    if (w > 0) weights.push_back({InternResource(name), w});
+  }
+  return std::unique_ptr<Plugin>(new UsageScorer(pack, weight, std::move(weights)));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const PluginConfig& config) {
+  return NewUsageScorer(config, /*pack=*/true);
+}
+
+Result<std::unique_ptr<Plugin>> NewSpreadPlugin(const PluginConfig& config) {
+  return NewUsageScorer(config, /*pack=*/false);
+}
+
+}  // namespace gantry

@@ -1,0 +1,44 @@
+#include "engine/plugins/args.h"
+#include "engine/plugins/plugins.h"
+#include "engine/session.h"
+
+namespace gantry {
+namespace {
+
+class GangPlugin : public Plugin, public JobOrder, public JobAdmission, public JobReadiness {
+ public:
+  std::string_view name() const override { return "gang"; }
+
+  // Jobs below their minimum go before jobs that already have it.
+  int CompareJobs(const Session& s, JobId a, JobId b) const override {
+    bool a_ready = s.job(a).ready >= s.cluster().job(a).min_member;
+    bool b_ready = s.job(b).ready >= s.cluster().job(b).min_member;
+    if (a_ready == b_ready) return 0;
+    return a_ready ? 1 : -1;
+  }
+
+  bool Admit(Session& s, JobId job, std::string* reason) override {
+    const Job& j = s.cluster().job(job);
+    auto tasks = static_cast<int32_t>(j.tasks.size());
+    if (tasks < j.min_member) {
+      *reason = "gang: the job has " + std::to_string(tasks) + " task(s) but minMember is " +
+                std::to_string(j.min_member);
+      return false;
+    }
+    return true;
+  }
+
+  bool JobReady(const Session& s, JobId job) const override {
+    return s.job(job).ready >= s.cluster().job(job).min_member;
+  }
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Plugin>> NewGangPlugin(const PluginConfig& config) {
+  PluginArgs args(config);
+  GANTRY_RETURN_IF_ERROR(args.CheckAllTaken());
+  return std::unique_ptr<Plugin>(new GangPlugin());
+}
+
+}  // namespace gantry

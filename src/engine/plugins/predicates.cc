@@ -1,0 +1,73 @@
+#include "engine/plugins/args.h"
+#include "engine/plugins/plugins.h"
+#include "engine/session.h"
+
+namespace gantry {
+namespace {
+
+class PredicatesPlugin : public Plugin, public NodePredicate {
+ public:
+  std::string_view name() const override { return "predicates"; }
+
+  FilterResult FilterStatic(const TaskSpec& spec, const Node& node) const override {
+    if (node.unschedulable) return FilterResult::Fail(FilterCode::kUnschedulable);
+    if (!MatchesNodeSelector(spec.node_selector, node.labels)) {
+      return FilterResult::Fail(FilterCode::kNodeSelector);
+    }
+    if (!spec.affinity.Matches(node.labels)) return FilterResult::Fail(FilterCode::kNodeAffinity);
+    const Taint* blocking = nullptr;
+    if (!ToleratesAll(spec.tolerations, node.taints, &blocking)) {
+      return FilterResult::Fail(FilterCode::kTaint,
+                                static_cast<uint32_t>(blocking - node.taints.data()));
+    }
+    // Requests larger than the node's whole allocatable never fit, whatever runs there.
+    int64_t over = spec.requests.FirstExceeding(node.allocatable, /*named_only=*/false);
+    if (over >= 0) return FilterResult::Fail(FilterCode::kInsufficient, static_cast<uint32_t>(over));
+    if (spec.gpu.wants_gpu()) {
+      if (node.gpus.empty()) return FilterResult::Fail(FilterCode::kNoGpus);
+      int32_t allowed = 0;
+      for (const GpuDevice& g : node.gpus) allowed += spec.gpu.AllowsModel(g.model) ? 1 : 0;
+      if (allowed == 0) return FilterResult::Fail(FilterCode::kGpuModel);
+      if (allowed < spec.gpu.count) return FilterResult::Fail(FilterCode::kInsufficientGpus);
+    }
+    return FilterResult::Ok();
+  }
+
+  FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId id) const override {
+    const NodeWork& w = s.node(id);
+    const Node& node = s.cluster().node(id);
+    Milli max_pods = node.allocatable.Get(kPods);
+    if (max_pods > 0 && static_cast<Milli>(w.tasks + 1) * kMilliPerUnit > max_pods) {
+      return FilterResult::Fail(FilterCode::kTooManyPods);
+    }
+    int64_t over = spec.requests.FirstExceeding(w.free, /*named_only=*/false);
+    if (over >= 0) return FilterResult::Fail(FilterCode::kInsufficient, static_cast<uint32_t>(over));
+    const GpuRequest& gpu = spec.gpu;
+    if (!gpu.wants_gpu()) return FilterResult::Ok();
+    if (!gpu.shared()) {
+      if (w.whole_free < gpu.count) return FilterResult::Fail(FilterCode::kInsufficientGpus);
+      return FilterResult::Ok();
+    }
+    NodeGpus gpus = s.node_gpus(id);
+    for (size_t i = 0; i < gpus.devices.size(); ++i) {
+      const GpuDevice& device = gpus.devices[i];
+      if (!gpu.AllowsModel(device.model)) continue;
+      if (gpus.free_milli[i] < ClusterState::GpuShareOn(gpu, device)) continue;
+      if (gpu.memory_mib > 0 && device.memory_mib > 0 && gpus.free_memory_mib[i] < gpu.memory_mib) {
+        continue;
+      }
+      return FilterResult::Ok();
+    }
+    return FilterResult::Fail(FilterCode::kNoGpuShareFits);
+  }
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Plugin>> NewPredicatesPlugin(const PluginConfig& config) {
+  PluginArgs args(config);
+  GANTRY_RETURN_IF_ERROR(args.CheckAllTaken());
+  return std::unique_ptr<Plugin>(new PredicatesPlugin());
+}
+
+}  // namespace gantry

@@ -1,0 +1,32 @@
+#include "engine/plugins/args.h"
+#include "engine/plugins/plugins.h"
+#include "engine/session.h"
+
+namespace gantry {
+namespace {
+
+class PriorityPlugin : public Plugin, public JobOrder, public TaskOrder {
+ public:
+  std::string_view name() const override { return "priority"; }
+
+  int CompareJobs(const Session& s, JobId a, JobId b) const override {
+    return Higher(s.cluster().job(a).priority, s.cluster().job(b).priority);
+  }
+
+  int CompareTasks(const Session& s, TaskId a, TaskId b) const override {
+    return Higher(s.cluster().spec_of(a).priority, s.cluster().spec_of(b).priority);
+  }
+
+ private:
+  static int Higher(int32_t a, int32_t b) { return a == b ? 0 : (a > b ? -1 : 1); }
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Plugin>> NewPriorityPlugin(const PluginConfig& config) {
+  PluginArgs args(config);
+  GANTRY_RETURN_IF_ERROR(args.CheckAllTaken());
+  return std::unique_ptr<Plugin>(new PriorityPlugin());
+}
+
+}  // namespace gantry

@@ -1,0 +1,174 @@
+// proportion: fair shares between queues.
+//
+// Each queue deserves a share of the cluster's capacity by weight, water-filled: every
+// queue first gets what it asks for up to its guarantee; the rest of the capacity goes
+// round the queues that still want more, in proportion to their weights, never above
+// what a queue asks for nor above its capability, until nothing is left or everyone has
+// enough. Amounts are integers (milli-units), so the result is exact and deterministic.
+#include <algorithm>
+
+#include "engine/plugins/args.h"
+#include "model/int128.h"
+#include "engine/plugins/plugins.h"
+#include "engine/session.h"
+
+namespace gantry {
+namespace {
+
+constexpr int64_t kShareScale = 1'000'000;
+
+class ProportionPlugin : public Plugin, public QueueOrder, public JobAdmission, public QueueLimits {
+ public:
+  std::string_view name() const override { return "proportion"; }
+
+  void OnSessionOpen(Session& s) override {
+    const auto& queues = s.cluster().queues();
+    const size_t n = queues.size();
+    deserved_.assign(n, {});
+    admitted_.assign(n, {});
+    // What each queue can use at most: its request, capped by its capability.
+    std::vector<ResourceVector> want(n);
+    for (size_t q = 0; q < n; ++q) {
+      want[q] = s.queue(static_cast<QueueId>(q)).request;
+      for (const auto& cap : queues[q].capability.entries()) {
+        want[q].Set(cap.id, std::min(want[q].Get(cap.id), cap.amount));
+      }
+      deserved_[q] = Min(queues[q].guarantee, want[q]);
+    }
+    // Water-fill each resource separately.
+    for (const auto& total : s.capacity().entries()) {
+      const ResourceId r = total.id;
+      Milli given = 0;
+      for (size_t q = 0; q < n; ++q) given += deserved_[q].Get(r);
+      Milli remaining = std::max<Milli>(0, total.amount - given);
+      while (remaining > 0) {
+        int64_t weight_sum = 0;
+        for (size_t q = 0; q < n; ++q) {
+          if (deserved_[q].Get(r) < want[q].Get(r)) weight_sum += queues[q].weight;
+        }
+        if (weight_sum == 0) break;
+        Milli handed = 0;
+        for (size_t q = 0; q < n; ++q) {
+          Milli have = deserved_[q].Get(r);
+          Milli need = want[q].Get(r) - have;
+          if (need <= 0) continue;
+          auto portion = static_cast<Milli>(static_cast<Int128>(remaining) * queues[q].weight /
+                                            weight_sum);
+          Milli give = std::min(need, portion);
+          deserved_[q].Set(r, have + give);
+          handed += give;
+        }
+        if (handed == 0) {
+          // Less is left than there are weight units: hand out the rest one milli-unit
+          // at a time in queue order, so that none is lost and the result is exact.
+          for (size_t q = 0; q < n && remaining > 0; ++q) {
+            if (deserved_[q].Get(r) < want[q].Get(r)) {
+              deserved_[q].Set(r, deserved_[q].Get(r) + 1);
+              --remaining;
+            }
+          }
+          continue;
+        }
+        remaining -= handed;
+      }
+    }
+  }
+
+  int CompareQueues(const Session& s, QueueId a, QueueId b) const override {
+    int64_t sa = Share(s, a);
+    int64_t sb = Share(s, b);
+    return sa == sb ? 0 : (sa < sb ? -1 : 1);
+  }
+
+  bool Admit(Session& s, JobId job_id, std::string* reason) override {
+    const Job& job = s.cluster().job(job_id);
+    const Queue& queue = s.cluster().queue(job.queue);
+    // What the job needs to start: its first (minMember - running) tasks in task order.
+    ResourceVector need;
+    int32_t missing = job.min_member - s.job(job_id).ready;
+    for (TaskId t : s.job(job_id).unplaced) {
+      if (missing-- <= 0) break;
+      const TaskSpec& spec = s.cluster().spec_of(t);
+      int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
+      int32_t each = spec.gpu.shared() ? spec.gpu.milli : kGpuMilliWhole;
+      need.Add(ClusterState::Accounted(spec, n_gpus, each));
+    }
+    ResourceVector total = s.queue(job.queue).allocated;
+    total.Add(admitted_[job.queue]);
+    total.Add(need);
+    int64_t over = total.FirstExceeding(queue.capability, /*named_only=*/true);
+    if (over >= 0) {
+      auto r = static_cast<ResourceId>(over);
+      *reason = "queue " + queue.name + " capability: " + Amount(r, queue.capability.Get(r)) +
+                " " + ResourceName(r) + " (allocated " + Amount(r, s.queue(job.queue).allocated.Get(r)) +
+                ", admitted " + Amount(r, admitted_[job.queue].Get(r)) + ", this job needs " +
+                Amount(r, need.Get(r)) + ")";
+      return false;
+    }
+    admitted_[job.queue].Add(need);
+    return true;
+  }
+
+  bool Overused(const Session& s, QueueId q, std::string* reason) const override {
+    if (Share(s, q) < kShareScale) return false;
+    const Queue& queue = s.cluster().queue(q);
+    ResourceId worst = 0;
+    int64_t worst_share = -1;
+    for (const auto& e : deserved_[q].entries()) {
+      int64_t share = Ratio(s.queue(q).allocated.Get(e.id), e.amount);
+      if (share > worst_share) worst_share = share, worst = e.id;
+    }
+    *reason = "queue " + queue.name + " has its deserved share (" + ResourceName(worst) + ": " +
+              Amount(worst, s.queue(q).allocated.Get(worst)) + " allocated of " +
+              Amount(worst, deserved_[q].Get(worst)) + " deserved at weight " +
+              std::to_string(queue.weight) + ")";
+    return true;
+  }
+
+  bool Allocatable(const Session& s, QueueId q, const ResourceVector& request,
+                   std::string* reason) const override {
+    const Queue& queue = s.cluster().queue(q);
+    ResourceVector after = s.queue(q).allocated;
+    after.Add(request);
+    int64_t over = after.FirstExceeding(queue.capability, /*named_only=*/true);
+    if (over < 0) return true;
+    auto r = static_cast<ResourceId>(over);
+    *reason = "queue " + queue.name + " would exceed its capability of " +
+              Amount(r, queue.capability.Get(r)) + " " + ResourceName(r) + " (allocated " +
+              Amount(r, s.queue(q).allocated.Get(r)) + ", the task needs " + Amount(r, request.Get(r)) +
+              ")";
+    return false;
+  }
+
+  const ResourceVector& deserved(QueueId q) const { return deserved_[q]; }
+
+ private:
+  static std::string Amount(ResourceId r, Milli amount) {
+    return FormatQuantity(amount, /*binary=*/r == kMemory);
+  }
+  static int64_t Ratio(Milli used, Milli of) {
+    if (of <= 0) return 0;
+    return static_cast<int64_t>(static_cast<Int128>(used) * kShareScale / of);
+  }
+  // The queue's dominant share of what it deserves, in millionths.
+  int64_t Share(const Session& s, QueueId q) const {
+    int64_t share = 0;
+    for (const auto& e : deserved_[q].entries()) {
+      share = std::max(share, Ratio(s.queue(q).allocated.Get(e.id), e.amount));
+    }
+    return share;
+  }
+
+  std::vector<ResourceVector> deserved_;
+  std::vector<ResourceVector> admitted_;  // min resources of jobs admitted this session
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Plugin>> NewProportionPlugin(const PluginConfig& config) {
+  PluginArgs args(config);
+  GANTRY_RETURN_IF_ERROR(args.CheckAllTaken());
+  return std::unique_ptr<Plugin>(new ProportionPlugin());
+}
+
+}  // namespace gantry

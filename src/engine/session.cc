@@ -1,0 +1,407 @@
+#include "engine/session.h"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+
+#include "engine/registry.h"
+#include "engine/statement.h"
+
+namespace gantry {
+
+Session::Session(const Snapshot& snapshot, const SchedulerConfig& config, SessionOptions options)
+    : snapshot_(snapshot), config_(config), options_(options) {
+  for (const PluginConfig& pc : config_.plugins) {
+    auto made = MakePlugin(pc);
+    assert(made.ok());  // REQUIRES: a validated configuration
+    plugins_.push_back(std::move(made).value());
+    Plugin* p = plugins_.back().get();
+    if (auto* x = dynamic_cast<const QueueOrder*>(p)) queue_orders_.push_back(x);
+    if (auto* x = dynamic_cast<const JobOrder*>(p)) job_orders_.push_back(x);
+    if (auto* x = dynamic_cast<const TaskOrder*>(p)) task_orders_.push_back(x);
+    if (auto* x = dynamic_cast<JobAdmission*>(p)) admissions_.push_back(x);
+    if (auto* x = dynamic_cast<const NodePredicate*>(p)) predicates_.push_back(x);
+    if (auto* x = dynamic_cast<const NodeScorer*>(p)) scorers_.push_back(x);
+    if (auto* x = dynamic_cast<const JobReadiness*>(p)) readiness_.push_back(x);
+    if (auto* x = dynamic_cast<const QueueLimits*>(p)) queue_limits_.push_back(x);
+  }
+  for (const NodeScorer* scorer : scorers_) {
+    if (scorer->packing() != GpuPacking::kNone) {
+      packing_ = scorer->packing();
+      break;
+    }
+  }
+  for (const std::string& name : config_.actions) {
+    auto made = MakeAction(name);
+    assert(made.ok());
+    actions_.push_back(std::move(made).value());
+  }
+  rotation_ = options_.seed;
+  BuildWorkingState();
+  for (auto& plugin : plugins_) plugin->OnSessionOpen(*this);
+}
+
+Session::~Session() = default;
+
+void Session::BuildWorkingState() {
+  const ClusterState& c = cluster();
+  const size_t n = c.nodes().size();
+  nodes_.assign(n, NodeWork{});
+  gpu_free_milli_.clear();
+  gpu_free_memory_.clear();
+  std::vector<int32_t> whole_free(n), gpu_count(n);
+  std::vector<uint8_t> partial(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Node& node = c.nodes()[i];
+    NodeWork& w = nodes_[i];
+    w.free = node.allocatable;
+    w.free.Subtract(node.used);
+    w.gpu_begin = static_cast<int32_t>(gpu_free_milli_.size());
+    w.gpu_count = static_cast<int32_t>(node.gpus.size());
+    for (const GpuDevice& g : node.gpus) {
+      gpu_free_milli_.push_back(g.free_milli());
+      gpu_free_memory_.push_back(g.memory_mib - g.used_memory_mib);
+      if (g.used_milli == 0) {
+        w.whole_free++;
+      } else if (g.used_milli < kGpuMilliWhole) {
+        w.partial_count++;
+      }
+    }
+    w.tasks = node.task_count;
+    whole_free[i] = w.whole_free;
+    gpu_count[i] = w.gpu_count;
+    partial[i] = w.partial_count > 0;
+  }
+  index_.Build(whole_free, partial, gpu_count);
+
+  bool has_enqueue = std::find(config_.actions.begin(), config_.actions.end(), "enqueue") !=
+                     config_.actions.end();
+  queues_.assign(c.queues().size(), QueueWork{});
+  for (size_t q = 0; q < c.queues().size(); ++q) {
+    queues_[q].allocated = c.queues()[q].allocated;
+    queues_[q].request = c.queues()[q].allocated;
+  }
+  pending_jobs_.assign(c.jobs_with_pending().begin(), c.jobs_with_pending().end());
+  jobs_.assign(pending_jobs_.size(), JobWork{});
+  job_slot_.clear();
+  job_slot_.reserve(pending_jobs_.size());
+  for (size_t slot = 0; slot < pending_jobs_.size(); ++slot) {
+    JobId id = pending_jobs_[slot];
+    job_slot_.emplace(id, static_cast<uint32_t>(slot));
+    const Job& job = c.job(id);
+    JobWork& w = jobs_[slot];
+    w.inqueue = !has_enqueue || job.running > 0;
+    w.ready = job.running;
+    w.allocated = job.allocated;
+    for (TaskId t : job.tasks) {
+      if (c.task(t).state != TaskState::kPending) continue;
+      w.unplaced.push_back(t);
+      const TaskSpec& spec = c.spec_of(t);
+      int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
+      int32_t each = spec.gpu.shared() ? spec.gpu.milli : kGpuMilliWhole;
+      queues_[job.queue].request.Add(ClusterState::Accounted(spec, n_gpus, each));
+    }
+  }
+  // Task order needs the plugins, which exist by now; job slots exist too.
+  for (JobWork& w : jobs_) {
+    std::stable_sort(w.unplaced.begin(), w.unplaced.end(),
+                     [this](TaskId a, TaskId b) { return CompareTasks(a, b) < 0; });
+  }
+  static_verdicts_.assign(c.specs().size(), {});
+  unschedulable_.assign(c.specs().size(), 0);
+  unschedulable_why_.assign(c.specs().size(), {});
+}
+
+Decisions Session::Run() {
+  for (auto& action : actions_) action->Execute(*this);
+  Decisions out = std::move(decisions_);
+  decisions_ = Decisions{};
+  for (size_t slot = 0; slot < pending_jobs_.size(); ++slot) {
+    const JobWork& w = jobs_[slot];
+    if (w.unplaced.empty()) continue;
+    PendingJob pending;
+    pending.job = pending_jobs_[slot];
+    pending.pending_tasks = static_cast<int32_t>(w.unplaced.size());
+    pending.reason = w.reason.empty() ? "not considered: no action of this session placed it"
+                                      : w.reason;
+    out.pending.push_back(std::move(pending));
+  }
+  return out;
+}
+
+NodeGpus Session::node_gpus(NodeId id) const {
+  const NodeWork& w = nodes_[id];
+  const auto begin = static_cast<size_t>(w.gpu_begin);
+  const auto count = static_cast<size_t>(w.gpu_count);
+  return NodeGpus{std::span<const GpuDevice>(cluster().node(id).gpus),
+                  std::span<const int32_t>(gpu_free_milli_).subspan(begin, count),
+                  std::span<const int64_t>(gpu_free_memory_).subspan(begin, count)};
+}
+
+Milli Session::gpu_used_milli(NodeId id) const {
+  const NodeWork& w = nodes_[id];
+  Milli used = 0;
+  for (int32_t i = 0; i < w.gpu_count; ++i) {
+    used += kGpuMilliWhole - gpu_free_milli_[static_cast<size_t>(w.gpu_begin + i)];
+  }
+  return used;
+}
+
+int Session::CompareQueues(QueueId a, QueueId b) const {
+  for (const QueueOrder* order : queue_orders_) {
+    if (int r = order->CompareQueues(*this, a, b)) return r;
+  }
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+int Session::CompareJobs(JobId a, JobId b) const {
+  for (const JobOrder* order : job_orders_) {
+    if (int r = order->CompareJobs(*this, a, b)) return r;
+  }
+  const Job& ja = cluster().job(a);
+  const Job& jb = cluster().job(b);
+  if (ja.creation != jb.creation) return ja.creation < jb.creation ? -1 : 1;
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+int Session::CompareTasks(TaskId a, TaskId b) const {
+  for (const TaskOrder* order : task_orders_) {
+    if (int r = order->CompareTasks(*this, a, b)) return r;
+  }
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+bool Session::AdmitJob(JobId job, std::string* reason) {
+  for (JobAdmission* admission : admissions_) {
+    if (!admission->Admit(*this, job, reason)) return false;
+  }
+  return true;
+}
+
+bool Session::JobReady(JobId job) const {
+  for (const JobReadiness* r : readiness_) {
+    if (!r->JobReady(*this, job)) return false;
+  }
+  return true;
+}
+
+bool Session::QueueOverused(QueueId queue, std::string* reason) const {
+  for (const QueueLimits* limits : queue_limits_) {
+    if (limits->Overused(*this, queue, reason)) return true;
+  }
+  return false;
+}
+
+bool Session::QueueAllocatable(QueueId queue, const ResourceVector& request,
+                               std::string* reason) const {
+  for (const QueueLimits* limits : queue_limits_) {
+    if (!limits->Allocatable(*this, queue, request, reason)) return false;
+  }
+  return true;
+}
+
+bool Session::StaticOk(const TaskSpec& spec, SpecId spec_id, const Node& node,
+                       FilterResult* result) {
+  std::vector<uint8_t>& verdicts = static_verdicts_[spec_id];
+  const size_t classes = cluster().shape_class_count();
+  if (verdicts.size() < classes) verdicts.resize(classes, 0);
+  uint8_t& v = verdicts[node.shape_class];
+  if (v != 0) {
+    // The detail (which taint, ...) is left out; Diagnose() recomputes it per node.
+    *result = FilterResult::Fail(static_cast<FilterCode>(v - 1));
+    return v == 1;
+  }
+  FilterResult r;
+  for (const NodePredicate* p : predicates_) {
+    r = p->FilterStatic(spec, node);
+    if (!r.ok()) break;
+  }
+  v = static_cast<uint8_t>(static_cast<uint8_t>(r.code) + 1);
+  *result = r;
+  return r.ok();
+}
+
+FilterResult Session::Filter(const TaskSpec& spec, SpecId spec_id, NodeId node) {
+  FilterResult r;
+  if (!StaticOk(spec, spec_id, cluster().node(node), &r)) return r;
+  for (const NodePredicate* p : predicates_) {
+    r = p->FilterDynamic(*this, spec, node);
+    if (!r.ok()) return r;
+  }
+  return r;
+}
+
+template <typename Fn>
+void Session::ForEachCandidate(const TaskSpec& spec, Fn&& fn) const {
+  // fn(node) returns false to stop. Each GPU node is visited at most once.
+  auto visit = [&](const std::vector<NodeId>& nodes, bool skip_partial) {
+    for (NodeId n : nodes) {
+      if (skip_partial && index_.is_partial(n)) continue;
+      if (!fn(n)) return false;
+    }
+    return true;
+  };
+  const int32_t max = index_.max_whole();
+  const GpuRequest& gpu = spec.gpu;
+  if (packing_ == GpuPacking::kNone) {
+    const size_t n = nodes_.size();
+    if (n == 0) return;
+    const size_t start = static_cast<size_t>(rotation_ % n);
+    for (size_t k = 0; k < n; ++k) {
+      if (!fn(static_cast<NodeId>((start + k) % n))) return;
+    }
+    return;
+  }
+  const bool tight = packing_ == GpuPacking::kTight;
+  if (!gpu.wants_gpu()) {
+    // CPU-only tasks: CPU-only nodes first, then GPU nodes from the fullest (tight) or
+    // the emptiest (loose), so that GPU nodes keep their CPU for GPU tasks.
+    if (!visit(index_.cpu_only(), false)) return;
+    for (int32_t k = 0; k <= max; ++k) {
+      if (!visit(index_.with_whole_free(tight ? k : max - k), false)) return;
+    }
+    return;
+  }
+  if (gpu.shared()) {
+    if (tight && !visit(index_.partial(), false)) return;
+    for (int32_t k = 1; k <= max; ++k) {
+      if (!visit(index_.with_whole_free(tight ? k : max + 1 - k), true)) return;
+    }
+    if (!tight) visit(index_.partial(), false);
+    return;
+  }
+  for (int32_t k = gpu.count; k <= max; ++k) {
+    if (!visit(index_.with_whole_free(tight ? k : max + gpu.count - k), false)) return;
+  }
+}
+
+bool Session::FindPlacement(TaskId task_id, Placement* out, std::string* why_not) {
+  const Task& task = cluster().task(task_id);
+  const SpecId spec_id = task.spec;
+  const TaskSpec& spec = cluster().spec(spec_id);
+  if (unschedulable_[spec_id]) {
+    *why_not = unschedulable_why_[spec_id];
+    return false;
+  }
+  NodeId best = kNone;
+  int64_t best_score = -1;
+  int32_t found = 0;
+  size_t visited = 0;
+  GpuChoice choice;
+  const int32_t enough = config_.nodes_to_score;
+  ForEachCandidate(spec, [&](NodeId n) {
+    ++visited;
+    if (!Filter(spec, spec_id, n).ok()) return true;
+    if (!ChooseGpus(spec.gpu, node_gpus(n), packing_ == GpuPacking::kNone ? GpuPacking::kTight : packing_,
+                    &choice)) {
+      return true;
+    }
+    int64_t score = 0;
+    for (const NodeScorer* scorer : scorers_) {
+      score += scorer->weight() * scorer->ScoreNode(*this, spec, n, choice);
+    }
+    // Ties go to the lowest node id, whatever order the index visited them in.
+    if (score > best_score || (score == best_score && n < best)) {
+      best_score = score;
+      best = n;
+      out->gpus = choice;
+    }
+    ++found;
+    return enough <= 0 || found < enough;
+  });
+  rotation_ += visited;
+  if (best == kNone) {
+    unschedulable_[spec_id] = 1;
+    unschedulable_why_[spec_id] = Diagnose(spec, spec_id);
+    *why_not = unschedulable_why_[spec_id];
+    return false;
+  }
+  out->node = best;
+  return true;
+}
+
+std::string Session::Diagnose(const TaskSpec& spec, SpecId spec_id) {
+  // Runs every predicate on every node to count why each one was rejected; only on the
+  // path where a task fits nowhere.
+  std::map<std::string, int64_t> counts;
+  GpuChoice choice;
+  for (NodeId n = 0; n < nodes_.size(); ++n) {
+    const Node& node = cluster().node(n);
+    FilterResult r;
+    for (const NodePredicate* p : predicates_) {
+      r = p->FilterStatic(spec, node);
+      if (!r.ok()) break;
+    }
+    if (r.ok()) r = Filter(spec, spec_id, n);
+    if (r.ok() && !ChooseGpus(spec.gpu, node_gpus(n), GpuPacking::kTight, &choice)) {
+      r = FilterResult::Fail(FilterCode::kInsufficientGpus);
+    }
+    counts[r.ok() ? std::string("would fit but were not scored") : DescribeFilter(r, node)]++;
+  }
+  std::vector<std::pair<std::string, int64_t>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out = "0/" + std::to_string(nodes_.size()) + " nodes are available";
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    out += i == 0 ? ": " : ", ";
+    out += std::to_string(sorted[i].second) + " " + sorted[i].first;
+  }
+  return out;
+}
+
+void Session::ApplyPlacement(TaskId task_id, const Placement& p, int sign) {
+  const ClusterState& c = cluster();
+  const Task& task = c.task(task_id);
+  const TaskSpec& spec = c.spec(task.spec);
+  const ResourceVector accounted = ClusterState::Accounted(
+      spec, static_cast<int32_t>(p.gpus.devices.size()), p.gpus.milli_each);
+  NodeWork& w = nodes_[p.node];
+  if (sign > 0) {
+    w.free.Subtract(accounted);
+  } else {
+    w.free.Add(accounted);
+  }
+  w.tasks += sign;
+  if (w.gpu_count > 0) {
+    for (int32_t d : p.gpus.devices) {
+      auto slot = static_cast<size_t>(w.gpu_begin + d);
+      gpu_free_milli_[slot] -= sign * p.gpus.milli_each;
+      gpu_free_memory_[slot] -= sign * p.gpus.memory_each;
+    }
+    w.whole_free = 0;
+    w.partial_count = 0;
+    for (int32_t i = 0; i < w.gpu_count; ++i) {
+      int32_t free = gpu_free_milli_[static_cast<size_t>(w.gpu_begin + i)];
+      if (free == kGpuMilliWhole) {
+        w.whole_free++;
+      } else if (free > 0) {
+        w.partial_count++;
+      }
+    }
+    index_.Update(p.node, w.whole_free, w.partial_count > 0);
+  }
+  JobWork& job = mutable_job(task.job);
+  job.ready += sign;
+  job.placed += sign;
+  QueueWork& queue = queues_[c.job(task.job).queue];
+  if (sign > 0) {
+    job.allocated.Add(accounted);
+    queue.allocated.Add(accounted);
+  } else {
+    job.allocated.Subtract(accounted);
+    queue.allocated.Subtract(accounted);
+  }
+}
+
+void Session::RecordBind(TaskId task, const Placement& placement) {
+  BindDecision bind;
+  bind.task = task;
+  bind.job = cluster().task(task).job;
+  bind.node = placement.node;
+  bind.gpus = placement.gpus.devices;
+  decisions_.binds.push_back(std::move(bind));
+}
+
+Statement Session::NewStatement() { return Statement(this); }
+
+}  // namespace gantry

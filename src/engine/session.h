@@ -1,0 +1,163 @@
+// A Session is one scheduling cycle: it opens on a Snapshot, runs the configured actions
+// and returns Decisions. It owns a private working copy of everything a cycle changes
+// (free resources per node and GPU device, what each job and queue has been given), so
+// that trial placements never touch the shared ClusterState.
+//
+// Deterministic: the same snapshot, configuration and options give the same decisions.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/action.h"
+#include "engine/config.h"
+#include "engine/decisions.h"
+#include "engine/gpu_placement.h"
+#include "engine/node_index.h"
+#include "engine/plugin.h"
+#include "engine/snapshot.h"
+
+namespace gantry {
+
+class Statement;
+
+struct SessionOptions {
+  int64_t now = 0;    // the session's clock (seconds); the engine reads no other
+  uint64_t seed = 0;  // for any random choice
+};
+
+// A node's state in the session.
+struct NodeWork {
+  ResourceVector free;  // allocatable minus what is placed (GPU excluded: see devices)
+  int32_t gpu_begin = 0;  // its devices' slots in the session's flat GPU arrays
+  int32_t gpu_count = 0;
+  int32_t whole_free = 0;     // devices entirely free
+  int32_t partial_count = 0;  // devices partly used
+  int32_t tasks = 0;
+};
+
+// A job's state in the session.
+struct JobWork {
+  bool inqueue = false;          // admitted (by the enqueue action, or already running)
+  bool skipped_overused = false;  // allocate passed it over because its queue had its share
+  bool attempted = false;
+  int32_t ready = 0;   // running before the session plus placed in it
+  int32_t placed = 0;  // placed in this session
+  ResourceVector allocated;
+  std::vector<TaskId> unplaced;  // pending tasks not yet placed, in task order
+  std::string reason;  // why it is (still) pending
+};
+
+struct QueueWork {
+  ResourceVector allocated;  // running plus placed in this session
+  ResourceVector request;    // allocated plus the pending demand of its jobs
+};
+
+// Where a task goes.
+struct Placement {
+  NodeId node = kNone;
+  GpuChoice gpus;
+};
+
+class Session {
+ public:
+  // REQUIRES: ValidateSchedulerConfig(config).ok()
+  Session(const Snapshot& snapshot, const SchedulerConfig& config, SessionOptions options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs the configured actions once and returns their decisions.
+  Decisions Run();
+
+  // ---- The cluster and the session's working state.
+  const ClusterState& cluster() const { return snapshot_.cluster(); }
+  const SessionOptions& options() const { return options_; }
+  const NodeWork& node(NodeId id) const { return nodes_[id]; }
+  NodeGpus node_gpus(NodeId id) const;
+  // REQUIRES: the job has pending tasks (is in pending_jobs()).
+  const JobWork& job(JobId id) const { return jobs_[job_slot_.at(id)]; }
+  const QueueWork& queue(QueueId id) const { return queues_[id]; }
+  // Jobs with pending tasks, in id order.
+  const std::vector<JobId>& pending_jobs() const { return pending_jobs_; }
+  // Allocatable of all nodes (GPU in milli).
+  const ResourceVector& capacity() const { return cluster().capacity(); }
+  // A GPU node's used share of its GPUs, in milli-GPUs.
+  Milli gpu_used_milli(NodeId id) const;
+  // How a scorer's packing preference should order candidates (the first configured
+  // scorer that has one, else tight).
+  GpuPacking packing() const { return packing_; }
+
+  // ---- Extension points: each asks the plugins in configured order.
+  int CompareQueues(QueueId a, QueueId b) const;
+  int CompareJobs(JobId a, JobId b) const;
+  int CompareTasks(TaskId a, TaskId b) const;
+  bool AdmitJob(JobId job, std::string* reason);
+  bool JobReady(JobId job) const;
+  bool QueueOverused(QueueId queue, std::string* reason) const;
+  bool QueueAllocatable(QueueId queue, const ResourceVector& request, std::string* reason) const;
+  FilterResult Filter(const TaskSpec& spec, SpecId spec_id, NodeId node);
+  // Finds the best node for a task now, or returns false and explains why none fits
+  // ("0/5000 nodes are available: 4000 insufficient nvidia.com/gpu, ...").
+  bool FindPlacement(TaskId task, Placement* out, std::string* why_not);
+
+  // ---- Bookkeeping for actions.
+  void SetInqueue(JobId job) { mutable_job(job).inqueue = true; }
+  JobWork& mutable_job(JobId job) { return jobs_[job_slot_.at(job)]; }
+  // Opens a transaction of placements (see Statement).
+  Statement NewStatement();
+
+ private:
+  friend class Statement;
+  // Applies (sign = +1) or reverts (sign = -1) a placement in the working state.
+  void ApplyPlacement(TaskId task, const Placement& placement, int sign);
+  void RecordBind(TaskId task, const Placement& placement);
+  void ForgetUnschedulable() { unschedulable_.assign(unschedulable_.size(), 0); }
+  template <typename Fn>
+  void ForEachCandidate(const TaskSpec& spec, Fn&& fn) const;
+  bool StaticOk(const TaskSpec& spec, SpecId spec_id, const Node& node, FilterResult* result);
+  std::string Diagnose(const TaskSpec& spec, SpecId spec_id);
+  void BuildWorkingState();
+
+  const Snapshot& snapshot_;
+  const SchedulerConfig& config_;
+  SessionOptions options_;
+
+  std::vector<std::unique_ptr<Plugin>> plugins_;
+  std::vector<std::unique_ptr<Action>> actions_;
+  // The plugins by extension point, in configured order (pointers into plugins_).
+  std::vector<const QueueOrder*> queue_orders_;
+  std::vector<const JobOrder*> job_orders_;
+  std::vector<const TaskOrder*> task_orders_;
+  std::vector<JobAdmission*> admissions_;
+  std::vector<const NodePredicate*> predicates_;
+  std::vector<const NodeScorer*> scorers_;
+  std::vector<const JobReadiness*> readiness_;
+  std::vector<const QueueLimits*> queue_limits_;
+  GpuPacking packing_ = GpuPacking::kTight;
+
+  std::vector<NodeWork> nodes_;
+  std::vector<int32_t> gpu_free_milli_;
+  std::vector<int64_t> gpu_free_memory_;
+  NodeIndex index_;
+  std::vector<JobWork> jobs_;  // one per pending job, same order as pending_jobs_
+  std::unordered_map<JobId, uint32_t> job_slot_;
+  std::vector<QueueWork> queues_;
+  std::vector<JobId> pending_jobs_;
+
+  // Per (spec, node shape class): 0 unknown, else FilterCode + 1 of the static verdict.
+  std::vector<std::vector<uint8_t>> static_verdicts_;
+  // Per spec: 1 when it found no node since the last time capacity was given back, so
+  // that its other tasks fail fast. Cleared when a statement is discarded.
+  std::vector<uint8_t> unschedulable_;
+  std::vector<std::string> unschedulable_why_;
+  uint64_t rotation_ = 0;  // start offset for unordered candidate scans
+
+  Decisions decisions_;
+};
+
+}  // namespace gantry

@@ -1,0 +1,251 @@
+#include "model/cluster.h"
+
+#include <algorithm>
+
+namespace gantry {
+
+Interner& GpuModels() {
+  static Interner* models = new Interner();
+  return *models;
+}
+
+bool GpuRequest::AllowsModel(GpuModelId model) const {
+  return models.empty() || std::find(models.begin(), models.end(), model) != models.end();
+}
+
+ClusterState::ClusterState()
+    : topology_keys_{"topology.kubernetes.io/zone", "topology.gantry.dev/spine",
+                     "topology.gantry.dev/rack"} {}
+
+void ClusterState::SetTopologyKeys(std::vector<std::string> keys) {
+  topology_keys_ = std::move(keys);
+}
+
+uint32_t ClusterState::ShapeClassOf(const Node& node) {
+  // A canonical text of every static property predicates look at.
+  std::string key = node.allocatable.ToString();
+  key += '|';
+  for (const auto& [k, v] : node.labels.pairs()) key += k + "=" + v + ",";
+  key += '|';
+  for (const Taint& t : node.taints) key += t.ToString() + ",";
+  key += '|';
+  for (const GpuDevice& g : node.gpus) {
+    key += std::to_string(g.model) + ":" + std::to_string(g.memory_mib) + ":" +
+           std::to_string(g.nvlink_domain) + ":" + std::to_string(g.numa_node) + ",";
+  }
+  key += node.unschedulable ? "|U" : "|S";
+  auto [it, inserted] =
+      shape_classes_.emplace(std::move(key), static_cast<uint32_t>(shape_classes_.size()));
+  return it->second;
+}
+
+Result<NodeId> ClusterState::AddNode(Node node) {
+  if (node.name.empty()) return Status::Invalid("node has no name");
+  if (node_ids_.count(node.name)) return Status::Invalid("node \"" + node.name + "\" is defined twice");
+  for (const auto& e : node.allocatable.entries()) {
+    if (e.amount < 0) {
+      return Status::Invalid("node \"" + node.name + "\": allocatable " + ResourceName(e.id) +
+                             " is negative");
+    }
+  }
+  node.allocatable.Set(kGpu, static_cast<Milli>(node.gpus.size()) * kGpuMilliWhole);
+  ResourceVector capacity = capacity_;
+  if (!capacity.CheckedAddInPlace(node.allocatable)) {
+    return Status::OutOfRange("node \"" + node.name + "\": the cluster's total capacity overflows");
+  }
+  node.topology.clear();
+  for (const std::string& key : topology_keys_) {
+    const std::string* value = node.labels.Find(key);
+    node.topology.push_back(value ? *value : "");
+  }
+  node.shape_class = ShapeClassOf(node);
+  node.used = ResourceVector();
+  node.task_count = 0;
+  for (GpuDevice& g : node.gpus) g.used_milli = 0, g.used_memory_mib = 0;
+  capacity_ = std::move(capacity);
+  auto id = static_cast<NodeId>(nodes_.size());
+  node_ids_.emplace(node.name, id);
+  nodes_.push_back(std::move(node));
+  return id;
+}
+
+Result<QueueId> ClusterState::AddQueue(Queue queue) {
+  if (queue.name.empty()) return Status::Invalid("queue has no name");
+  if (queue_ids_.count(queue.name)) {
+    return Status::Invalid("queue \"" + queue.name + "\" is defined twice");
+  }
+  if (queue.weight <= 0) {
+    return Status::Invalid("queue \"" + queue.name + "\": weight must be positive");
+  }
+  if (!queue.guarantee.FitsInNamed(queue.capability)) {
+    return Status::Invalid("queue \"" + queue.name + "\": guarantee (" +
+                           queue.guarantee.ToString() + ") exceeds capability (" +
+                           queue.capability.ToString() + ")");
+  }
+  queue.allocated = ResourceVector();
+  auto id = static_cast<QueueId>(queues_.size());
+  queue_ids_.emplace(queue.name, id);
+  queues_.push_back(std::move(queue));
+  return id;
+}
+
+SpecId ClusterState::AddSpec(TaskSpec spec) {
+  specs_.push_back(std::move(spec));
+  return static_cast<SpecId>(specs_.size() - 1);
+}
+
+Result<JobId> ClusterState::AddJob(Job job) {
+  if (job.name.empty()) return Status::Invalid("job has no name");
+  if (job_ids_.count(job.name)) return Status::Invalid("job \"" + job.name + "\" is defined twice");
+  if (job.queue >= queues_.size()) {
+    return Status::Invalid("job \"" + job.name + "\": unknown queue");
+  }
+  if (job.min_member < 1) {
+    return Status::Invalid("job \"" + job.name + "\": minMember must be at least 1");
+  }
+  job.tasks.clear();
+  job.running = 0;
+  job.pending = 0;
+  job.allocated = ResourceVector();
+  auto id = static_cast<JobId>(jobs_.size());
+  job_ids_.emplace(job.name, id);
+  jobs_.push_back(std::move(job));
+  return id;
+}
+
+Result<TaskId> ClusterState::AddTask(JobId job, SpecId spec, std::string name) {
+  if (job >= jobs_.size()) return Status::Invalid("task \"" + name + "\": unknown job");
+  if (spec >= specs_.size()) return Status::Invalid("task \"" + name + "\": unknown spec");
+  Task task;
+  task.name = std::move(name);
+  task.job = job;
+  task.spec = spec;
+  auto id = static_cast<TaskId>(tasks_.size());
+  tasks_.push_back(std::move(task));
+  jobs_[job].tasks.push_back(id);
+  jobs_[job].pending++;
+  jobs_with_pending_.insert(job);
+  return id;
+}
+
+int32_t ClusterState::GpuShareOn(const GpuRequest& gpu, const GpuDevice& device) {
+  if (!gpu.shared()) return kGpuMilliWhole;
+  int32_t share = gpu.milli;
+  if (gpu.memory_mib > 0 && device.memory_mib > 0) {
+    int64_t by_memory = (gpu.memory_mib * kGpuMilliWhole + device.memory_mib - 1) / device.memory_mib;
+    share = static_cast<int32_t>(std::max<int64_t>(share, std::min<int64_t>(by_memory, kGpuMilliWhole)));
+  }
+  return std::max(share, 1);
+}
+
+ResourceVector ClusterState::Accounted(const TaskSpec& spec, int32_t n_gpus,
+                                       int32_t gpu_milli_each) {
+  ResourceVector out = spec.requests;
+  out.Set(kGpu, static_cast<Milli>(n_gpus) * gpu_milli_each);
+  return out;
+}
+
+Status ClusterState::Place(TaskId task_id, NodeId node_id, std::span<const int32_t> gpus) {
+  if (task_id >= tasks_.size()) return Status::Invalid("unknown task");
+  Task& task = tasks_[task_id];
+  if (task.state != TaskState::kPending) {
+    return Status::Invalid("task \"" + task.name + "\" is not pending");
+  }
+  if (node_id >= nodes_.size()) return Status::Invalid("task \"" + task.name + "\": unknown node");
+  Node& node = nodes_[node_id];
+  const TaskSpec& spec = specs_[task.spec];
+  std::string where = "task \"" + task.name + "\" on node \"" + node.name + "\"";
+
+  // GPUs: the right number of distinct devices, each with room.
+  size_t want = spec.gpu.shared() ? 1 : static_cast<size_t>(spec.gpu.count);
+  if (gpus.size() != want) {
+    return Status::Invalid(where + ": needs " + std::to_string(want) + " GPU device(s), given " +
+                           std::to_string(gpus.size()));
+  }
+  int32_t share = 0;
+  int64_t memory_each = 0;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    int32_t index = gpus[i];
+    if (index < 0 || static_cast<size_t>(index) >= node.gpus.size()) {
+      return Status::Invalid(where + ": GPU index " + std::to_string(index) + " out of range (node has " +
+                             std::to_string(node.gpus.size()) + ")");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (gpus[j] == index) return Status::Invalid(where + ": GPU " + std::to_string(index) + " given twice");
+    }
+    const GpuDevice& device = node.gpus[index];
+    share = GpuShareOn(spec.gpu, device);
+    memory_each = spec.gpu.shared() ? spec.gpu.memory_mib : 0;
+    if (device.free_milli() < share ||
+        (memory_each > 0 && device.memory_mib > 0 &&
+         device.memory_mib - device.used_memory_mib < memory_each)) {
+      return Status::Invalid(where + ": GPU " + std::to_string(index) + " has no room");
+    }
+    if (!spec.gpu.AllowsModel(device.model)) {
+      return Status::Invalid(where + ": GPU " + std::to_string(index) + " is a " +
+                             GpuModels().Name(device.model) + ", not an allowed model");
+    }
+  }
+  ResourceVector free = node.allocatable;
+  free.Subtract(node.used);
+  int64_t over = spec.requests.FirstExceeding(free, /*named_only=*/false);
+  if (over >= 0) {
+    return Status::Invalid(where + ": not enough " + ResourceName(static_cast<ResourceId>(over)));
+  }
+
+  ResourceVector accounted = Accounted(spec, static_cast<int32_t>(gpus.size()), share);
+  for (int32_t index : gpus) {
+    node.gpus[index].used_milli += share;
+    node.gpus[index].used_memory_mib += memory_each;
+  }
+  node.used.Add(accounted);
+  node.task_count++;
+  task.state = TaskState::kRunning;
+  task.node = node_id;
+  task.gpus.assign(gpus.begin(), gpus.end());
+  task.gpu_milli_each = gpus.empty() ? 0 : share;
+  task.gpu_memory_each = memory_each;
+  Job& job = jobs_[task.job];
+  job.running++;
+  job.pending--;
+  job.allocated.Add(accounted);
+  if (job.pending == 0) jobs_with_pending_.erase(task.job);
+  queues_[job.queue].allocated.Add(accounted);
+  return Status::Ok();
+}
+
+void ClusterState::Release(TaskId task_id) {
+  Task& task = tasks_[task_id];
+  Node& node = nodes_[task.node];
+  const TaskSpec& spec = specs_[task.spec];
+  ResourceVector accounted =
+      Accounted(spec, static_cast<int32_t>(task.gpus.size()), task.gpu_milli_each);
+  for (int32_t index : task.gpus) {
+    node.gpus[index].used_milli -= task.gpu_milli_each;
+    node.gpus[index].used_memory_mib -= task.gpu_memory_each;
+  }
+  node.used.Subtract(accounted);
+  node.task_count--;
+  Job& job = jobs_[task.job];
+  job.running--;
+  job.allocated.Subtract(accounted);
+  queues_[job.queue].allocated.Subtract(accounted);
+  task.state = TaskState::kDone;
+}
+
+NodeId ClusterState::FindNode(std::string_view name) const {
+  auto it = node_ids_.find(std::string(name));
+  return it == node_ids_.end() ? kNone : it->second;
+}
+
+QueueId ClusterState::FindQueue(std::string_view name) const {
+  auto it = queue_ids_.find(std::string(name));
+  return it == queue_ids_.end() ? kNone : it->second;
+}
+
+JobId ClusterState::FindJob(std::string_view name) const {
+  auto it = job_ids_.find(std::string(name));
+  return it == job_ids_.end() ? kNone : it->second;
+}
+
+}  // namespace gantry

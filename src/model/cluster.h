@@ -1,0 +1,196 @@
+// The cluster model: nodes with GPU devices, queues, jobs (pod groups) and their tasks
+// (pods), owned by ClusterState. Pure values and bookkeeping, no I/O.
+//
+// Ids are dense indexes into ClusterState's vectors and never change once given out.
+// The daemon and the simulator change a ClusterState as the world changes (Place,
+// Release); the engine only reads it, through a Session's private working copy.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/interner.h"
+#include "model/labels.h"
+#include "model/resources.h"
+#include "model/status.h"
+
+namespace gantry {
+
+using NodeId = uint32_t;
+using QueueId = uint32_t;
+using JobId = uint32_t;
+using TaskId = uint32_t;
+using SpecId = uint32_t;
+using GpuModelId = uint32_t;
+inline constexpr uint32_t kNone = UINT32_MAX;
+
+inline constexpr int32_t kGpuMilliWhole = 1000;  // one whole GPU, in thousandths
+
+// The process-wide table of GPU model names ("A100-80GB", "G2", ...).
+Interner& GpuModels();
+
+struct GpuDevice {
+  GpuModelId model = 0;
+  int64_t memory_mib = 0;  // 0: unknown
+  int32_t nvlink_domain = 0;
+  int32_t numa_node = 0;
+  // Usage, kept by ClusterState as tasks are placed and released.
+  int32_t used_milli = 0;
+  int64_t used_memory_mib = 0;
+
+  int32_t free_milli() const { return kGpuMilliWhole - used_milli; }
+};
+
+struct Node {
+  std::string name;
+  ResourceVector allocatable;  // includes nvidia.com/gpu = devices x 1000 milli
+  Labels labels;
+  std::vector<Taint> taints;
+  std::vector<GpuDevice> gpus;
+  bool unschedulable = false;
+  // Filled by ClusterState:
+  std::vector<std::string> topology;  // values of ClusterState::topology_keys(), "" if absent
+  uint32_t shape_class = 0;  // nodes alike in every static respect share a class
+  ResourceVector used;       // requests of the tasks placed here (GPU as milli)
+  int32_t task_count = 0;
+};
+
+// What a task asks of GPUs: `count` whole devices, or one shared device with `milli`
+// thousandths of it and/or `memory_mib` of its memory; optionally only some models.
+struct GpuRequest {
+  int32_t count = 0;
+  int32_t milli = 0;  // 1..999 when shared
+  int64_t memory_mib = 0;
+  std::vector<GpuModelId> models;  // empty: any model
+
+  bool wants_gpu() const { return count > 0 || milli > 0 || memory_mib > 0; }
+  bool shared() const { return count == 0 && (milli > 0 || memory_mib > 0); }
+  bool AllowsModel(GpuModelId model) const;
+  bool operator==(const GpuRequest&) const = default;
+};
+
+// What a group of identical tasks (one role of a job) asks for. Tasks share specs, so
+// the engine's per-spec caches (static predicates, known-unschedulable) apply to all.
+struct TaskSpec {
+  std::string role;
+  ResourceVector requests;  // without nvidia.com/gpu: GPUs are in `gpu`
+  GpuRequest gpu;
+  int32_t priority = 0;
+  Labels node_selector;
+  std::vector<Toleration> tolerations;
+  NodeAffinity affinity;
+};
+
+enum class TaskState { kPending, kRunning, kDone };
+
+struct Task {
+  std::string name;
+  JobId job = kNone;
+  SpecId spec = kNone;
+  TaskState state = TaskState::kPending;
+  // Where it runs (kRunning): node, device indexes and the share taken on each device.
+  NodeId node = kNone;
+  std::vector<int32_t> gpus;
+  int32_t gpu_milli_each = 0;
+  int64_t gpu_memory_each = 0;
+};
+
+struct Job {
+  std::string name;
+  QueueId queue = 0;
+  int32_t priority = 0;
+  int32_t min_member = 1;
+  int64_t creation = 0;  // creation order; earlier first among equals
+  std::vector<TaskId> tasks;
+  // Kept by ClusterState:
+  int32_t running = 0;
+  int32_t pending = 0;
+  ResourceVector allocated;
+};
+
+struct Queue {
+  std::string name;
+  int64_t weight = 1;
+  ResourceVector guarantee;   // always available to this queue when it asks
+  ResourceVector capability;  // never exceeded; a resource it does not name is unlimited
+  // Kept by ClusterState:
+  ResourceVector allocated;
+};
+
+class ClusterState {
+ public:
+  ClusterState();
+
+  // Label keys, outermost first, whose values form each node's topology path.
+  // REQUIRES: no nodes added yet.
+  void SetTopologyKeys(std::vector<std::string> keys);
+  const std::vector<std::string>& topology_keys() const { return topology_keys_; }
+
+  // Each Add returns an error naming the object when its name is taken or it is invalid.
+  Result<NodeId> AddNode(Node node);
+  Result<QueueId> AddQueue(Queue queue);
+  SpecId AddSpec(TaskSpec spec);
+  // A job with no tasks yet; `queue` must exist.
+  Result<JobId> AddJob(Job job);
+  Result<TaskId> AddTask(JobId job, SpecId spec, std::string name);
+
+  // Marks a pending task as running on `node` with these GPU devices, after checking
+  // that it fits there. For a shared-GPU task `gpus` has one device.
+  Status Place(TaskId task, NodeId node, std::span<const int32_t> gpus);
+  // Marks a running task done and returns its resources. REQUIRES: task is running.
+  void Release(TaskId task);
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<Queue>& queues() const { return queues_; }
+  const std::vector<Job>& jobs() const { return jobs_; }
+  const std::vector<Task>& tasks() const { return tasks_; }
+  const std::vector<TaskSpec>& specs() const { return specs_; }
+  const Node& node(NodeId id) const { return nodes_[id]; }
+  const Queue& queue(QueueId id) const { return queues_[id]; }
+  const Job& job(JobId id) const { return jobs_[id]; }
+  const Task& task(TaskId id) const { return tasks_[id]; }
+  const TaskSpec& spec(SpecId id) const { return specs_[id]; }
+  const TaskSpec& spec_of(TaskId id) const { return specs_[tasks_[id].spec]; }
+
+  // kNone when absent.
+  NodeId FindNode(std::string_view name) const;
+  QueueId FindQueue(std::string_view name) const;
+  JobId FindJob(std::string_view name) const;
+
+  // Jobs that have at least one pending task, in id order.
+  const std::set<JobId>& jobs_with_pending() const { return jobs_with_pending_; }
+  // The sum of every node's allocatable.
+  const ResourceVector& capacity() const { return capacity_; }
+  size_t shape_class_count() const { return shape_classes_.size(); }
+
+  // The GPU share a task would take on `device` (its milli, or more when its memory
+  // request is the larger part of that device). Whole-GPU tasks take 1000.
+  static int32_t GpuShareOn(const GpuRequest& gpu, const GpuDevice& device);
+  // What a task placed with `gpu_milli_each` on `n_gpus` devices counts against its
+  // queue: its requests plus the GPU milli.
+  static ResourceVector Accounted(const TaskSpec& spec, int32_t n_gpus, int32_t gpu_milli_each);
+
+ private:
+  uint32_t ShapeClassOf(const Node& node);
+
+  std::vector<std::string> topology_keys_;
+  std::vector<Node> nodes_;
+  std::vector<Queue> queues_;
+  std::vector<Job> jobs_;
+  std::vector<Task> tasks_;
+  std::vector<TaskSpec> specs_;
+  std::unordered_map<std::string, NodeId> node_ids_;
+  std::unordered_map<std::string, QueueId> queue_ids_;
+  std::unordered_map<std::string, JobId> job_ids_;
+  std::map<std::string, uint32_t> shape_classes_;
+  std::set<JobId> jobs_with_pending_;
+  ResourceVector capacity_;
+};
+
+}  // namespace gantry

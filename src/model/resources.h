@@ -1,0 +1,77 @@
+// Resource vectors over interned resource names, with exact milli-unit amounts.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/interner.h"
+#include "model/quantity.h"
+
+namespace gantry {
+
+using ResourceId = uint32_t;
+
+// The well-known resources have fixed ids; any other name is interned on first use.
+inline constexpr ResourceId kCpu = 0;
+inline constexpr ResourceId kMemory = 1;
+inline constexpr ResourceId kGpu = 2;  // nvidia.com/gpu, counted in milli-GPUs
+inline constexpr ResourceId kPods = 3;
+inline constexpr std::string_view kGpuResourceName = "nvidia.com/gpu";
+
+// The process-wide table of resource names (append-only; see Interner).
+Interner& ResourceNames();
+ResourceId InternResource(std::string_view name);
+const std::string& ResourceName(ResourceId id);
+
+// A sparse vector of (resource, amount) pairs, sorted by resource id, without zeros.
+// Small (a handful of entries) and copied by value.
+class ResourceVector {
+ public:
+  struct Entry {
+    ResourceId id;
+    Milli amount;
+    bool operator==(const Entry&) const = default;
+  };
+
+  ResourceVector() = default;
+  ResourceVector(std::initializer_list<Entry> entries);
+
+  Milli Get(ResourceId id) const;
+  // Sets the amount; zero removes the entry.
+  void Set(ResourceId id, Milli amount);
+  bool empty() const { return entries_.empty(); }
+  const std::vector<Entry>& entries() const { return entries_; }
+
+  // Element-wise sum and difference. Amounts are bounded by the cluster's totals, which
+  // the loaders check against overflow, so these do not check again.
+  void Add(const ResourceVector& other);
+  void Subtract(const ResourceVector& other);
+  // Checked sum for input paths: false (and *this unchanged) on int64 overflow.
+  bool CheckedAddInPlace(const ResourceVector& other);
+
+  // True when every amount in *this is <= the same resource's amount in `limit`
+  // (a resource missing from `limit` counts as zero).
+  bool FitsIn(const ResourceVector& limit) const;
+  // Like FitsIn, but only resources present in `limit` are compared: a limit that does
+  // not name a resource does not limit it. Used for queue capabilities.
+  bool FitsInNamed(const ResourceVector& limit) const;
+  // The first resource of *this whose amount exceeds `limit`'s, or -1.
+  int64_t FirstExceeding(const ResourceVector& limit, bool named_only) const;
+
+  bool operator==(const ResourceVector&) const = default;
+
+  // "cpu=2, memory=64Gi, nvidia.com/gpu=8" in resource-id order.
+  std::string ToString() const;
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+ResourceVector Min(const ResourceVector& a, const ResourceVector& b);
+ResourceVector Max(const ResourceVector& a, const ResourceVector& b);
+
+}  // namespace gantry

@@ -1,0 +1,383 @@
+#include "sim/scenario.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "sim/yaml_reader.h"
+
+namespace gantry {
+namespace {
+
+Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cluster) {
+  GANTRY_RETURN_IF_ERROR(r.List(nodes, "nodes"));
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const YAML::Node& n = nodes[i];
+    const std::string f = "nodes[" + std::to_string(i) + "]";
+    GANTRY_RETURN_IF_ERROR(r.Map(n, f, {"name", "namePrefix", "count", "allocatable", "gpus",
+                                        "labels", "taints", "unschedulable"}));
+    Node node;
+    if (n["allocatable"]) {
+      GANTRY_RETURN_IF_ERROR(r.Resources(n["allocatable"], f + ".allocatable", &node.allocatable));
+      if (node.allocatable.Get(kGpu) != 0) {
+        return r.Error(n["allocatable"], f + ".allocatable.nvidia.com/gpu",
+                       "give GPUs as gpus: {count, model, memoryMiB}, not as allocatable");
+      }
+    } else {
+      return r.Error(n, f + ".allocatable", "required");
+    }
+    if (n["labels"]) GANTRY_RETURN_IF_ERROR(r.LabelMap(n["labels"], f + ".labels", &node.labels));
+    if (n["taints"]) GANTRY_RETURN_IF_ERROR(r.Taints(n["taints"], f + ".taints", &node.taints));
+    if (n["unschedulable"]) {
+      GANTRY_RETURN_IF_ERROR(r.Bool(n["unschedulable"], f + ".unschedulable", &node.unschedulable));
+    }
+    if (const YAML::Node& g = n["gpus"]) {
+      const std::string gf = f + ".gpus";
+      GANTRY_RETURN_IF_ERROR(r.Map(g, gf, {"count", "model", "memoryMiB", "nvlinkDomains"}));
+      int64_t count = 0, memory = 0, domains = 1;
+      std::string model = "generic";
+      if (!g["count"]) return r.Error(g, gf + ".count", "required");
+      GANTRY_RETURN_IF_ERROR(r.Int(g["count"], gf + ".count", 0, 64, &count));
+      if (g["model"]) GANTRY_RETURN_IF_ERROR(r.String(g["model"], gf + ".model", &model));
+      if (g["memoryMiB"]) {
+        GANTRY_RETURN_IF_ERROR(r.Int(g["memoryMiB"], gf + ".memoryMiB", 0, int64_t{1} << 40, &memory));
+      }
+      if (g["nvlinkDomains"]) {
+        GANTRY_RETURN_IF_ERROR(r.Int(g["nvlinkDomains"], gf + ".nvlinkDomains", 1, 64, &domains));
+        if (count % domains != 0) {
+          return r.Error(g["nvlinkDomains"], gf + ".nvlinkDomains",
+                         "must divide count (" + std::to_string(count) + ")");
+        }
+      }
+      GpuModelId model_id = GpuModels().Intern(model);
+      for (int64_t d = 0; d < count; ++d) {
+        GpuDevice device;
+        device.model = model_id;
+        device.memory_mib = memory;
+        device.nvlink_domain = static_cast<int32_t>(d / (count / domains));
+        node.gpus.push_back(device);
+      }
+    }
+    const bool named = static_cast<bool>(n["name"]);
+    const bool prefixed = static_cast<bool>(n["namePrefix"]);
+    if (named == prefixed) {
+      return r.Error(n, f, "give either name, or namePrefix with count");
+    }
+    if (named) {
+      if (n["count"]) return r.Error(n["count"], f + ".count", "count goes with namePrefix, not name");
+      GANTRY_RETURN_IF_ERROR(r.String(n["name"], f + ".name", &node.name));
+      auto added = cluster->AddNode(node);
+      if (!added.ok()) return r.Error(n["name"], f + ".name", added.status().message());
+      continue;
+    }
+    std::string prefix;
+    int64_t count = 0;
+    GANTRY_RETURN_IF_ERROR(r.String(n["namePrefix"], f + ".namePrefix", &prefix));
+    if (!n["count"]) return r.Error(n, f + ".count", "required with namePrefix");
+    GANTRY_RETURN_IF_ERROR(r.Int(n["count"], f + ".count", 1, 1'000'000, &count));
+    for (int64_t k = 0; k < count; ++k) {
+      Node copy = node;
+      copy.name = prefix + std::to_string(k);
+      auto added = cluster->AddNode(std::move(copy));
+      if (!added.ok()) return r.Error(n["namePrefix"], f + ".namePrefix", added.status().message());
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* cluster) {
+  GANTRY_RETURN_IF_ERROR(r.List(queues, "queues"));
+  for (size_t i = 0; i < queues.size(); ++i) {
+    const YAML::Node& q = queues[i];
+    const std::string f = "queues[" + std::to_string(i) + "]";
+    GANTRY_RETURN_IF_ERROR(r.Map(q, f, {"name", "weight", "capability", "guarantee"}));
+    Queue queue;
+    if (!q["name"]) return r.Error(q, f + ".name", "required");
+    GANTRY_RETURN_IF_ERROR(r.String(q["name"], f + ".name", &queue.name));
+    if (q["weight"]) GANTRY_RETURN_IF_ERROR(r.Int(q["weight"], f + ".weight", 1, 1'000'000, &queue.weight));
+    if (q["capability"]) GANTRY_RETURN_IF_ERROR(r.Resources(q["capability"], f + ".capability", &queue.capability));
+    if (q["guarantee"]) GANTRY_RETURN_IF_ERROR(r.Resources(q["guarantee"], f + ".guarantee", &queue.guarantee));
+    auto added = cluster->AddQueue(std::move(queue));
+    if (!added.ok()) return r.Error(q, f, added.status().message());
+  }
+  return Status::Ok();
+}
+
+Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string& f,
+                     int32_t job_priority, TaskSpec* spec, int64_t* replicas) {
+  GANTRY_RETURN_IF_ERROR(r.Map(t, f, {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB",
+                                      "gpuModels", "priority", "nodeSelector", "tolerations",
+                                      "nodeAffinity"}));
+  spec->role = "task";
+  if (t["role"]) GANTRY_RETURN_IF_ERROR(r.String(t["role"], f + ".role", &spec->role));
+  *replicas = 1;
+  if (t["replicas"]) GANTRY_RETURN_IF_ERROR(r.Int(t["replicas"], f + ".replicas", 1, 1'000'000, replicas));
+  if (t["requests"]) GANTRY_RETURN_IF_ERROR(r.Resources(t["requests"], f + ".requests", &spec->requests));
+  Milli gpu = spec->requests.Get(kGpu);
+  spec->requests.Set(kGpu, 0);
+  if (gpu % kMilliPerUnit != 0) {
+    return r.Error(t["requests"][std::string(kGpuResourceName)], f + ".requests.nvidia.com/gpu",
+                   "whole GPUs only; ask for a share of one GPU with gpuFraction");
+  }
+  if (gpu / kMilliPerUnit > 64) {
+    return r.Error(t["requests"], f + ".requests.nvidia.com/gpu", "at most 64 GPUs per task");
+  }
+  spec->gpu.count = static_cast<int32_t>(gpu / kMilliPerUnit);
+  if (t["gpuFraction"]) {
+    Milli fraction = 0;
+    GANTRY_RETURN_IF_ERROR(r.Quantity(t["gpuFraction"], f + ".gpuFraction", &fraction));
+    if (fraction <= 0 || fraction >= kMilliPerUnit) {
+      return r.Error(t["gpuFraction"], f + ".gpuFraction",
+                     "must be more than 0 and less than 1 (ask for whole GPUs with nvidia.com/gpu)");
+    }
+    if (spec->gpu.count > 0) {
+      return r.Error(t["gpuFraction"], f + ".gpuFraction", "cannot be combined with whole GPUs");
+    }
+    spec->gpu.milli = static_cast<int32_t>(fraction);
+  }
+  if (t["gpuMemoryMiB"]) {
+    if (spec->gpu.count > 0) {
+      return r.Error(t["gpuMemoryMiB"], f + ".gpuMemoryMiB", "applies only to a shared GPU");
+    }
+    GANTRY_RETURN_IF_ERROR(r.Int(t["gpuMemoryMiB"], f + ".gpuMemoryMiB", 1, int64_t{1} << 40,
+                                 &spec->gpu.memory_mib));
+  }
+  if (t["gpuModels"]) {
+    GANTRY_RETURN_IF_ERROR(r.List(t["gpuModels"], f + ".gpuModels"));
+    for (size_t k = 0; k < t["gpuModels"].size(); ++k) {
+      std::string model;
+      GANTRY_RETURN_IF_ERROR(r.String(t["gpuModels"][k], f + ".gpuModels[" + std::to_string(k) + "]", &model));
+      spec->gpu.models.push_back(GpuModels().Intern(model));
+    }
+    if (!spec->gpu.wants_gpu()) {
+      return r.Error(t["gpuModels"], f + ".gpuModels", "the task asks for no GPU");
+    }
+  }
+  int64_t priority = job_priority;
+  if (t["priority"]) {
+    GANTRY_RETURN_IF_ERROR(r.Int(t["priority"], f + ".priority", INT32_MIN, INT32_MAX, &priority));
+  }
+  spec->priority = static_cast<int32_t>(priority);
+  if (t["nodeSelector"]) {
+    GANTRY_RETURN_IF_ERROR(r.LabelMap(t["nodeSelector"], f + ".nodeSelector", &spec->node_selector));
+  }
+  if (t["tolerations"]) {
+    GANTRY_RETURN_IF_ERROR(r.Tolerations(t["tolerations"], f + ".tolerations", &spec->tolerations));
+  }
+  if (t["nodeAffinity"]) {
+    GANTRY_RETURN_IF_ERROR(r.Affinity(t["nodeAffinity"], f + ".nodeAffinity", &spec->affinity));
+  }
+  return Status::Ok();
+}
+
+Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* cluster) {
+  GANTRY_RETURN_IF_ERROR(r.List(jobs, "jobs"));
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const YAML::Node& j = jobs[i];
+    const std::string f = "jobs[" + std::to_string(i) + "]";
+    GANTRY_RETURN_IF_ERROR(r.Map(j, f, {"name", "queue", "priority", "minMember", "tasks"}));
+    Job job;
+    if (!j["name"]) return r.Error(j, f + ".name", "required");
+    GANTRY_RETURN_IF_ERROR(r.String(j["name"], f + ".name", &job.name));
+    std::string queue_name = "default";
+    if (j["queue"]) GANTRY_RETURN_IF_ERROR(r.String(j["queue"], f + ".queue", &queue_name));
+    job.queue = cluster->FindQueue(queue_name);
+    if (job.queue == kNone) {
+      if (queue_name != "default") {
+        return r.Error(j["queue"], f + ".queue", "unknown queue \"" + queue_name + "\"");
+      }
+      Queue fallback;
+      fallback.name = "default";
+      job.queue = cluster->AddQueue(std::move(fallback)).value();
+    }
+    int64_t priority = 0, min_member = 1;
+    if (j["priority"]) GANTRY_RETURN_IF_ERROR(r.Int(j["priority"], f + ".priority", INT32_MIN, INT32_MAX, &priority));
+    if (j["minMember"]) GANTRY_RETURN_IF_ERROR(r.Int(j["minMember"], f + ".minMember", 1, 1'000'000, &min_member));
+    job.priority = static_cast<int32_t>(priority);
+    job.min_member = static_cast<int32_t>(min_member);
+    job.creation = static_cast<int64_t>(i);
+    if (!j["tasks"]) return r.Error(j, f + ".tasks", "required");
+    GANTRY_RETURN_IF_ERROR(r.List(j["tasks"], f + ".tasks"));
+    auto added = cluster->AddJob(job);
+    if (!added.ok()) return r.Error(j["name"], f + ".name", added.status().message());
+    JobId job_id = *added;
+    for (size_t k = 0; k < j["tasks"].size(); ++k) {
+      TaskSpec spec;
+      int64_t replicas = 1;
+      GANTRY_RETURN_IF_ERROR(ParseTaskSpec(r, j["tasks"][k], f + ".tasks[" + std::to_string(k) + "]",
+                                           job.priority, &spec, &replicas));
+      std::string prefix = job.name + "-" + spec.role + "-";
+      SpecId spec_id = cluster->AddSpec(std::move(spec));
+      for (int64_t n = 0; n < replicas; ++n) {
+        auto task = cluster->AddTask(job_id, spec_id, prefix + std::to_string(n));
+        if (!task.ok()) return r.Error(j["tasks"][k], f + ".tasks[" + std::to_string(k) + "]", task.status().message());
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseRunning(const YamlReader& r, const YAML::Node& running, ClusterState* cluster) {
+  GANTRY_RETURN_IF_ERROR(r.List(running, "running"));
+  for (size_t i = 0; i < running.size(); ++i) {
+    const YAML::Node& e = running[i];
+    const std::string f = "running[" + std::to_string(i) + "]";
+    GANTRY_RETURN_IF_ERROR(r.Map(e, f, {"job", "role", "node", "gpus"}));
+    std::string job_name, role, node_name;
+    if (!e["job"]) return r.Error(e, f + ".job", "required");
+    if (!e["node"]) return r.Error(e, f + ".node", "required");
+    GANTRY_RETURN_IF_ERROR(r.String(e["job"], f + ".job", &job_name));
+    GANTRY_RETURN_IF_ERROR(r.String(e["node"], f + ".node", &node_name));
+    if (e["role"]) GANTRY_RETURN_IF_ERROR(r.String(e["role"], f + ".role", &role));
+    JobId job = cluster->FindJob(job_name);
+    if (job == kNone) return r.Error(e["job"], f + ".job", "unknown job \"" + job_name + "\"");
+    NodeId node = cluster->FindNode(node_name);
+    if (node == kNone) return r.Error(e["node"], f + ".node", "unknown node \"" + node_name + "\"");
+    std::vector<int32_t> gpus;
+    if (e["gpus"]) {
+      GANTRY_RETURN_IF_ERROR(r.List(e["gpus"], f + ".gpus"));
+      for (size_t k = 0; k < e["gpus"].size(); ++k) {
+        int64_t index = 0;
+        GANTRY_RETURN_IF_ERROR(r.Int(e["gpus"][k], f + ".gpus[" + std::to_string(k) + "]", 0, 1023, &index));
+        gpus.push_back(static_cast<int32_t>(index));
+      }
+    }
+    TaskId task = kNone;
+    for (TaskId t : cluster->job(job).tasks) {
+      if (cluster->task(t).state != TaskState::kPending) continue;
+      if (!role.empty() && cluster->spec_of(t).role != role) continue;
+      task = t;
+      break;
+    }
+    if (task == kNone) {
+      return r.Error(e, f, "job \"" + job_name + "\" has no pending task" +
+                               (role.empty() ? "" : " of role \"" + role + "\"") + " left to mark running");
+    }
+    Status placed = cluster->Place(task, node, gpus);
+    if (!placed.ok()) return r.Error(e, f, placed.message());
+  }
+  return Status::Ok();
+}
+
+Status ParseExpect(const YamlReader& r, const YAML::Node& expect, const ClusterState& cluster,
+                   ScenarioExpectations* out) {
+  GANTRY_RETURN_IF_ERROR(r.Map(expect, "expect", {"placed", "pending", "onNodes"}));
+  out->present = true;
+  auto check_job = [&](const YAML::Node& key, const std::string& field) -> Status {
+    if (cluster.FindJob(key.Scalar()) == kNone) {
+      return r.Error(key, field, "unknown job \"" + key.Scalar() + "\"");
+    }
+    return Status::Ok();
+  };
+  if (const YAML::Node& placed = expect["placed"]) {
+    if (!placed.IsMap()) return r.Error(placed, "expect.placed", "expected a mapping of job to count");
+    for (const auto& kv : placed) {
+      std::string field = "expect.placed." + kv.first.Scalar();
+      GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
+      int64_t n = 0;
+      GANTRY_RETURN_IF_ERROR(r.Int(kv.second, field, 0, 1'000'000, &n));
+      out->placed[kv.first.Scalar()] = static_cast<int32_t>(n);
+    }
+  }
+  if (const YAML::Node& pending = expect["pending"]) {
+    if (!pending.IsMap()) return r.Error(pending, "expect.pending", "expected a mapping of job to text");
+    for (const auto& kv : pending) {
+      std::string field = "expect.pending." + kv.first.Scalar();
+      GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
+      GANTRY_RETURN_IF_ERROR(r.String(kv.second, field, &out->pending[kv.first.Scalar()]));
+    }
+  }
+  if (const YAML::Node& on_nodes = expect["onNodes"]) {
+    if (!on_nodes.IsMap()) return r.Error(on_nodes, "expect.onNodes", "expected a mapping of job to node list");
+    for (const auto& kv : on_nodes) {
+      std::string field = "expect.onNodes." + kv.first.Scalar();
+      GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
+      GANTRY_RETURN_IF_ERROR(r.List(kv.second, field));
+      auto& nodes = out->on_nodes[kv.first.Scalar()];
+      for (size_t k = 0; k < kv.second.size(); ++k) {
+        std::string name;
+        GANTRY_RETURN_IF_ERROR(r.String(kv.second[k], field + "[" + std::to_string(k) + "]", &name));
+        if (cluster.FindNode(name) == kNone) {
+          return r.Error(kv.second[k], field + "[" + std::to_string(k) + "]", "unknown node \"" + name + "\"");
+        }
+        nodes.push_back(name);
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Scenario> ParseScenario(const std::string& text, const std::string& source) {
+  YamlReader r(source);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return Status::Invalid(source + ":" + std::to_string(e.mark.line + 1) + ":" +
+                           std::to_string(e.mark.column + 1) + ": not valid YAML: " + e.msg);
+  }
+  if (!root || root.IsNull()) return Status::Invalid(source + ": the file is empty");
+  GANTRY_RETURN_IF_ERROR(r.Map(root, "", {"name", "config", "nodes", "queues", "jobs", "running", "expect"}));
+  Scenario s;
+  s.source = source;
+  s.name = source;
+  if (root["name"]) GANTRY_RETURN_IF_ERROR(r.String(root["name"], "name", &s.name));
+  GANTRY_RETURN_IF_ERROR(ParseSchedulerConfig(root["config"], source, &s.config));
+  if (!root["nodes"]) return r.Error(root, "nodes", "required");
+  GANTRY_RETURN_IF_ERROR(ParseNodes(r, root["nodes"], &s.cluster));
+  if (root["queues"]) GANTRY_RETURN_IF_ERROR(ParseQueues(r, root["queues"], &s.cluster));
+  if (root["jobs"]) GANTRY_RETURN_IF_ERROR(ParseJobs(r, root["jobs"], &s.cluster));
+  if (root["running"]) GANTRY_RETURN_IF_ERROR(ParseRunning(r, root["running"], &s.cluster));
+  if (root["expect"]) GANTRY_RETURN_IF_ERROR(ParseExpect(r, root["expect"], s.cluster, &s.expect));
+  return s;
+}
+
+Result<Scenario> LoadScenario(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::IoError(path + ": cannot open the file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return ParseScenario(buffer.str(), path);
+}
+
+std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decisions& decisions) {
+  const ClusterState& c = scenario.cluster;
+  std::map<std::string, int32_t> placed;
+  std::map<std::string, std::vector<std::string>> nodes_of;
+  for (const BindDecision& b : decisions.binds) {
+    placed[c.job(b.job).name]++;
+    nodes_of[c.job(b.job).name].push_back(c.node(b.node).name);
+  }
+  std::map<std::string, std::string> reasons;
+  for (const PendingJob& p : decisions.pending) reasons[c.job(p.job).name] = p.reason;
+
+  std::vector<std::string> unmet;
+  for (const auto& [job, want] : scenario.expect.placed) {
+    int32_t got = placed.count(job) ? placed[job] : 0;
+    if (got != want) {
+      std::string line = "job " + job + ": expected " + std::to_string(want) + " placed, got " +
+                         std::to_string(got);
+      if (reasons.count(job)) line += " (pending: " + reasons[job] + ")";
+      unmet.push_back(line);
+    }
+  }
+  for (const auto& [job, text] : scenario.expect.pending) {
+    if (!reasons.count(job)) {
+      unmet.push_back("job " + job + ": expected pending with \"" + text + "\", but it is not pending");
+    } else if (reasons[job].find(text) == std::string::npos) {
+      unmet.push_back("job " + job + ": expected a pending reason containing \"" + text +
+                      "\", got \"" + reasons[job] + "\"");
+    }
+  }
+  for (const auto& [job, allowed] : scenario.expect.on_nodes) {
+    for (const std::string& node : nodes_of[job]) {
+      if (std::find(allowed.begin(), allowed.end(), node) == allowed.end()) {
+        unmet.push_back("job " + job + ": placed on " + node + ", expected only on the listed nodes");
+      }
+    }
+  }
+  return unmet;
+}
+
+}  // namespace gantry

@@ -1,0 +1,40 @@
+// Scenario files: a cluster, a workload and optionally the expected decisions, written
+// down as YAML (see tests/scenario/ and README.md for the format). One file runs through
+// the engine directly (`gantry schedule`) and feeds the simulator's cluster.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/config.h"
+#include "engine/decisions.h"
+#include "model/cluster.h"
+
+namespace gantry {
+
+struct ScenarioExpectations {
+  bool present = false;
+  std::map<std::string, int32_t> placed;        // job -> tasks placed in the session
+  std::map<std::string, std::string> pending;   // job -> substring of its pending reason
+  std::map<std::string, std::vector<std::string>> on_nodes;  // job -> allowed nodes
+};
+
+struct Scenario {
+  std::string name;
+  std::string source;  // file name, for messages
+  SchedulerConfig config;
+  ClusterState cluster;
+  ScenarioExpectations expect;
+};
+
+// Reads and validates a scenario file. Errors say "FILE:LINE:COLUMN: FIELD: what".
+Result<Scenario> LoadScenario(const std::string& path);
+// The same from text; `source` names it in errors.
+Result<Scenario> ParseScenario(const std::string& text, const std::string& source);
+
+// Checks decisions against the scenario's expectations. Returns one line per unmet
+// expectation ("job train-1: expected 4 placed, got 0"); empty when all are met.
+std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decisions& decisions);
+
+}  // namespace gantry

@@ -1,0 +1,217 @@
+#include "sim/yaml_reader.h"
+
+#include <algorithm>
+
+namespace gantry {
+
+Status YamlReader::Error(const YAML::Node& node, const std::string& field,
+                         const std::string& what) const {
+  std::string where = source_;
+  const YAML::Mark mark = node.Mark();
+  if (mark.line >= 0) {
+    where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+  }
+  return Status::Invalid(where + ": " + field + ": " + what);
+}
+
+Status YamlReader::Map(const YAML::Node& node, const std::string& field,
+                       std::initializer_list<const char*> known) const {
+  if (!node.IsMap()) return Error(node, field, "expected a mapping");
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    bool ok = std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; });
+    if (!ok) {
+      std::string list;
+      for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      return Error(kv.first, field.empty() ? key : field + "." + key,
+                   "unknown field (known: " + list + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+Status YamlReader::List(const YAML::Node& node, const std::string& field) const {
+  if (!node.IsSequence()) return Error(node, field, "expected a list");
+  return Status::Ok();
+}
+
+Status YamlReader::String(const YAML::Node& node, const std::string& field, std::string* out) const {
+  if (!node.IsScalar()) return Error(node, field, "expected a single value");
+  *out = node.Scalar();
+  return Status::Ok();
+}
+
+Status YamlReader::Int(const YAML::Node& node, const std::string& field, int64_t min, int64_t max,
+                       int64_t* out) const {
+  if (!node.IsScalar()) return Error(node, field, "expected an integer");
+  const std::string& text = node.Scalar();
+  size_t used = 0;
+  int64_t value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size()) {
+    return Error(node, field, "expected an integer, got \"" + text + "\"");
+  }
+  if (value < min || value > max) {
+    return Error(node, field, "must be between " + std::to_string(min) + " and " +
+                                  std::to_string(max) + ", got " + text);
+  }
+  *out = value;
+  return Status::Ok();
+}
+
+Status YamlReader::Bool(const YAML::Node& node, const std::string& field, bool* out) const {
+  if (!node.IsScalar()) return Error(node, field, "expected true or false");
+  const std::string& t = node.Scalar();
+  if (t == "true") {
+    *out = true;
+  } else if (t == "false") {
+    *out = false;
+  } else {
+    return Error(node, field, "expected true or false, got \"" + t + "\"");
+  }
+  return Status::Ok();
+}
+
+Status YamlReader::Quantity(const YAML::Node& node, const std::string& field, Milli* out) const {
+  if (!node.IsScalar()) return Error(node, field, "expected a quantity such as 2, 500m or 64Gi");
+  auto parsed = ParseQuantity(node.Scalar());
+  if (!parsed.ok()) return Error(node, field, parsed.status().message());
+  if (*parsed < 0) return Error(node, field, "must not be negative, got \"" + node.Scalar() + "\"");
+  *out = *parsed;
+  return Status::Ok();
+}
+
+Status YamlReader::Resources(const YAML::Node& node, const std::string& field,
+                             ResourceVector* out) const {
+  if (!node.IsMap()) return Error(node, field, "expected a mapping of resource name to quantity");
+  *out = ResourceVector();
+  for (const auto& kv : node) {
+    const std::string name = kv.first.Scalar();
+    if (name.empty()) return Error(kv.first, field, "empty resource name");
+    Milli amount = 0;
+    GANTRY_RETURN_IF_ERROR(Quantity(kv.second, field + "." + name, &amount));
+    out->Set(InternResource(name), amount);
+  }
+  return Status::Ok();
+}
+
+Status YamlReader::LabelMap(const YAML::Node& node, const std::string& field, Labels* out) const {
+  if (!node.IsMap()) return Error(node, field, "expected a mapping of label to value");
+  for (const auto& kv : node) {
+    std::string value;
+    GANTRY_RETURN_IF_ERROR(String(kv.second, field + "." + kv.first.Scalar(), &value));
+    out->Set(kv.first.Scalar(), value);
+  }
+  return Status::Ok();
+}
+
+Status YamlReader::Taints(const YAML::Node& node, const std::string& field,
+                          std::vector<Taint>* out) const {
+  GANTRY_RETURN_IF_ERROR(List(node, field));
+  for (size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node& t = node[i];
+    std::string f = field + "[" + std::to_string(i) + "]";
+    GANTRY_RETURN_IF_ERROR(Map(t, f, {"key", "value", "effect"}));
+    Taint taint;
+    if (!t["key"]) return Error(t, f + ".key", "required");
+    GANTRY_RETURN_IF_ERROR(String(t["key"], f + ".key", &taint.key));
+    if (t["value"]) GANTRY_RETURN_IF_ERROR(String(t["value"], f + ".value", &taint.value));
+    std::string effect = "NoSchedule";
+    if (t["effect"]) GANTRY_RETURN_IF_ERROR(String(t["effect"], f + ".effect", &effect));
+    if (!ParseTaintEffect(effect, &taint.effect)) {
+      return Error(t["effect"], f + ".effect",
+                   "unknown effect \"" + effect + "\" (known: NoSchedule, PreferNoSchedule, NoExecute)");
+    }
+    out->push_back(std::move(taint));
+  }
+  return Status::Ok();
+}
+
+Status YamlReader::Tolerations(const YAML::Node& node, const std::string& field,
+                               std::vector<Toleration>* out) const {
+  GANTRY_RETURN_IF_ERROR(List(node, field));
+  for (size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node& t = node[i];
+    std::string f = field + "[" + std::to_string(i) + "]";
+    GANTRY_RETURN_IF_ERROR(Map(t, f, {"key", "operator", "value", "effect"}));
+    Toleration tol;
+    if (t["key"]) GANTRY_RETURN_IF_ERROR(String(t["key"], f + ".key", &tol.key));
+    std::string op = "Equal";
+    if (t["operator"]) GANTRY_RETURN_IF_ERROR(String(t["operator"], f + ".operator", &op));
+    if (op == "Equal") {
+      tol.op = Toleration::Op::kEqual;
+      if (tol.key.empty()) return Error(t, f + ".key", "required with operator Equal");
+    } else if (op == "Exists") {
+      tol.op = Toleration::Op::kExists;
+    } else {
+      return Error(t["operator"], f + ".operator", "unknown operator \"" + op + "\" (known: Equal, Exists)");
+    }
+    if (t["value"]) GANTRY_RETURN_IF_ERROR(String(t["value"], f + ".value", &tol.value));
+    if (t["effect"]) {
+      std::string effect;
+      GANTRY_RETURN_IF_ERROR(String(t["effect"], f + ".effect", &effect));
+      if (!effect.empty()) {
+        tol.any_effect = false;
+        if (!ParseTaintEffect(effect, &tol.effect)) {
+          return Error(t["effect"], f + ".effect", "unknown effect \"" + effect + "\"");
+        }
+      }
+    }
+    out->push_back(std::move(tol));
+  }
+  return Status::Ok();
+}
+
+Status YamlReader::Affinity(const YAML::Node& node, const std::string& field,
+                            NodeAffinity* out) const {
+  GANTRY_RETURN_IF_ERROR(List(node, field));
+  for (size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node& term = node[i];
+    std::string f = field + "[" + std::to_string(i) + "]";
+    GANTRY_RETURN_IF_ERROR(Map(term, f, {"matchExpressions"}));
+    const YAML::Node& exprs = term["matchExpressions"];
+    if (!exprs) return Error(term, f + ".matchExpressions", "required");
+    GANTRY_RETURN_IF_ERROR(List(exprs, f + ".matchExpressions"));
+    std::vector<SelectorRequirement> reqs;
+    for (size_t j = 0; j < exprs.size(); ++j) {
+      const YAML::Node& e = exprs[j];
+      std::string ef = f + ".matchExpressions[" + std::to_string(j) + "]";
+      GANTRY_RETURN_IF_ERROR(Map(e, ef, {"key", "operator", "values"}));
+      SelectorRequirement req;
+      if (!e["key"]) return Error(e, ef + ".key", "required");
+      GANTRY_RETURN_IF_ERROR(String(e["key"], ef + ".key", &req.key));
+      std::string op;
+      if (!e["operator"]) return Error(e, ef + ".operator", "required");
+      GANTRY_RETURN_IF_ERROR(String(e["operator"], ef + ".operator", &op));
+      if (!ParseSelectorOp(op, &req.op)) {
+        return Error(e["operator"], ef + ".operator",
+                     "unknown operator \"" + op + "\" (known: In, NotIn, Exists, DoesNotExist)");
+      }
+      bool needs_values = req.op == SelectorRequirement::Op::kIn ||
+                          req.op == SelectorRequirement::Op::kNotIn;
+      if (e["values"]) {
+        GANTRY_RETURN_IF_ERROR(List(e["values"], ef + ".values"));
+        for (size_t k = 0; k < e["values"].size(); ++k) {
+          std::string v;
+          GANTRY_RETURN_IF_ERROR(String(e["values"][k], ef + ".values[" + std::to_string(k) + "]", &v));
+          req.values.push_back(v);
+        }
+      }
+      if (needs_values && req.values.empty()) {
+        return Error(e, ef + ".values", "operator " + op + " needs at least one value");
+      }
+      if (!needs_values && !req.values.empty()) {
+        return Error(e["values"], ef + ".values", "operator " + op + " takes no values");
+      }
+      reqs.push_back(std::move(req));
+    }
+    out->terms.push_back(std::move(reqs));
+  }
+  return Status::Ok();
+}
+
+}  // namespace gantry

@@ -1,0 +1,46 @@
+// Reading typed values out of YAML with errors that say where: "FILE:LINE:COL: FIELD: what".
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <initializer_list>
+#include <string>
+
+#include "model/cluster.h"
+#include "model/labels.h"
+#include "model/resources.h"
+#include "model/status.h"
+
+namespace gantry {
+
+class YamlReader {
+ public:
+  explicit YamlReader(std::string source) : source_(std::move(source)) {}
+
+  const std::string& source() const { return source_; }
+  Status Error(const YAML::Node& node, const std::string& field, const std::string& what) const;
+
+  // A mapping whose keys are all among `known` (an unknown key is an error listing them).
+  Status Map(const YAML::Node& node, const std::string& field,
+             std::initializer_list<const char*> known) const;
+  Status List(const YAML::Node& node, const std::string& field) const;
+  Status String(const YAML::Node& node, const std::string& field, std::string* out) const;
+  Status Int(const YAML::Node& node, const std::string& field, int64_t min, int64_t max,
+             int64_t* out) const;
+  Status Bool(const YAML::Node& node, const std::string& field, bool* out) const;
+  // A Kubernetes quantity ("500m", "64Gi", 2), in milli-units, non-negative.
+  Status Quantity(const YAML::Node& node, const std::string& field, Milli* out) const;
+  // {cpu: "2", memory: 8Gi, ...}
+  Status Resources(const YAML::Node& node, const std::string& field, ResourceVector* out) const;
+  Status LabelMap(const YAML::Node& node, const std::string& field, Labels* out) const;
+  Status Taints(const YAML::Node& node, const std::string& field, std::vector<Taint>* out) const;
+  Status Tolerations(const YAML::Node& node, const std::string& field,
+                     std::vector<Toleration>* out) const;
+  // [{matchExpressions: [{key, operator, values}]}, ...]
+  Status Affinity(const YAML::Node& node, const std::string& field, NodeAffinity* out) const;
+
+ private:
+  std::string source_;
+};
+
+}  // namespace gantry
