@@ -8,43 +8,42 @@ namespace {
 bool ChooseWhole(const GpuRequest& request, const NodeGpus& node, GpuPacking packing,
                  GpuChoice* out) {
   const size_t n = node.devices.size();
-  const auto want = static_cast<size_t>(request.count);
+  const auto want = static_cast<int32_t>(request.count);
+  const bool any_model = request.models.empty();
   auto usable = [&](size_t i) {
-    return node.free_milli[i] == kGpuMilliWhole && request.AllowsModel(node.devices[i].model);
+    return node.free_milli[i] == kGpuMilliWhole &&
+           (any_model || request.AllowsModel(node.devices[i].model));
   };
-  // Count free devices per NVLink domain; domains are small integers in practice.
-  int32_t best_domain = -1;
-  size_t best_free = 0;
-  size_t total_free = 0;
+  // Free devices per NVLink domain. Domains are small integers in practice; a node with
+  // domain numbers past the table is treated as one domain (lowest indexes first).
+  constexpr int32_t kMaxDomains = 16;
+  int32_t free_in[kMaxDomains] = {};
+  int32_t total_free = 0;
+  int32_t domain_end = 0;
+  bool domains_known = true;
   for (size_t i = 0; i < n; ++i) {
     if (!usable(i)) continue;
     ++total_free;
     int32_t domain = node.devices[i].nvlink_domain;
-    // Skip domains already counted (first device of the domain does the counting).
-    bool seen = false;
-    for (size_t j = 0; j < i; ++j) {
-      if (usable(j) && node.devices[j].nvlink_domain == domain) {
-        seen = true;
-        break;
-      }
-    }
-    if (seen) continue;
-    size_t free_in_domain = 0;
-    for (size_t j = i; j < n; ++j) {
-      if (usable(j) && node.devices[j].nvlink_domain == domain) ++free_in_domain;
-    }
-    if (free_in_domain < want) continue;
-    bool better = best_domain < 0 ||
-                  (packing == GpuPacking::kLoose ? free_in_domain > best_free
-                                                 : free_in_domain < best_free);
-    if (better) {
-      best_domain = domain;
-      best_free = free_in_domain;
+    if (domain < 0 || domain >= kMaxDomains) {
+      domains_known = false;
+    } else {
+      ++free_in[domain];
+      domain_end = std::max(domain_end, domain + 1);
     }
   }
   if (total_free < want) return false;
+  int32_t best_domain = -1;
+  if (domains_known) {
+    for (int32_t d = 0; d < domain_end; ++d) {
+      if (free_in[d] < want) continue;
+      bool better = best_domain < 0 || (packing == GpuPacking::kLoose ? free_in[d] > free_in[best_domain]
+                                                                      : free_in[d] < free_in[best_domain]);
+      if (better) best_domain = d;
+    }
+  }
   out->devices.clear();
-  for (size_t i = 0; i < n && out->devices.size() < want; ++i) {
+  for (size_t i = 0; i < n && static_cast<int32_t>(out->devices.size()) < want; ++i) {
     if (!usable(i)) continue;
     if (best_domain >= 0 && node.devices[i].nvlink_domain != best_domain) continue;
     out->devices.push_back(static_cast<int32_t>(i));

@@ -61,6 +61,7 @@ void Session::BuildWorkingState() {
     for (const GpuDevice& g : node.gpus) {
       gpu_free_milli_.push_back(g.free_milli());
       gpu_free_memory_.push_back(g.memory_mib - g.used_memory_mib);
+      w.gpu_used += g.used_milli;
       if (g.used_milli == 0) {
         w.whole_free++;
       } else if (g.used_milli < kGpuMilliWhole) {
@@ -110,6 +111,7 @@ void Session::BuildWorkingState() {
   static_verdicts_.assign(c.specs().size(), {});
   unschedulable_.assign(c.specs().size(), 0);
   unschedulable_why_.assign(c.specs().size(), {});
+  unschedulable_log_.clear();
 }
 
 Decisions Session::Run() {
@@ -136,15 +138,6 @@ NodeGpus Session::node_gpus(NodeId id) const {
   return NodeGpus{std::span<const GpuDevice>(cluster().node(id).gpus),
                   std::span<const int32_t>(gpu_free_milli_).subspan(begin, count),
                   std::span<const int64_t>(gpu_free_memory_).subspan(begin, count)};
-}
-
-Milli Session::gpu_used_milli(NodeId id) const {
-  const NodeWork& w = nodes_[id];
-  Milli used = 0;
-  for (int32_t i = 0; i < w.gpu_count; ++i) {
-    used += kGpuMilliWhole - gpu_free_milli_[static_cast<size_t>(w.gpu_begin + i)];
-  }
-  return used;
 }
 
 int Session::CompareQueues(QueueId a, QueueId b) const {
@@ -202,23 +195,19 @@ bool Session::QueueAllocatable(QueueId queue, const ResourceVector& request,
 
 bool Session::StaticOk(const TaskSpec& spec, SpecId spec_id, const Node& node,
                        FilterResult* result) {
-  std::vector<uint8_t>& verdicts = static_verdicts_[spec_id];
+  std::vector<StaticVerdict>& verdicts = static_verdicts_[spec_id];
   const size_t classes = cluster().shape_class_count();
-  if (verdicts.size() < classes) verdicts.resize(classes, 0);
-  uint8_t& v = verdicts[node.shape_class];
-  if (v != 0) {
-    // The detail (which taint, ...) is left out; Diagnose() recomputes it per node.
-    *result = FilterResult::Fail(static_cast<FilterCode>(v - 1));
-    return v == 1;
+  if (verdicts.size() < classes) verdicts.resize(classes);
+  StaticVerdict& v = verdicts[node.shape_class];
+  if (!v.known) {
+    for (const NodePredicate* p : predicates_) {
+      v.result = p->FilterStatic(spec, node);
+      if (!v.result.ok()) break;
+    }
+    v.known = true;
   }
-  FilterResult r;
-  for (const NodePredicate* p : predicates_) {
-    r = p->FilterStatic(spec, node);
-    if (!r.ok()) break;
-  }
-  v = static_cast<uint8_t>(static_cast<uint8_t>(r.code) + 1);
-  *result = r;
-  return r.ok();
+  *result = v.result;
+  return v.result.ok();
 }
 
 FilterResult Session::Filter(const TaskSpec& spec, SpecId spec_id, NodeId node) {
@@ -312,6 +301,7 @@ bool Session::FindPlacement(TaskId task_id, Placement* out, std::string* why_not
   rotation_ += visited;
   if (best == kNone) {
     unschedulable_[spec_id] = 1;
+    unschedulable_log_.push_back(spec_id);
     unschedulable_why_[spec_id] = Diagnose(spec, spec_id);
     *why_not = unschedulable_why_[spec_id];
     return false;
@@ -327,12 +317,7 @@ std::string Session::Diagnose(const TaskSpec& spec, SpecId spec_id) {
   GpuChoice choice;
   for (NodeId n = 0; n < nodes_.size(); ++n) {
     const Node& node = cluster().node(n);
-    FilterResult r;
-    for (const NodePredicate* p : predicates_) {
-      r = p->FilterStatic(spec, node);
-      if (!r.ok()) break;
-    }
-    if (r.ok()) r = Filter(spec, spec_id, n);
+    FilterResult r = Filter(spec, spec_id, n);
     if (r.ok() && !ChooseGpus(spec.gpu, node_gpus(n), GpuPacking::kTight, &choice)) {
       r = FilterResult::Fail(FilterCode::kInsufficientGpus);
     }
@@ -366,6 +351,7 @@ void Session::ApplyPlacement(TaskId task_id, const Placement& p, int sign) {
     for (int32_t d : p.gpus.devices) {
       auto slot = static_cast<size_t>(w.gpu_begin + d);
       gpu_free_milli_[slot] -= sign * p.gpus.milli_each;
+      w.gpu_used += sign * p.gpus.milli_each;
       gpu_free_memory_[slot] -= sign * p.gpus.memory_each;
     }
     w.whole_free = 0;
@@ -400,6 +386,11 @@ void Session::RecordBind(TaskId task, const Placement& placement) {
   bind.node = placement.node;
   bind.gpus = placement.gpus.devices;
   decisions_.binds.push_back(std::move(bind));
+}
+
+void Session::ForgetUnschedulableSince(size_t mark) {
+  for (size_t i = mark; i < unschedulable_log_.size(); ++i) unschedulable_[unschedulable_log_[i]] = 0;
+  unschedulable_log_.resize(std::min(mark, unschedulable_log_.size()));
 }
 
 Statement Session::NewStatement() { return Statement(this); }

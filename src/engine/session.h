@@ -37,6 +37,7 @@ struct NodeWork {
   int32_t gpu_count = 0;
   int32_t whole_free = 0;     // devices entirely free
   int32_t partial_count = 0;  // devices partly used
+  Milli gpu_used = 0;         // milli-GPUs in use over all its devices
   int32_t tasks = 0;
 };
 
@@ -87,7 +88,7 @@ class Session {
   // Allocatable of all nodes (GPU in milli).
   const ResourceVector& capacity() const { return cluster().capacity(); }
   // A GPU node's used share of its GPUs, in milli-GPUs.
-  Milli gpu_used_milli(NodeId id) const;
+  Milli gpu_used_milli(NodeId id) const { return nodes_[id].gpu_used; }
   // How a scorer's packing preference should order candidates (the first configured
   // scorer that has one, else tight).
   GpuPacking packing() const { return packing_; }
@@ -116,7 +117,11 @@ class Session {
   // Applies (sign = +1) or reverts (sign = -1) a placement in the working state.
   void ApplyPlacement(TaskId task, const Placement& placement, int sign);
   void RecordBind(TaskId task, const Placement& placement);
-  void ForgetUnschedulable() { unschedulable_.assign(unschedulable_.size(), 0); }
+  // Unschedulable verdicts made after `mark` (a size of unschedulable_log_) may be wrong
+  // once a statement gives its room back; earlier ones stay right, since room only
+  // shrinks otherwise.
+  size_t UnschedulableMark() const { return unschedulable_log_.size(); }
+  void ForgetUnschedulableSince(size_t mark);
   template <typename Fn>
   void ForEachCandidate(const TaskSpec& spec, Fn&& fn) const;
   bool StaticOk(const TaskSpec& spec, SpecId spec_id, const Node& node, FilterResult* result);
@@ -149,12 +154,17 @@ class Session {
   std::vector<QueueWork> queues_;
   std::vector<JobId> pending_jobs_;
 
-  // Per (spec, node shape class): 0 unknown, else FilterCode + 1 of the static verdict.
-  std::vector<std::vector<uint8_t>> static_verdicts_;
-  // Per spec: 1 when it found no node since the last time capacity was given back, so
-  // that its other tasks fail fast. Cleared when a statement is discarded.
+  // Per (spec, node shape class): the static verdict, once known. The detail (which
+  // taint) is the same for the whole class, since taints are part of its key.
+  struct StaticVerdict {
+    bool known = false;
+    FilterResult result;
+  };
+  std::vector<std::vector<StaticVerdict>> static_verdicts_;
+  // Per spec: 1 when it found no node, so that its other tasks fail fast.
   std::vector<uint8_t> unschedulable_;
   std::vector<std::string> unschedulable_why_;
+  std::vector<SpecId> unschedulable_log_;  // specs in the order they were marked
   uint64_t rotation_ = 0;  // start offset for unordered candidate scans
 
   Decisions decisions_;

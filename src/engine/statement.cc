@@ -5,7 +5,9 @@
 namespace gantry {
 
 Statement::Statement(Statement&& other) noexcept
-    : session_(other.session_), ops_(std::move(other.ops_)) {
+    : session_(other.session_),
+      unschedulable_mark_(other.unschedulable_mark_),
+      ops_(std::move(other.ops_)) {
   other.ops_.clear();
 }
 
@@ -44,8 +46,8 @@ void Statement::Discard() {
     session_->ApplyPlacement(it->task, it->placement, -1);
   }
   ops_.clear();
-  // Room came back: tasks that found none before may fit now.
-  session_->ForgetUnschedulable();
+  // Room came back: what failed while this statement held it may fit now.
+  session_->ForgetUnschedulableSince(unschedulable_mark_);
 }
 
 }  // namespace gantry

@@ -13,7 +13,8 @@ namespace gantry {
 
 class Statement {
  public:
-  explicit Statement(Session* session) : session_(session) {}
+  explicit Statement(Session* session)
+      : session_(session), unschedulable_mark_(session->UnschedulableMark()) {}
   ~Statement();
   Statement(Statement&& other) noexcept;
   Statement(const Statement&) = delete;
@@ -31,6 +32,7 @@ class Statement {
     Placement placement;
   };
   Session* session_;
+  size_t unschedulable_mark_;
   std::vector<Op> ops_;
 };
 

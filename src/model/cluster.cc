@@ -9,8 +9,8 @@ Interner& GpuModels() {
   return *models;
 }
 
-bool GpuRequest::AllowsModel(GpuModelId model) const {
-  return models.empty() || std::find(models.begin(), models.end(), model) != models.end();
+bool GpuRequest::AllowsListedModel(GpuModelId model) const {
+  return std::find(models.begin(), models.end(), model) != models.end();
 }
 
 ClusterState::ClusterState()

@@ -71,7 +71,10 @@ struct GpuRequest {
 
   bool wants_gpu() const { return count > 0 || milli > 0 || memory_mib > 0; }
   bool shared() const { return count == 0 && (milli > 0 || memory_mib > 0); }
-  bool AllowsModel(GpuModelId model) const;
+  bool AllowsModel(GpuModelId model) const {
+    return models.empty() || AllowsListedModel(model);
+  }
+  bool AllowsListedModel(GpuModelId model) const;
   bool operator==(const GpuRequest&) const = default;
 };
 

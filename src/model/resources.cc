@@ -24,14 +24,6 @@ ResourceVector::ResourceVector(std::initializer_list<Entry> entries) {
   for (const Entry& e : entries) Set(e.id, e.amount);
 }
 
-Milli ResourceVector::Get(ResourceId id) const {
-  for (const Entry& e : entries_) {
-    if (e.id == id) return e.amount;
-    if (e.id > id) break;
-  }
-  return 0;
-}
-
 void ResourceVector::Set(ResourceId id, Milli amount) {
   auto it = std::lower_bound(entries_.begin(), entries_.end(), id,
                              [](const Entry& e, ResourceId key) { return e.id < key; });

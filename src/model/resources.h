@@ -40,7 +40,12 @@ class ResourceVector {
   ResourceVector() = default;
   ResourceVector(std::initializer_list<Entry> entries);
 
-  Milli Get(ResourceId id) const;
+  Milli Get(ResourceId id) const {
+    for (const Entry& e : entries_) {
+      if (e.id >= id) return e.id == id ? e.amount : 0;
+    }
+    return 0;
+  }
   // Sets the amount; zero removes the entry.
   void Set(ResourceId id, Milli amount);
   bool empty() const { return entries_.empty(); }

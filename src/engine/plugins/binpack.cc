@@ -3,7 +3,6 @@
 #include <map>
 
 #include "engine/plugins/args.h"
-#include "model/int128.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
 
@@ -31,7 +30,7 @@ class UsageScorer : public Plugin, public NodeScorer {
     // have room and leave GPU nodes' CPU and memory to GPU tasks.
     if (!spec.gpu.wants_gpu() && w.gpu_count > 0) return 0;
     const Node& node = s.cluster().node(id);
-    Int128 sum = 0;
+    int64_t sum = 0;
     int64_t weights = 0;
     for (const ResourceWeight& rw : weights_) {
       Milli request;
@@ -47,7 +46,13 @@ class UsageScorer : public Plugin, public NodeScorer {
       if (request == 0 || total <= 0) continue;
       Milli after = std::min(used + request, total);
       Milli measure = pack_ ? after : total - after;
-      sum += static_cast<Int128>(rw.weight) * measure * kMaxNodeScore / total;
+      // measure/total in millionths, in 64 bits: scale both down while the product
+      // would overflow (memory in milli-bytes is large); exact for everything smaller.
+      while (measure > INT64_MAX / kMaxNodeScore) {
+        measure >>= 10;
+        total >>= 10;
+      }
+      sum += rw.weight * (measure * kMaxNodeScore / total);
       weights += rw.weight;
     }
     // +1: a feasible node never scores the zero reserved for "wrong kind of node".
