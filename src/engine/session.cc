@@ -99,8 +99,7 @@ void Session::BuildWorkingState() {
       w.unplaced.push_back(t);
       const TaskSpec& spec = c.spec_of(t);
       int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
-      int32_t each = spec.gpu.shared() ? spec.gpu.milli : kGpuMilliWhole;
-      queues_[job.queue].request.Add(ClusterState::Accounted(spec, n_gpus, each));
+      queues_[job.queue].request.Add(ClusterState::Accounted(spec, n_gpus, c.EstimatedGpuShare(spec.gpu)));
     }
   }
   // Task order needs the plugins, which exist by now; job slots exist too.

@@ -59,6 +59,15 @@ Result<NodeId> ClusterState::AddNode(Node node) {
     node.topology.push_back(value ? *value : "");
   }
   node.shape_class = ShapeClassOf(node);
+  for (const GpuDevice& g : node.gpus) {
+    auto same = std::find_if(largest_devices_.begin(), largest_devices_.end(),
+                             [&](const GpuDevice& d) { return d.model == g.model; });
+    if (same == largest_devices_.end()) {
+      largest_devices_.push_back(g);
+    } else if (g.memory_mib > same->memory_mib) {
+      *same = g;
+    }
+  }
   node.used = ResourceVector();
   node.task_count = 0;
   for (GpuDevice& g : node.gpus) g.used_milli = 0, g.used_memory_mib = 0;
@@ -131,11 +140,24 @@ Result<TaskId> ClusterState::AddTask(JobId job, SpecId spec, std::string name) {
 int32_t ClusterState::GpuShareOn(const GpuRequest& gpu, const GpuDevice& device) {
   if (!gpu.shared()) return kGpuMilliWhole;
   int32_t share = gpu.milli;
-  if (gpu.memory_mib > 0 && device.memory_mib > 0) {
+  if (gpu.memory_mib > 0) {
+    // A memory request on a device of unknown memory cannot be sized: it takes the device.
+    if (device.memory_mib <= 0) return kGpuMilliWhole;
     int64_t by_memory = (gpu.memory_mib * kGpuMilliWhole + device.memory_mib - 1) / device.memory_mib;
     share = static_cast<int32_t>(std::max<int64_t>(share, std::min<int64_t>(by_memory, kGpuMilliWhole)));
   }
   return std::max(share, 1);
+}
+
+int32_t ClusterState::EstimatedGpuShare(const GpuRequest& gpu) const {
+  if (!gpu.shared()) return kGpuMilliWhole;
+  // The largest device of an allowed model gives the smallest share, so the estimate
+  // never exceeds what the task will take.
+  int32_t best = kGpuMilliWhole;
+  for (const GpuDevice& device : largest_devices_) {
+    if (gpu.AllowsModel(device.model)) best = std::min(best, GpuShareOn(gpu, device));
+  }
+  return best;
 }
 
 ResourceVector ClusterState::Accounted(const TaskSpec& spec, int32_t n_gpus,

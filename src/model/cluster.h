@@ -90,6 +90,20 @@ struct TaskSpec {
   NodeAffinity affinity;
 };
 
+// A kind of task in the workload and how many of them there are: the "target workload"
+// that fragmentation is measured against (a GPU is fragmented when the tasks that
+// typically arrive cannot use it).
+struct TaskType {
+  ResourceVector requests;
+  GpuRequest gpu;
+  int64_t count = 0;
+};
+
+struct WorkloadProfile {
+  std::vector<TaskType> types;  // distinct shapes
+  int64_t total = 0;            // sum of counts
+};
+
 enum class TaskState { kPending, kRunning, kDone };
 
 struct Task {
@@ -172,9 +186,16 @@ class ClusterState {
   const ResourceVector& capacity() const { return capacity_; }
   size_t shape_class_count() const { return shape_classes_.size(); }
 
+  // The workload's task types (see WorkloadProfile); empty unless a caller sets it.
+  void SetWorkloadProfile(WorkloadProfile profile) { profile_ = std::move(profile); }
+  const WorkloadProfile& workload_profile() const { return profile_; }
+
   // The GPU share a task would take on `device` (its milli, or more when its memory
   // request is the larger part of that device). Whole-GPU tasks take 1000.
   static int32_t GpuShareOn(const GpuRequest& gpu, const GpuDevice& device);
+  // The GPU share a pending task is expected to take, for accounting before it is placed:
+  // its milli, or its memory over the largest device of an allowed model; 1000 for whole.
+  int32_t EstimatedGpuShare(const GpuRequest& gpu) const;
   // What a task placed with `gpu_milli_each` on `n_gpus` devices counts against its
   // queue: its requests plus the GPU milli.
   static ResourceVector Accounted(const TaskSpec& spec, int32_t n_gpus, int32_t gpu_milli_each);
@@ -194,6 +215,8 @@ class ClusterState {
   std::map<std::string, uint32_t> shape_classes_;
   std::set<JobId> jobs_with_pending_;
   ResourceVector capacity_;
+  WorkloadProfile profile_;
+  std::vector<GpuDevice> largest_devices_;  // per GPU model, the one with most memory
 };
 
 }  // namespace gantry

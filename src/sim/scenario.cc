@@ -1,5 +1,6 @@
 #include "sim/scenario.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -260,7 +261,7 @@ Status ParseRunning(const YamlReader& r, const YAML::Node& running, ClusterState
 
 Status ParseExpect(const YamlReader& r, const YAML::Node& expect, const ClusterState& cluster,
                    ScenarioExpectations* out) {
-  GANTRY_RETURN_IF_ERROR(r.Map(expect, "expect", {"placed", "pending", "onNodes"}));
+  GANTRY_RETURN_IF_ERROR(r.Map(expect, "expect", {"placed", "pending", "onNodes", "gpus", "placedInQueue"}));
   out->present = true;
   auto check_job = [&](const YAML::Node& key, const std::string& field) -> Status {
     if (cluster.FindJob(key.Scalar()) == kNone) {
@@ -301,6 +302,35 @@ Status ParseExpect(const YamlReader& r, const YAML::Node& expect, const ClusterS
         }
         nodes.push_back(name);
       }
+    }
+  }
+  if (const YAML::Node& gpus = expect["gpus"]) {
+    if (!gpus.IsMap()) return r.Error(gpus, "expect.gpus", "expected a mapping of task to device indexes");
+    for (const auto& kv : gpus) {
+      const std::string task = kv.first.Scalar();
+      std::string field = "expect.gpus." + task;
+      bool known = std::any_of(cluster.tasks().begin(), cluster.tasks().end(),
+                               [&](const Task& t) { return t.name == task; });
+      if (!known) return r.Error(kv.first, field, "unknown task \"" + task + "\"");
+      GANTRY_RETURN_IF_ERROR(r.List(kv.second, field));
+      auto& list = out->gpus[task];
+      for (size_t k = 0; k < kv.second.size(); ++k) {
+        int64_t index = 0;
+        GANTRY_RETURN_IF_ERROR(r.Int(kv.second[k], field + "[" + std::to_string(k) + "]", 0, 1023, &index));
+        list.push_back(static_cast<int32_t>(index));
+      }
+    }
+  }
+  if (const YAML::Node& by_queue = expect["placedInQueue"]) {
+    if (!by_queue.IsMap()) return r.Error(by_queue, "expect.placedInQueue", "expected a mapping of queue to count");
+    for (const auto& kv : by_queue) {
+      std::string field = "expect.placedInQueue." + kv.first.Scalar();
+      if (cluster.FindQueue(kv.first.Scalar()) == kNone) {
+        return r.Error(kv.first, field, "unknown queue \"" + kv.first.Scalar() + "\"");
+      }
+      int64_t n = 0;
+      GANTRY_RETURN_IF_ERROR(r.Int(kv.second, field, 0, 1'000'000, &n));
+      out->placed_in_queue[kv.first.Scalar()] = static_cast<int32_t>(n);
     }
   }
   return Status::Ok();
@@ -351,6 +381,17 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
   }
   std::map<std::string, std::string> reasons;
   for (const PendingJob& p : decisions.pending) reasons[c.job(p.job).name] = p.reason;
+  std::map<std::string, std::vector<int32_t>> gpus_of;
+  std::map<std::string, int32_t> placed_in_queue;
+  for (const BindDecision& b : decisions.binds) {
+    gpus_of[c.task(b.task).name] = b.gpus;
+    placed_in_queue[c.queue(c.job(b.job).queue).name]++;
+  }
+  auto list = [](const std::vector<int32_t>& v) {
+    std::string out;
+    for (int32_t x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
+    return "[" + out + "]";
+  };
 
   std::vector<std::string> unmet;
   for (const auto& [job, want] : scenario.expect.placed) {
@@ -375,6 +416,20 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
       if (std::find(allowed.begin(), allowed.end(), node) == allowed.end()) {
         unmet.push_back("job " + job + ": placed on " + node + ", expected only on the listed nodes");
       }
+    }
+  }
+  for (const auto& [task, want] : scenario.expect.gpus) {
+    if (!gpus_of.count(task)) {
+      unmet.push_back("task " + task + ": expected on GPUs " + list(want) + ", but it was not placed");
+    } else if (gpus_of[task] != want) {
+      unmet.push_back("task " + task + ": expected on GPUs " + list(want) + ", got " + list(gpus_of[task]));
+    }
+  }
+  for (const auto& [queue, want] : scenario.expect.placed_in_queue) {
+    int32_t got = placed_in_queue.count(queue) ? placed_in_queue[queue] : 0;
+    if (got != want) {
+      unmet.push_back("queue " + queue + ": expected " + std::to_string(want) + " placed, got " +
+                      std::to_string(got));
     }
   }
   return unmet;

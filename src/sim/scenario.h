@@ -18,6 +18,8 @@ struct ScenarioExpectations {
   std::map<std::string, int32_t> placed;        // job -> tasks placed in the session
   std::map<std::string, std::string> pending;   // job -> substring of its pending reason
   std::map<std::string, std::vector<std::string>> on_nodes;  // job -> allowed nodes
+  std::map<std::string, std::vector<int32_t>> gpus;          // task -> device indexes
+  std::map<std::string, int32_t> placed_in_queue;            // queue -> tasks placed
 };
 
 struct Scenario {

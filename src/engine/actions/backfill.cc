@@ -15,11 +15,8 @@ class BackfillAction : public Action {
     });
     std::vector<size_t> next(jobs.size(), 0);
     for (QueueId q = NextQueue(session, jobs, next); q != kNone; q = NextQueue(session, jobs, next)) {
-      JobId job = jobs[q][next[q]++];
-      std::string overused_reason = session.job(job).reason;
-      if (AllocateJob(session, job) == 0 && session.job(job).reason.empty()) {
-        session.mutable_job(job).reason = overused_reason;
-      }
+      // A job that still finds no room says why (it replaces "has its deserved share").
+      AllocateJob(session, jobs[q][next[q]++]);
     }
   }
 };

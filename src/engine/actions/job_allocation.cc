@@ -14,15 +14,17 @@ int32_t AllocateJob(Session& session, JobId job_id) {
   TaskId failed_task = kNone;
   // Copy: placing tasks does not change `unplaced` until the statement commits.
   for (TaskId task : work.unplaced) {
-    const TaskSpec& spec = cluster.spec_of(task);
-    int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
-    int32_t each = spec.gpu.shared() ? std::max(spec.gpu.milli, 1) : kGpuMilliWhole;
-    if (!session.QueueAllocatable(job.queue, ClusterState::Accounted(spec, n_gpus, each), &why_not)) {
+    Placement placement;
+    if (!session.FindPlacement(task, &placement, &why_not)) {
       failed_task = task;
       break;
     }
-    Placement placement;
-    if (!session.FindPlacement(task, &placement, &why_not)) {
+    // The queue is charged what the task takes on the chosen devices, which for a
+    // GPU-memory request is known only now.
+    const ResourceVector accounted = ClusterState::Accounted(
+        cluster.spec_of(task), static_cast<int32_t>(placement.gpus.devices.size()),
+        placement.gpus.milli_each);
+    if (!session.QueueAllocatable(job.queue, accounted, &why_not)) {
       failed_task = task;
       break;
     }

@@ -90,8 +90,7 @@ class ProportionPlugin : public Plugin, public QueueOrder, public JobAdmission, 
       if (missing-- <= 0) break;
       const TaskSpec& spec = s.cluster().spec_of(t);
       int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
-      int32_t each = spec.gpu.shared() ? spec.gpu.milli : kGpuMilliWhole;
-      need.Add(ClusterState::Accounted(spec, n_gpus, each));
+      need.Add(ClusterState::Accounted(spec, n_gpus, s.cluster().EstimatedGpuShare(spec.gpu)));
     }
     ResourceVector total = s.queue(job.queue).allocated;
     total.Add(admitted_[job.queue]);
