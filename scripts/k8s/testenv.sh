@@ -92,6 +92,14 @@ pid_is() {
   [ "$(basename -- "$arg0")" = "$name" ]
 }
 
+# Is PID (a child just launched) still running? Unlike pid_is, true also in the instant
+# between fork and exec, when its cmdline is still the forking shell's.
+alive() {
+  local st
+  st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null) || return 1
+  [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
 # Stop the process recorded in DIR/NAME.pid, if it is still ours. Idempotent.
 stop_proc() {
   local name=$1 pidf="$D/$1.pid" pid
@@ -134,10 +142,10 @@ log_tail() {
 
 # wait_until NAME PID CMD...: poll CMD until it succeeds, the process dies, or TIMEOUT.
 wait_until() {
-  local name=$1 pid=$2; shift 2
+  local pid=$2; shift 2
   local deadline=$((SECONDS + TIMEOUT))
   while [ $SECONDS -lt $deadline ]; do
-    if ! pid_is "$pid" "$name"; then
+    if ! alive "$pid"; then
       return 2
     fi
     if "$@" >/dev/null 2>&1; then
@@ -195,6 +203,7 @@ write_apiserver_args() {
     "--etcd-servers=http://127.0.0.1:$ETCD_PORT" \
     "--bind-address=127.0.0.1" \
     "--advertise-address=127.0.0.1" \
+    "--endpoint-reconciler-type=none" \
     "--secure-port=$API_PORT" \
     "--cert-dir=$D/pki" \
     "--service-account-issuer=https://kubernetes.default.svc.cluster.local" \
@@ -204,6 +213,7 @@ write_apiserver_args() {
     "--token-auth-file=$D/tokens.csv" \
     "--authorization-mode=RBAC" \
     "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition" \
+    "--shutdown-send-retry-after=true" \
     "${extra[@]}" >"$D/kube-apiserver.args"
 }
 
