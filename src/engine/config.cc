@@ -108,9 +108,21 @@ Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
                                ": expected a non-negative integer (0 scores every node)");
       }
       out->nodes_to_score = static_cast<int32_t>(n);
+    } else if (key == "tieBreak") {
+      std::string v = value.IsScalar() ? value.Scalar() : "";
+      if (v == "lowest") {
+        out->tie_break = SchedulerConfig::TieBreak::kLowest;
+      } else if (v == "random") {
+        out->tie_break = SchedulerConfig::TieBreak::kRandom;
+      } else if (v == "shuffled") {
+        out->tie_break = SchedulerConfig::TieBreak::kShuffled;
+      } else {
+        return Status::Invalid(Where(source, value, "config.tieBreak") +
+                               ": expected lowest, random or shuffled, got \"" + v + "\"");
+      }
     } else {
       return Status::Invalid(Where(source, kv.first, "config." + key) +
-                             ": unknown field (known: actions, plugins, nodesToScore)");
+                             ": unknown field (known: actions, plugins, nodesToScore, tieBreak)");
     }
   }
   Status st = ValidateSchedulerConfig(*out);

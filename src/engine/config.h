@@ -26,6 +26,13 @@ struct SchedulerConfig {
   // How many feasible nodes to score per task before choosing; 0 scores every node.
   // Candidates are visited best-first (see NodeIndex), so a small number loses little.
   int32_t nodes_to_score = 100;
+  // How to choose among nodes with the same best score: the lowest node id (predictable,
+  // the default); uniformly at random from the session's seed (as kube-scheduler does);
+  // or the first in an order of the nodes shuffled once per session from the seed (ties
+  // then go to the same nodes again and again, which packs, as the FGD paper's simulator
+  // does with its shuffled node names).
+  enum class TieBreak { kLowest, kRandom, kShuffled };
+  TieBreak tie_break = TieBreak::kLowest;
 
   // enqueue, allocate, backfill with gang, priority, drf, proportion, predicates, binpack.
   static SchedulerConfig Default();
@@ -35,6 +42,7 @@ struct SchedulerConfig {
 //   actions: [enqueue, allocate, backfill]
 //   plugins: [gang, {name: binpack, arguments: {weight: 2, nvidia.com/gpu: 4}}, ...]
 //   nodesToScore: 100
+//   tieBreak: lowest | random | shuffled
 // Missing keys keep their defaults. Errors name `source`, the line and the field, and
 // list the known names when a name is unknown.
 Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -83,6 +84,27 @@ class NodeScorer {
   virtual GpuPacking packing() const { return GpuPacking::kNone; }
   // The factor its scores are multiplied by (the plugin's `weight` argument).
   virtual int64_t weight() const { return 1; }
+  // A scorer that cares which devices a task gets on a node may choose them: return true
+  // with *out filled (the devices must fit). The first scorer that does decides; else
+  // the session chooses by its packing order (see ChooseGpus).
+  virtual bool ChooseDevices(const Session& /*s*/, const TaskSpec& /*spec*/, NodeId /*node*/,
+                             GpuChoice* /*out*/) const {
+    return false;
+  }
+  // A scorer whose scores only mean something relative to the other candidates (min-max
+  // scaling) rescales the raw scores of all candidates of one task here. When any scorer
+  // does, the session scores every candidate before choosing.
+  virtual bool normalizes() const { return false; }
+  virtual void NormalizeScores(std::span<int64_t> /*scores*/) const {}
+};
+
+// Told of every placement the session makes (+1) or takes back (-1), for plugins that
+// keep per-node state of their own.
+class PlacementListener {
+ public:
+  virtual ~PlacementListener() = default;
+  virtual void OnPlacement(const Session& s, TaskId task, NodeId node, const GpuChoice& gpus,
+                           int sign) = 0;
 };
 
 // Gang semantics.

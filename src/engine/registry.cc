@@ -15,7 +15,10 @@ constexpr PluginEntry kPlugins[] = {
     {"gang", NewGangPlugin},         {"priority", NewPriorityPlugin},
     {"drf", NewDrfPlugin},           {"proportion", NewProportionPlugin},
     {"predicates", NewPredicatesPlugin}, {"binpack", NewBinpackPlugin},
-    {"spread", NewSpreadPlugin},
+    {"spread", NewSpreadPlugin},     {"random", NewRandomPlugin},
+    {"dotprod", NewDotProdPlugin},   {"gpuclustering", NewGpuClusteringPlugin},
+    {"gpupacking", NewGpuPackingPlugin}, {"bestfit", NewBestFitPlugin},
+    {"fgd", NewFgdPlugin},
 };
 
 struct ActionEntry {

@@ -10,7 +10,7 @@
 namespace gantry {
 
 Session::Session(const Snapshot& snapshot, const SchedulerConfig& config, SessionOptions options)
-    : snapshot_(snapshot), config_(config), options_(options) {
+    : snapshot_(snapshot), config_(config), options_(options), rng_(options.seed) {
   for (const PluginConfig& pc : config_.plugins) {
     auto made = MakePlugin(pc);
     assert(made.ok());  // REQUIRES: a validated configuration
@@ -24,7 +24,9 @@ Session::Session(const Snapshot& snapshot, const SchedulerConfig& config, Sessio
     if (auto* x = dynamic_cast<const NodeScorer*>(p)) scorers_.push_back(x);
     if (auto* x = dynamic_cast<const JobReadiness*>(p)) readiness_.push_back(x);
     if (auto* x = dynamic_cast<const QueueLimits*>(p)) queue_limits_.push_back(x);
+    if (auto* x = dynamic_cast<PlacementListener*>(p)) listeners_.push_back(x);
   }
+  for (const NodeScorer* scorer : scorers_) normalizing_ = normalizing_ || scorer->normalizes();
   for (const NodeScorer* scorer : scorers_) {
     if (scorer->packing() != GpuPacking::kNone) {
       packing_ = scorer->packing();
@@ -37,6 +39,16 @@ Session::Session(const Snapshot& snapshot, const SchedulerConfig& config, Sessio
     actions_.push_back(std::move(made).value());
   }
   rotation_ = options_.seed;
+  if (config_.tie_break == SchedulerConfig::TieBreak::kShuffled) {
+    // Its own generator, so that the order does not depend on other random draws.
+    Rng order_rng(options_.seed ^ 0x5deece66dULL);
+    const size_t n = cluster().nodes().size();
+    std::vector<uint32_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+    for (size_t i = n; i > 1; --i) std::swap(order[i - 1], order[order_rng.Uniform(i)]);
+    tie_rank_.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) tie_rank_[order[i]] = static_cast<uint32_t>(i);
+  }
   BuildWorkingState();
   for (auto& plugin : plugins_) plugin->OnSessionOpen(*this);
 }
@@ -62,6 +74,7 @@ void Session::BuildWorkingState() {
       gpu_free_milli_.push_back(g.free_milli());
       gpu_free_memory_.push_back(g.memory_mib - g.used_memory_mib);
       w.gpu_used += g.used_milli;
+      w.max_free_milli = std::max(w.max_free_milli, g.free_milli());
       if (g.used_milli == 0) {
         w.whole_free++;
       } else if (g.used_milli < kGpuMilliWhole) {
@@ -263,6 +276,56 @@ void Session::ForEachCandidate(const TaskSpec& spec, Fn&& fn) const {
   }
 }
 
+bool Session::ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuChoice* out) const {
+  for (const NodeScorer* scorer : scorers_) {
+    if (scorer->ChooseDevices(*this, spec, node, out)) return true;
+  }
+  GpuPacking packing = packing_ == GpuPacking::kNone ? GpuPacking::kTight : packing_;
+  return ChooseGpus(spec.gpu, node_gpus(node), packing, out);
+}
+
+namespace {
+
+// Keeps the best-scoring candidate, breaking ties by lowest node id or uniformly at
+// random (reservoir sampling: the k-th tie replaces the choice with probability 1/k).
+class BestCandidate {
+ public:
+  // `rank`: when not empty, ties go to the node of lowest rank (TieBreak::kShuffled).
+  BestCandidate(bool random_ties, Rng* rng, const std::vector<uint32_t>& rank)
+      : random_ties_(random_ties), rng_(rng), rank_(rank) {}
+
+  // Returns true when `node` becomes the choice.
+  bool Offer(NodeId node, int64_t score) {
+    if (best_ == kNone || score > score_) {
+      best_ = node;
+      score_ = score;
+      ties_ = 1;
+      return true;
+    }
+    if (score < score_) return false;
+    if (random_ties_) {
+      if (rng_->Uniform(++ties_) != 0) return false;
+    } else if (!rank_.empty()) {
+      if (rank_[node] > rank_[best_]) return false;
+    } else if (node > best_) {
+      return false;
+    }
+    best_ = node;
+    return true;
+  }
+  NodeId best() const { return best_; }
+
+ private:
+  bool random_ties_;
+  Rng* rng_;
+  const std::vector<uint32_t>& rank_;
+  NodeId best_ = kNone;
+  int64_t score_ = 0;
+  uint64_t ties_ = 0;
+};
+
+}  // namespace
+
 bool Session::FindPlacement(TaskId task_id, Placement* out, std::string* why_not) {
   const Task& task = cluster().task(task_id);
   const SpecId spec_id = task.spec;
@@ -271,41 +334,56 @@ bool Session::FindPlacement(TaskId task_id, Placement* out, std::string* why_not
     *why_not = unschedulable_why_[spec_id];
     return false;
   }
-  NodeId best = kNone;
-  int64_t best_score = -1;
+  BestCandidate best(config_.tie_break == SchedulerConfig::TieBreak::kRandom, &rng_, tie_rank_);
   int32_t found = 0;
   size_t visited = 0;
   GpuChoice choice;
   const int32_t enough = config_.nodes_to_score;
+  if (normalizing_) {
+    candidate_nodes_.clear();
+    candidate_gpus_.clear();
+    candidate_scores_.resize(scorers_.size());
+    for (auto& scores : candidate_scores_) scores.clear();
+  }
   ForEachCandidate(spec, [&](NodeId n) {
     ++visited;
     if (!Filter(spec, spec_id, n).ok()) return true;
-    if (!ChooseGpus(spec.gpu, node_gpus(n), packing_ == GpuPacking::kNone ? GpuPacking::kTight : packing_,
-                    &choice)) {
-      return true;
-    }
-    int64_t score = 0;
-    for (const NodeScorer* scorer : scorers_) {
-      score += scorer->weight() * scorer->ScoreNode(*this, spec, n, choice);
-    }
-    // Ties go to the lowest node id, whatever order the index visited them in.
-    if (score > best_score || (score == best_score && n < best)) {
-      best_score = score;
-      best = n;
-      out->gpus = choice;
-    }
+    if (!ChooseDevicesFor(spec, n, &choice)) return true;
     ++found;
+    if (normalizing_) {
+      candidate_nodes_.push_back(n);
+      candidate_gpus_.push_back(choice);
+      for (size_t i = 0; i < scorers_.size(); ++i) {
+        candidate_scores_[i].push_back(scorers_[i]->ScoreNode(*this, spec, n, choice));
+      }
+    } else {
+      int64_t score = 0;
+      for (const NodeScorer* scorer : scorers_) {
+        score += scorer->weight() * scorer->ScoreNode(*this, spec, n, choice);
+      }
+      if (best.Offer(n, score)) out->gpus = choice;
+    }
     return enough <= 0 || found < enough;
   });
   rotation_ += visited;
-  if (best == kNone) {
+  if (normalizing_ && found > 0) {
+    for (size_t i = 0; i < scorers_.size(); ++i) scorers_[i]->NormalizeScores(candidate_scores_[i]);
+    size_t chosen = 0;
+    for (size_t c = 0; c < candidate_nodes_.size(); ++c) {
+      int64_t score = 0;
+      for (size_t i = 0; i < scorers_.size(); ++i) score += scorers_[i]->weight() * candidate_scores_[i][c];
+      if (best.Offer(candidate_nodes_[c], score)) chosen = c;
+    }
+    out->gpus = candidate_gpus_[chosen];
+  }
+  if (best.best() == kNone) {
     unschedulable_[spec_id] = 1;
     unschedulable_log_.push_back(spec_id);
     unschedulable_why_[spec_id] = Diagnose(spec, spec_id);
     *why_not = unschedulable_why_[spec_id];
     return false;
   }
-  out->node = best;
+  out->node = best.best();
   return true;
 }
 
@@ -317,7 +395,7 @@ std::string Session::Diagnose(const TaskSpec& spec, SpecId spec_id) {
   for (NodeId n = 0; n < nodes_.size(); ++n) {
     const Node& node = cluster().node(n);
     FilterResult r = Filter(spec, spec_id, n);
-    if (r.ok() && !ChooseGpus(spec.gpu, node_gpus(n), GpuPacking::kTight, &choice)) {
+    if (r.ok() && !ChooseDevicesFor(spec, n, &choice)) {
       r = FilterResult::Fail(FilterCode::kInsufficientGpus);
     }
     counts[r.ok() ? std::string("would fit but were not scored") : DescribeFilter(r, node)]++;
@@ -355,8 +433,10 @@ void Session::ApplyPlacement(TaskId task_id, const Placement& p, int sign) {
     }
     w.whole_free = 0;
     w.partial_count = 0;
+    w.max_free_milli = 0;
     for (int32_t i = 0; i < w.gpu_count; ++i) {
       int32_t free = gpu_free_milli_[static_cast<size_t>(w.gpu_begin + i)];
+      w.max_free_milli = std::max(w.max_free_milli, free);
       if (free == kGpuMilliWhole) {
         w.whole_free++;
       } else if (free > 0) {
@@ -364,6 +444,9 @@ void Session::ApplyPlacement(TaskId task_id, const Placement& p, int sign) {
       }
     }
     index_.Update(p.node, w.whole_free, w.partial_count > 0);
+  }
+  for (PlacementListener* listener : listeners_) {
+    listener->OnPlacement(*this, task_id, p.node, p.gpus, sign);
   }
   JobWork& job = mutable_job(task.job);
   job.ready += sign;

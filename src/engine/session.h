@@ -19,6 +19,7 @@
 #include "engine/gpu_placement.h"
 #include "engine/node_index.h"
 #include "engine/plugin.h"
+#include "engine/random.h"
 #include "engine/snapshot.h"
 
 namespace gantry {
@@ -38,6 +39,7 @@ struct NodeWork {
   int32_t whole_free = 0;     // devices entirely free
   int32_t partial_count = 0;  // devices partly used
   Milli gpu_used = 0;         // milli-GPUs in use over all its devices
+  int32_t max_free_milli = 0;  // the most free share on any one device
   int32_t tasks = 0;
 };
 
@@ -92,6 +94,9 @@ class Session {
   // How a scorer's packing preference should order candidates (the first configured
   // scorer that has one, else tight).
   GpuPacking packing() const { return packing_; }
+  // The session's random generator (seeded from SessionOptions::seed). Plugins use it for
+  // random choices; drawing changes its state, hence mutable.
+  Rng& rng() const { return rng_; }
 
   // ---- Extension points: each asks the plugins in configured order.
   int CompareQueues(QueueId a, QueueId b) const;
@@ -124,6 +129,9 @@ class Session {
   void ForgetUnschedulableSince(size_t mark);
   template <typename Fn>
   void ForEachCandidate(const TaskSpec& spec, Fn&& fn) const;
+  bool ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuChoice* out) const;
+  // Picks among candidates by score (and tie-break); used when scorers normalize.
+  bool PickNormalized(const TaskSpec& spec, Placement* out);
   bool StaticOk(const TaskSpec& spec, SpecId spec_id, const Node& node, FilterResult* result);
   std::string Diagnose(const TaskSpec& spec, SpecId spec_id);
   void BuildWorkingState();
@@ -143,6 +151,10 @@ class Session {
   std::vector<const NodeScorer*> scorers_;
   std::vector<const JobReadiness*> readiness_;
   std::vector<const QueueLimits*> queue_limits_;
+  std::vector<PlacementListener*> listeners_;
+  bool normalizing_ = false;  // some scorer normalizes: score all candidates, then choose
+  mutable Rng rng_;
+  std::vector<uint32_t> tie_rank_;  // per node, for TieBreak::kShuffled
   GpuPacking packing_ = GpuPacking::kTight;
 
   std::vector<NodeWork> nodes_;
@@ -166,6 +178,10 @@ class Session {
   std::vector<std::string> unschedulable_why_;
   std::vector<SpecId> unschedulable_log_;  // specs in the order they were marked
   uint64_t rotation_ = 0;  // start offset for unordered candidate scans
+  // Candidates of the task being placed, when scores are normalized.
+  std::vector<NodeId> candidate_nodes_;
+  std::vector<GpuChoice> candidate_gpus_;
+  std::vector<std::vector<int64_t>> candidate_scores_;  // per scorer
 
   Decisions decisions_;
 };

@@ -75,6 +75,7 @@ Result<NodeId> ClusterState::AddNode(Node node) {
   auto id = static_cast<NodeId>(nodes_.size());
   node_ids_.emplace(node.name, id);
   nodes_.push_back(std::move(node));
+  tasks_on_node_.emplace_back();
   return id;
 }
 
@@ -222,6 +223,7 @@ Status ClusterState::Place(TaskId task_id, NodeId node_id, std::span<const int32
   }
   node.used.Add(accounted);
   node.task_count++;
+  tasks_on_node_[node_id].push_back(task_id);
   task.state = TaskState::kRunning;
   task.node = node_id;
   task.gpus.assign(gpus.begin(), gpus.end());
@@ -248,6 +250,10 @@ void ClusterState::Release(TaskId task_id) {
   }
   node.used.Subtract(accounted);
   node.task_count--;
+  auto& on_node = tasks_on_node_[task.node];
+  auto it = std::find(on_node.begin(), on_node.end(), task_id);
+  *it = on_node.back();
+  on_node.pop_back();
   Job& job = jobs_[task.job];
   job.running--;
   job.allocated.Subtract(accounted);

@@ -180,6 +180,8 @@ class ClusterState {
   QueueId FindQueue(std::string_view name) const;
   JobId FindJob(std::string_view name) const;
 
+  // The running tasks on a node, in no particular order.
+  const std::vector<TaskId>& tasks_on(NodeId node) const { return tasks_on_node_[node]; }
   // Jobs that have at least one pending task, in id order.
   const std::set<JobId>& jobs_with_pending() const { return jobs_with_pending_; }
   // The sum of every node's allocatable.
@@ -214,6 +216,7 @@ class ClusterState {
   std::unordered_map<std::string, JobId> job_ids_;
   std::map<std::string, uint32_t> shape_classes_;
   std::set<JobId> jobs_with_pending_;
+  std::vector<std::vector<TaskId>> tasks_on_node_;
   ResourceVector capacity_;
   WorkloadProfile profile_;
   std::vector<GpuDevice> largest_devices_;  // per GPU model, the one with most memory

@@ -4,7 +4,10 @@
 
 #include <memory>
 
+#include <vector>
+
 #include "engine/config.h"
+#include "engine/fragmentation.h"
 #include "engine/plugin.h"
 
 namespace gantry {
@@ -26,5 +29,49 @@ Result<std::unique_ptr<Plugin>> NewPredicatesPlugin(const PluginConfig& config);
 // Arguments: weight, and a weight per resource name (cpu, memory, nvidia.com/gpu, ...).
 Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const PluginConfig& config);
 Result<std::unique_ptr<Plugin>> NewSpreadPlugin(const PluginConfig& config);
+
+// Policies of the FGD paper's experiment (Weng et al., ATC '23), each as that paper's
+// simulator defines it; see docs/research/fgd-simulator-notes.md. They score in 0..100.
+// random: any feasible node (with tieBreak: random) and a random device.
+Result<std::unique_ptr<Plugin>> NewRandomPlugin(const PluginConfig& config);
+// dotprod: the smallest dot product of the node's free (CPU, GPU) and the request.
+Result<std::unique_ptr<Plugin>> NewDotProdPlugin(const PluginConfig& config);
+// gpuclustering: nodes that already run tasks of the same GPU kind, fuller first.
+Result<std::unique_ptr<Plugin>> NewGpuClusteringPlugin(const PluginConfig& config);
+// gpupacking: shared GPUs in use first, then free GPUs of used nodes, then idle nodes.
+Result<std::unique_ptr<Plugin>> NewGpuPackingPlugin(const PluginConfig& config);
+// bestfit: the least free (CPU, GPU) left after placing, min-max normalized.
+Result<std::unique_ptr<Plugin>> NewBestFitPlugin(const PluginConfig& config);
+// fgd: fragmentation gradient descent (see fgd.cc).
+Result<std::unique_ptr<Plugin>> NewFgdPlugin(const PluginConfig& config);
+
+// The fgd scorer, exposed for plugins that build on it.
+class FgdScorer : public Plugin, public NodeScorer, public PlacementListener {
+ public:
+  explicit FgdScorer(int64_t weight);
+  std::string_view name() const override { return "fgd"; }
+  void OnSessionOpen(Session& s) override;
+  GpuPacking packing() const override { return GpuPacking::kTight; }
+  int64_t weight() const override { return weight_; }
+  bool ChooseDevices(const Session& s, const TaskSpec& spec, NodeId node,
+                     GpuChoice* out) const override;
+  int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId node,
+                    const GpuChoice& gpus) const override;
+  void OnPlacement(const Session& s, TaskId task, NodeId node, const GpuChoice& gpus,
+                   int sign) override;
+
+ protected:
+  double FragOf(const Session& s, NodeId node) const;
+  FragmentationMeasure measure_;
+
+ private:
+  int64_t weight_;
+  // Per node: its fragmentation, cached until a placement changes the node.
+  mutable std::vector<double> frag_;
+  mutable std::vector<uint8_t> frag_known_;
+  mutable std::vector<int32_t> free_;  // scratch
+  mutable NodeId last_node_ = kNone;
+  mutable int64_t last_score_ = 0;
+};
 
 }  // namespace gantry

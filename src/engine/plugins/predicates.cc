@@ -48,6 +48,11 @@ class PredicatesPlugin : public Plugin, public NodePredicate {
       if (w.whole_free < gpu.count) return FilterResult::Fail(FilterCode::kInsufficientGpus);
       return FilterResult::Ok();
     }
+    // Common case first: any model, share only: the roomiest device decides.
+    if (gpu.models.empty() && gpu.memory_mib == 0) {
+      return w.max_free_milli >= gpu.milli ? FilterResult::Ok()
+                                           : FilterResult::Fail(FilterCode::kNoGpuShareFits);
+    }
     NodeGpus gpus = s.node_gpus(id);
     for (size_t i = 0; i < gpus.devices.size(); ++i) {
       const GpuDevice& device = gpus.devices[i];
