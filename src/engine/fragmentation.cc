@@ -5,10 +5,17 @@
 
 namespace gantry {
 
-FragmentationMeasure::FragmentationMeasure(const WorkloadProfile& profile) {
+FragmentationMeasure::FragmentationMeasure(const WorkloadProfile& profile, double coverage) {
   if (profile.total <= 0) return;
-  for (const TaskType& t : profile.types) {
-    const double weight = static_cast<double>(t.count) / static_cast<double>(profile.total);
+  int64_t kept = 0;
+  size_t used = 0;
+  while (used < profile.types.size() &&
+         static_cast<double>(kept) < coverage * static_cast<double>(profile.total)) {
+    kept += profile.types[used++].count;
+  }
+  for (size_t i = 0; i < used; ++i) {
+    const TaskType& t = profile.types[i];
+    const double weight = static_cast<double>(t.count) / static_cast<double>(kept);
     if (!t.gpu.wants_gpu()) {
       cpu_only_weight_ += weight;
       continue;
@@ -19,6 +26,7 @@ FragmentationMeasure::FragmentationMeasure(const WorkloadProfile& profile) {
     type.count = t.gpu.shared() ? 1 : t.gpu.count;
     type.models = t.gpu.models;
     type.weight = weight;
+    gpu_weight_ += weight;
     levels_.push_back(type.level);
     cpu_steps_.push_back(type.cpu);
     types_.push_back(std::move(type));
@@ -63,25 +71,77 @@ double FragmentationMeasure::NodeFragmentation(Milli cpu_free, GpuModelId model,
   return frag;
 }
 
-double FragmentationMeasure::CachedNodeFragmentation(Milli cpu_free, GpuModelId model,
-                                                     std::span<const int32_t> free_milli) const {
-  if (free_milli.size() > 8) return NodeFragmentation(cpu_free, model, free_milli);
+bool FragmentationMeasure::KeyOf(Milli cpu_free, GpuModelId model, std::span<const int32_t> free_milli,
+                                 StateKey* key) const {
+  if (free_milli.size() > 8) return false;
   int32_t sorted[8];
   const size_t n = free_milli.size();
   std::copy(free_milli.begin(), free_milli.end(), sorted);
   std::sort(sorted, sorted + n);
-  StateKey key;
+  *key = StateKey{};
   for (size_t i = 0; i < n; ++i) {
     // 11 bits per device share (0..1000), five to a word.
-    key.words[i / 5] |= static_cast<uint64_t>(sorted[i] & 0x7ff) << (11 * (i % 5));
+    key->words[i / 5] |= static_cast<uint64_t>(sorted[i] & 0x7ff) << (11 * (i % 5));
   }
-  const auto cpu_level = static_cast<uint64_t>(
+  // Only which types' CPU fits matters (for the fill variant, how many times: the exact
+  // free CPU, which is still far fewer states than nodes).
+  key->words[2] = static_cast<uint64_t>(model) | (static_cast<uint64_t>(n) << 56);
+  key->words[1] |= static_cast<uint64_t>(cpu_free) << 33;
+  return true;
+}
+
+double FragmentationMeasure::CachedNodeFragmentation(Milli cpu_free, GpuModelId model,
+                                                     std::span<const int32_t> free_milli) const {
+  // FGD's measure sees the CPU only through which types fit: use that as the key.
+  const auto cpu_level = static_cast<Milli>(
       std::upper_bound(cpu_steps_.begin(), cpu_steps_.end(), cpu_free) - cpu_steps_.begin());
-  key.words[2] = static_cast<uint64_t>(model) | (cpu_level << 32) | (static_cast<uint64_t>(n) << 56);
+  StateKey key;
+  if (!KeyOf(cpu_level, model, free_milli, &key)) return NodeFragmentation(cpu_free, model, free_milli);
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
   double frag = NodeFragmentation(cpu_free, model, free_milli);
   cache_.emplace(key, frag);
+  return frag;
+}
+
+double FragmentationMeasure::ComputeFill(Milli cpu_free, GpuModelId model,
+                                         std::span<const int32_t> free_milli) const {
+  int64_t total_free = 0;
+  int32_t whole_free = 0;
+  for (int32_t f : free_milli) {
+    total_free += f;
+    whole_free += f == kGpuMilliWhole ? 1 : 0;
+  }
+  if (total_free == 0 || gpu_weight_ == 0) return 0;
+  const auto all = static_cast<double>(total_free);
+  double frag = 0;
+  for (const Type& t : types_) {
+    int64_t used = 0;
+    bool model_ok = t.models.empty() || std::find(t.models.begin(), t.models.end(), model) != t.models.end();
+    if (model_ok) {
+      const int32_t share = levels_[static_cast<size_t>(t.level)];
+      int64_t slots = 0;
+      if (t.count == 1 && share < kGpuMilliWhole) {
+        for (int32_t f : free_milli) slots += f / share;
+      } else {
+        slots = whole_free / t.count;
+      }
+      if (t.cpu > 0) slots = std::min<int64_t>(slots, cpu_free / t.cpu);
+      used = slots * t.count * share;
+    }
+    frag += t.weight * static_cast<double>(total_free - used);
+  }
+  return frag / gpu_weight_ * (all > 0 ? 1.0 : 0.0);
+}
+
+double FragmentationMeasure::FillFragmentation(Milli cpu_free, GpuModelId model,
+                                               std::span<const int32_t> free_milli) const {
+  StateKey key;
+  if (!KeyOf(cpu_free, model, free_milli, &key)) return ComputeFill(cpu_free, model, free_milli);
+  auto it = fill_cache_.find(key);
+  if (it != fill_cache_.end()) return it->second;
+  double frag = ComputeFill(cpu_free, model, free_milli);
+  fill_cache_.emplace(key, frag);
   return frag;
 }
 

@@ -20,8 +20,10 @@ namespace gantry {
 class FragmentationMeasure {
  public:
   FragmentationMeasure() = default;
-  // Every type of the profile, with weight count / total.
-  explicit FragmentationMeasure(const WorkloadProfile& profile);
+  // The most frequent types of the profile (its types are in that order) that together
+  // make up at least `coverage` (0..1] of its tasks, each weighted by its count over theirs.
+  // The paper uses 0.95 ("typical pods").
+  explicit FragmentationMeasure(const WorkloadProfile& profile, double coverage = 1.0);
 
   bool empty() const { return types_.empty() && cpu_only_weight_ == 0; }
 
@@ -35,6 +37,14 @@ class FragmentationMeasure {
   double CachedNodeFragmentation(Milli cpu_free, GpuModelId model,
                                  std::span<const int32_t> free_milli) const;
 
+  // Gantry's look-ahead variant: for each GPU task type, the free GPU share that would
+  // stay unused if only tasks of that type arrived until the node is full (by its devices
+  // or by its CPU, whichever runs out first), weighted by the type's frequency. It sees
+  // what FGD's one-task view misses: a node whose CPU will run out before its GPUs do,
+  // and device remainders that no multiple of the common shares fills. Tasks without
+  // GPUs are left out (they leave every node's GPUs alike). Cached like the above.
+  double FillFragmentation(Milli cpu_free, GpuModelId model, std::span<const int32_t> free_milli) const;
+
  private:
   struct Type {
     Milli cpu = 0;
@@ -43,6 +53,7 @@ class FragmentationMeasure {
     std::vector<GpuModelId> models;
     double weight = 0;
   };
+  double ComputeFill(Milli cpu_free, GpuModelId model, std::span<const int32_t> free_milli) const;
   struct StateKey {
     uint64_t words[3] = {0, 0, 0};
     bool operator==(const StateKey&) const = default;
@@ -63,6 +74,10 @@ class FragmentationMeasure {
   mutable std::vector<int32_t> roomy_;      // scratch, per level
   mutable std::vector<int64_t> too_small_;  // scratch, per level
   mutable std::unordered_map<StateKey, double, StateKeyHash> cache_;
+  mutable std::unordered_map<StateKey, double, StateKeyHash> fill_cache_;
+  double gpu_weight_ = 0;  // total weight of the GPU task types
+  // The key of a node state for the caches; false when the node has too many devices.
+  bool KeyOf(Milli cpu_free, GpuModelId model, std::span<const int32_t> free_milli, StateKey* key) const;
 };
 
 // The paper's FGD node score, int(100 * sigmoid(x)) with x = (F_before - F_after) / 1000:

@@ -18,7 +18,7 @@ constexpr PluginEntry kPlugins[] = {
     {"spread", NewSpreadPlugin},     {"random", NewRandomPlugin},
     {"dotprod", NewDotProdPlugin},   {"gpuclustering", NewGpuClusteringPlugin},
     {"gpupacking", NewGpuPackingPlugin}, {"bestfit", NewBestFitPlugin},
-    {"fgd", NewFgdPlugin},
+    {"fgd", NewFgdPlugin},           {"gantry", NewGantryPlugin},
 };
 
 struct ActionEntry {

@@ -100,7 +100,7 @@ struct TaskType {
 };
 
 struct WorkloadProfile {
-  std::vector<TaskType> types;  // distinct shapes
+  std::vector<TaskType> types;  // distinct shapes, most frequent first
   int64_t total = 0;            // sum of counts
 };
 

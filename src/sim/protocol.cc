@@ -51,7 +51,7 @@ std::vector<size_t> ProtocolSequence(const std::vector<TracePod>& pods, int64_t 
   return order;
 }
 
-WorkloadProfile TypicalPods(const std::vector<TracePod>& pods, double coverage) {
+WorkloadProfile PodProfile(const std::vector<TracePod>& pods) {
   using Key = std::tuple<int64_t, int32_t, int32_t, std::string>;  // cpu, milli, count, models
   std::map<Key, int64_t> counts;
   std::map<Key, const TracePod*> example;
@@ -69,9 +69,7 @@ WorkloadProfile TypicalPods(const std::vector<TracePod>& pods, double coverage) 
     return a.first > b.first;
   });
   WorkloadProfile profile;
-  const auto total = static_cast<double>(pods.size());
   for (const auto& [key, count] : sorted) {
-    if (static_cast<double>(profile.total) >= coverage * total) break;
     TaskSpec spec = SpecOfPod(*example[key]);
     profile.types.push_back(TaskType{spec.requests, spec.gpu, count});
     profile.total += count;
@@ -88,7 +86,7 @@ Result<ProtocolResult> RunFgdProtocol(const std::vector<TraceNode>& nodes,
   GANTRY_RETURN_IF_ERROR(AddTraceNodes(nodes, &cluster));
   const int64_t capacity = cluster.capacity().Get(kGpu);
   if (capacity <= 0) return Status::Invalid("the cluster has no GPUs");
-  cluster.SetWorkloadProfile(TypicalPods(pods, options.typical_coverage));
+  cluster.SetWorkloadProfile(PodProfile(pods));
 
   Queue queue;
   queue.name = "default";
@@ -123,7 +121,7 @@ Result<ProtocolResult> RunFgdProtocol(const std::vector<TraceNode>& nodes,
   for (const BindDecision& b : decisions.binds) bind_of[b.task] = &b;
 
   // Replay the binds in arrival order to record allocation and fragmentation per pod.
-  FragmentationMeasure measure(cluster.workload_profile());
+  FragmentationMeasure measure(cluster.workload_profile(), options.typical_coverage);
   std::vector<double> node_frag(cluster.nodes().size(), 0);
   double frag_total = 0;
   auto frag_of = [&](NodeId n) {

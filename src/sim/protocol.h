@@ -17,7 +17,9 @@ namespace gantry {
 
 struct ProtocolOptions {
   double arrival_scale = 1.3;
-  double typical_coverage = 0.95;  // the typical task types cover this share of pods
+  // Fragmentation is reported against the task types that make up this share of pods
+  // (the paper's "typical pods"; policies choose their own, see the fgd plugin).
+  double typical_coverage = 0.95;
 };
 
 struct ProtocolResult {
@@ -34,9 +36,9 @@ struct ProtocolResult {
 std::vector<size_t> ProtocolSequence(const std::vector<TracePod>& pods, int64_t capacity_milli,
                                      uint64_t seed, double arrival_scale);
 
-// The task types that make up `coverage` of the pods, most frequent first, grouped by
-// CPU, GPU count, GPU share and allowed models (not memory), as the paper's simulator does.
-WorkloadProfile TypicalPods(const std::vector<TracePod>& pods, double coverage);
+// The pods' task types, most frequent first, grouped by CPU, GPU count, GPU share and
+// allowed models (not memory), as the paper's simulator does.
+WorkloadProfile PodProfile(const std::vector<TracePod>& pods);
 
 Result<ProtocolResult> RunFgdProtocol(const std::vector<TraceNode>& nodes,
                                       const std::vector<TracePod>& pods,

@@ -3,6 +3,7 @@
 // and on a shared GPU picks the device that does so. The workload's task types come from
 // ClusterState::workload_profile(); without one every node scores alike.
 #include <algorithm>
+#include <cmath>
 
 #include "engine/fragmentation.h"
 #include "engine/plugins/args.h"
@@ -11,10 +12,12 @@
 
 namespace gantry {
 
-FgdScorer::FgdScorer(int64_t weight) : weight_(weight) {}
+FgdScorer::FgdScorer(int64_t weight, int64_t coverage_pct)
+    : weight_(weight), coverage_pct_(coverage_pct) {}
 
 void FgdScorer::OnSessionOpen(Session& s) {
-  measure_ = FragmentationMeasure(s.cluster().workload_profile());
+  measure_ = FragmentationMeasure(s.cluster().workload_profile(),
+                                  static_cast<double>(coverage_pct_) / 100.0);
   frag_.assign(s.cluster().nodes().size(), 0);
   frag_known_.assign(s.cluster().nodes().size(), 0);
   last_node_ = kNone;
@@ -26,14 +29,23 @@ void FgdScorer::OnPlacement(const Session& /*s*/, TaskId /*task*/, NodeId node,
   last_node_ = kNone;
 }
 
+double FgdScorer::Frag(Milli cpu_free, GpuModelId model, std::span<const int32_t> free_milli) const {
+  return measure_.CachedNodeFragmentation(cpu_free, model, free_milli);
+}
+
 double FgdScorer::FragOf(const Session& s, NodeId node) const {
   if (!frag_known_[node]) {
     NodeGpus gpus = s.node_gpus(node);
     GpuModelId model = gpus.devices.empty() ? 0 : gpus.devices[0].model;
-    frag_[node] = measure_.CachedNodeFragmentation(s.node(node).free.Get(kCpu), model, gpus.free_milli);
+    frag_[node] = Frag(s.node(node).free.Get(kCpu), model, gpus.free_milli);
     frag_known_[node] = 1;
   }
   return frag_[node];
+}
+
+int64_t FgdScorer::ScoreChange(const Session& /*s*/, const TaskSpec& /*spec*/, NodeId /*node*/,
+                               double before, double after) const {
+  return FgdScore(before, after);
 }
 
 bool FgdScorer::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId node,
@@ -46,15 +58,14 @@ bool FgdScorer::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId nod
   out->Clear();
   int64_t best = -1;
   if (spec.gpu.shared()) {
-    // Try every device with room; the first with the highest score wins. Devices of one
-    // model with the same free share leave the node in the same state: try one of them.
+    // Try every device with room; the first with the highest score wins. Devices with the
+    // same free share leave the node in the same state: try the first of them only.
     int32_t tried[8];
     size_t n_tried = 0;
     for (size_t i = 0; i < free_.size(); ++i) {
       const GpuDevice& device = gpus.devices[i];
-      if (spec.gpu.memory_mib == 0 && free_.size() <= 8) {
-        if (std::find(tried, tried + n_tried, free_[i]) != tried + n_tried) continue;
-      }
+      const bool dedupe = spec.gpu.memory_mib == 0 && free_.size() <= 8;
+      if (dedupe && std::find(tried, tried + n_tried, free_[i]) != tried + n_tried) continue;
       if (!spec.gpu.AllowsModel(device.model)) continue;
       int32_t share = ClusterState::GpuShareOn(spec.gpu, device);
       if (free_[i] < share) continue;
@@ -62,9 +73,9 @@ bool FgdScorer::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId nod
           gpus.free_memory_mib[i] < spec.gpu.memory_mib) {
         continue;
       }
-      if (n_tried < 8) tried[n_tried++] = free_[i];
+      if (dedupe) tried[n_tried++] = free_[i];
       free_[i] -= share;
-      int64_t score = FgdScore(before, measure_.CachedNodeFragmentation(cpu_after, model, free_));
+      int64_t score = ScoreChange(s, spec, node, before, Frag(cpu_after, model, free_));
       free_[i] += share;
       if (score > best) {
         best = score;
@@ -77,7 +88,7 @@ bool FgdScorer::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId nod
   } else {
     if (!ChooseGpus(spec.gpu, gpus, GpuPacking::kTight, out)) return false;
     for (int32_t d : out->devices) free_[static_cast<size_t>(d)] -= out->milli_each;
-    best = FgdScore(before, measure_.CachedNodeFragmentation(cpu_after, model, free_));
+    best = ScoreChange(s, spec, node, before, Frag(cpu_after, model, free_));
   }
   last_node_ = node;
   last_score_ = best;
@@ -85,21 +96,63 @@ bool FgdScorer::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId nod
 }
 
 int64_t FgdScorer::ScoreNode(const Session& s, const TaskSpec& spec, NodeId node,
-                             const GpuChoice& gpus) const {
-  // ChooseDevices just scored this node for this task; reuse it.
-  if (last_node_ == node) return last_score_;
-  GpuChoice choice;
-  ChooseDevices(s, spec, node, &choice);
-  (void)gpus;
+                             const GpuChoice& /*gpus*/) const {
+  // ChooseDevices has just scored this node for this task; reuse it.
+  if (last_node_ != node) {
+    GpuChoice choice;
+    ChooseDevices(s, spec, node, &choice);
+  }
   return last_score_;
 }
 
-Result<std::unique_ptr<Plugin>> NewFgdPlugin(const PluginConfig& config) {
+namespace {
+
+// gantry: Gantry's GPU packing policy: FGD, except for tasks without GPUs. FGD scores a
+// CPU-only task by whether it stops some typical GPU task from fitting, which is true on
+// few nodes, so most nodes tie and the task lands anywhere, taking CPU that GPU tasks
+// will need there. Gantry sends it where free CPU is most plentiful per free GPU share
+// (nodes whose GPUs are all used first), keeping the CPU of GPU-rich nodes for GPU tasks.
+class GantryPackingScorer : public FgdScorer {
+ public:
+  using FgdScorer::FgdScorer;
+  std::string_view name() const override { return "gantry"; }
+
+ protected:
+  int64_t ScoreChange(const Session& s, const TaskSpec& spec, NodeId node, double before,
+                      double after) const override {
+    const int64_t fgd = FgdScore(before, after);
+    if (spec.gpu.wants_gpu()) return fgd * 1'000'000;
+    const NodeWork& w = s.node(node);
+    const Milli gpu_free = static_cast<Milli>(w.gpu_count) * kGpuMilliWhole - w.gpu_used;
+    const Milli cpu_free = w.free.Get(kCpu);
+    // CPU per free milli-GPU, capped; a node without free GPUs is best of all.
+    const int64_t surplus = gpu_free == 0 ? 999'999 : std::min<Milli>(999'998, cpu_free / gpu_free * 1000);
+    return fgd * 1'000'000 + surplus;
+  }
+};
+
+Result<std::unique_ptr<Plugin>> NewFragmentationScorer(const PluginConfig& config, bool gantry) {
   PluginArgs args(config);
   int64_t weight = 1;
+  int64_t coverage = 95;  // the paper's "typical pods"
   GANTRY_RETURN_IF_ERROR(args.Int("weight", &weight));
+  GANTRY_RETURN_IF_ERROR(args.Int("coverage", &coverage));
+  if (coverage < 1 || coverage > 100) {
+    return Status::Invalid("plugin " + config.name + ": argument coverage must be a percentage in 1..100");
+  }
   GANTRY_RETURN_IF_ERROR(args.CheckAllTaken());
-  return std::unique_ptr<Plugin>(new FgdScorer(weight));
+  if (gantry) return std::unique_ptr<Plugin>(new GantryPackingScorer(weight, coverage));
+  return std::unique_ptr<Plugin>(new FgdScorer(weight, coverage));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Plugin>> NewFgdPlugin(const PluginConfig& config) {
+  return NewFragmentationScorer(config, /*gantry=*/false);
+}
+
+Result<std::unique_ptr<Plugin>> NewGantryPlugin(const PluginConfig& config) {
+  return NewFragmentationScorer(config, /*gantry=*/true);
 }
 
 }  // namespace gantry

@@ -42,13 +42,17 @@ Result<std::unique_ptr<Plugin>> NewGpuClusteringPlugin(const PluginConfig& confi
 Result<std::unique_ptr<Plugin>> NewGpuPackingPlugin(const PluginConfig& config);
 // bestfit: the least free (CPU, GPU) left after placing, min-max normalized.
 Result<std::unique_ptr<Plugin>> NewBestFitPlugin(const PluginConfig& config);
-// fgd: fragmentation gradient descent (see fgd.cc).
+// fgd: fragmentation gradient descent (see fgd.cc). Argument coverage: the share (%) of
+// the workload's tasks whose types count as typical (95, as in the paper).
 Result<std::unique_ptr<Plugin>> NewFgdPlugin(const PluginConfig& config);
+// gantry: Gantry's own GPU packing policy: FGD with CPU-only tasks kept off the CPU that
+// GPU tasks will need (see fgd.cc).
+Result<std::unique_ptr<Plugin>> NewGantryPlugin(const PluginConfig& config);
 
 // The fgd scorer, exposed for plugins that build on it.
 class FgdScorer : public Plugin, public NodeScorer, public PlacementListener {
  public:
-  explicit FgdScorer(int64_t weight);
+  FgdScorer(int64_t weight, int64_t coverage_pct);
   std::string_view name() const override { return "fgd"; }
   void OnSessionOpen(Session& s) override;
   GpuPacking packing() const override { return GpuPacking::kTight; }
@@ -62,10 +66,17 @@ class FgdScorer : public Plugin, public NodeScorer, public PlacementListener {
 
  protected:
   double FragOf(const Session& s, NodeId node) const;
+  // A node state's fragmentation: FGD's measure by default.
+  virtual double Frag(Milli cpu_free, GpuModelId model, std::span<const int32_t> free_milli) const;
+  // The score of a placement of `spec` that takes the node's fragmentation from `before`
+  // to `after`: FGD's sigmoid by default.
+  virtual int64_t ScoreChange(const Session& s, const TaskSpec& spec, NodeId node, double before,
+                              double after) const;
   FragmentationMeasure measure_;
 
  private:
   int64_t weight_;
+  int64_t coverage_pct_;
   // Per node: its fragmentation, cached until a placement changes the node.
   mutable std::vector<double> frag_;
   mutable std::vector<uint8_t> frag_known_;
