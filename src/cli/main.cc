@@ -14,6 +14,22 @@ int main(int argc, char** argv) {
   schedule_cmd->add_option("--format", schedule.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}));
 
+  gantry::SimOptions sim;
+  CLI::App* sim_cmd = app.add_subcommand(
+      "sim", "Replay a cluster and a workload through the engine and report what happened");
+  sim_cmd->add_option("--cluster", sim.cluster, "Node list CSV (openb format) or scenario YAML");
+  sim_cmd->add_option("--workload", sim.workload, "openb pod list CSV or generic job CSV");
+  sim_cmd->add_option("--generate", sim.generate,
+                      "Synthetic workload: nodes=N,pods=N,rate=R,duration=S,seed=N,mix=A/B/C/D");
+  sim_cmd->add_option("--protocol", sim.protocol, "fgd-atc23: the FGD paper's experiment");
+  sim_cmd->add_option("--arrival-scale", sim.arrival_scale, "GPU demand to arrive, x capacity (protocol)");
+  sim_cmd->add_option("--policy", sim.policies, "Comma-separated policies")->capture_default_str();
+  sim_cmd->add_option("--seeds", sim.seeds, "Seeds: 42, 42-51 or 1,5,9")->capture_default_str();
+  sim_cmd->add_option("--out", sim.out, "Output directory")->capture_default_str();
+  sim_cmd->add_option("--period", sim.period_s, "Seconds between scheduling sessions (replay)");
+  sim_cmd->add_option("--nodes-to-score", sim.nodes_to_score, "Feasible nodes scored per task (replay; 0 all)");
+  sim_cmd->add_option("--jobs", sim.jobs, "Runs at once")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -21,5 +37,6 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (schedule_cmd->parsed()) return gantry::RunSchedule(schedule);
+  if (sim_cmd->parsed()) return gantry::RunSim(sim);
   return 2;
 }

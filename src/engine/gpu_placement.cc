@@ -14,38 +14,40 @@ bool ChooseWhole(const GpuRequest& request, const NodeGpus& node, GpuPacking pac
     return node.free_milli[i] == kGpuMilliWhole &&
            (any_model || request.AllowsModel(node.devices[i].model));
   };
-  // Free devices per NVLink domain. Domains are small integers in practice; a node with
-  // domain numbers past the table is treated as one domain (lowest indexes first).
-  constexpr int32_t kMaxDomains = 16;
-  int32_t free_in[kMaxDomains] = {};
+  // Free devices per NVLink domain. Domain numbers can be anything: count them per
+  // distinct number (a node has few domains, so a linear table is enough).
+  constexpr size_t kMaxDomains = 64;
+  int32_t domain_id[kMaxDomains];
+  int32_t free_in[kMaxDomains];
+  size_t domains = 0;
   int32_t total_free = 0;
-  int32_t domain_end = 0;
-  bool domains_known = true;
   for (size_t i = 0; i < n; ++i) {
     if (!usable(i)) continue;
     ++total_free;
-    int32_t domain = node.devices[i].nvlink_domain;
-    if (domain < 0 || domain >= kMaxDomains) {
-      domains_known = false;
-    } else {
-      ++free_in[domain];
-      domain_end = std::max(domain_end, domain + 1);
+    const int32_t domain = node.devices[i].nvlink_domain;
+    size_t d = 0;
+    while (d < domains && domain_id[d] != domain) ++d;
+    if (d == domains) {
+      if (domains == kMaxDomains) continue;  // more domains than devices can have
+      domain_id[domains] = domain;
+      free_in[domains++] = 0;
     }
+    ++free_in[d];
   }
   if (total_free < want) return false;
-  int32_t best_domain = -1;
-  if (domains_known) {
-    for (int32_t d = 0; d < domain_end; ++d) {
-      if (free_in[d] < want) continue;
-      bool better = best_domain < 0 || (packing == GpuPacking::kLoose ? free_in[d] > free_in[best_domain]
-                                                                      : free_in[d] < free_in[best_domain]);
-      if (better) best_domain = d;
-    }
+  size_t best = kMaxDomains;  // none
+  for (size_t d = 0; d < domains; ++d) {
+    if (free_in[d] < want) continue;
+    bool better = best == kMaxDomains || (packing == GpuPacking::kLoose ? free_in[d] > free_in[best]
+                                                                        : free_in[d] < free_in[best]);
+    if (better) best = d;
   }
+  const bool use_domain = best != kMaxDomains;
+  const int32_t best_domain = use_domain ? domain_id[best] : 0;
   out->devices.clear();
   for (size_t i = 0; i < n && static_cast<int32_t>(out->devices.size()) < want; ++i) {
     if (!usable(i)) continue;
-    if (best_domain >= 0 && node.devices[i].nvlink_domain != best_domain) continue;
+    if (use_domain && node.devices[i].nvlink_domain != best_domain) continue;
     out->devices.push_back(static_cast<int32_t>(i));
   }
   out->milli_each = kGpuMilliWhole;

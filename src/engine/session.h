@@ -33,7 +33,7 @@ struct SessionOptions {
 
 // A node's state in the session.
 struct NodeWork {
-  ResourceVector free;  // allocatable minus what is placed (GPU excluded: see devices)
+  ResourceVector free;  // allocatable minus what is placed (per-device GPU state is below)
   int32_t gpu_begin = 0;  // its devices' slots in the session's flat GPU arrays
   int32_t gpu_count = 0;
   int32_t whole_free = 0;     // devices entirely free

@@ -22,12 +22,14 @@ void ClusterState::SetTopologyKeys(std::vector<std::string> keys) {
 }
 
 uint32_t ClusterState::ShapeClassOf(const Node& node) {
-  // A canonical text of every static property predicates look at.
+  // A canonical text of every static property predicates look at. Strings are length-
+  // prefixed, so that no label or taint text can make two different nodes look alike.
+  auto field = [](const std::string& s) { return std::to_string(s.size()) + ":" + s; };
   std::string key = node.allocatable.ToString();
   key += '|';
-  for (const auto& [k, v] : node.labels.pairs()) key += k + "=" + v + ",";
+  for (const auto& [k, v] : node.labels.pairs()) key += field(k) + field(v);
   key += '|';
-  for (const Taint& t : node.taints) key += t.ToString() + ",";
+  for (const Taint& t : node.taints) key += field(t.ToString());
   key += '|';
   for (const GpuDevice& g : node.gpus) {
     key += std::to_string(g.model) + ":" + std::to_string(g.memory_mib) + ":" +

@@ -107,8 +107,9 @@ bool SelectorRequirement::Matches(const Labels& labels) const {
 
 bool NodeAffinity::Matches(const Labels& labels) const {
   if (terms.empty()) return true;
+  // Kubernetes: a term without requirements matches no node (it is not "match all").
   return std::any_of(terms.begin(), terms.end(), [&](const auto& term) {
-    return std::all_of(term.begin(), term.end(),
+    return !term.empty() && std::all_of(term.begin(), term.end(),
                        [&](const SelectorRequirement& r) { return r.Matches(labels); });
   });
 }

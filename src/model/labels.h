@@ -68,7 +68,8 @@ struct SelectorRequirement {
 bool ParseSelectorOp(std::string_view text, SelectorRequirement::Op* out);
 
 // Required node affinity: the node must match at least one term; a term matches when all
-// of its requirements do. No terms means no constraint.
+// of its requirements do, and a term with no requirements matches nothing. No terms at
+// all means no constraint.
 struct NodeAffinity {
   std::vector<std::vector<SelectorRequirement>> terms;
   bool operator==(const NodeAffinity&) const = default;

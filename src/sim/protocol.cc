@@ -77,13 +77,12 @@ WorkloadProfile PodProfile(const std::vector<TracePod>& pods) {
   return profile;
 }
 
-Result<ProtocolResult> RunFgdProtocol(const std::vector<TraceNode>& nodes,
+Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes,
                                       const std::vector<TracePod>& pods,
                                       const SchedulerConfig& config, uint64_t seed,
                                       const ProtocolOptions& options) {
   if (pods.empty()) return Status::Invalid("the workload is empty");
-  ClusterState cluster;
-  GANTRY_RETURN_IF_ERROR(AddTraceNodes(nodes, &cluster));
+  ClusterState cluster = nodes;
   const int64_t capacity = cluster.capacity().Get(kGpu);
   if (capacity <= 0) return Status::Invalid("the cluster has no GPUs");
   cluster.SetWorkloadProfile(PodProfile(pods));

@@ -40,7 +40,8 @@ std::vector<size_t> ProtocolSequence(const std::vector<TracePod>& pods, int64_t 
 // allowed models (not memory), as the paper's simulator does.
 WorkloadProfile PodProfile(const std::vector<TracePod>& pods);
 
-Result<ProtocolResult> RunFgdProtocol(const std::vector<TraceNode>& nodes,
+// REQUIRES: `nodes` holds nodes only (no queues or jobs).
+Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes,
                                       const std::vector<TracePod>& pods,
                                       const SchedulerConfig& config, uint64_t seed,
                                       const ProtocolOptions& options);

@@ -141,6 +141,8 @@ WorkloadProfile ProfileOf(const std::vector<SimJob>& jobs) {
     profile.types[it->second].count += j.pods;
     profile.total += j.pods;
   }
+  std::stable_sort(profile.types.begin(), profile.types.end(),
+                   [](const TaskType& a, const TaskType& b) { return a.count > b.count; });
   return profile;
 }
 
