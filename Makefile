@@ -31,11 +31,18 @@ test: build build-asan
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j $(JOBS) -L 'unit|scenario'
 
+# The simulator on the shipped Alibaba trace: the FGD paper's experiment with four
+# policies over three seeds, written to out/demo/ (summary.json, timeseries.csv, report.html).
+TRACE = data/alibaba-gpu-v2023
 demo: build
-	$(BUILD)/gantry schedule --scenario examples/demo.yaml
+	$(BUILD)/gantry sim --cluster $(TRACE)/openb_node_list_gpu_node.csv \
+	  --workload $(TRACE)/openb_pod_list_default.csv --protocol fgd-atc23 \
+	  --policy random,bestfit,fgd,gantry --seeds 42-44 --out out/demo
+	@echo "open out/demo/report.html"
 
 bench: build
 	$(BUILD)/engine_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+	$(BUILD)/sim_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 format:
 	clang-format -i $$(git ls-files 'src/*.h' 'src/*.cc' 'tests/*.cc' 'bench/*.cc')
