@@ -208,8 +208,7 @@ bool Session::QueueAllocatable(QueueId queue, const ResourceVector& request,
 bool Session::StaticOk(const TaskSpec& spec, SpecId spec_id, const Node& node,
                        FilterResult* result) {
   std::vector<StaticVerdict>& verdicts = static_verdicts_[spec_id];
-  const size_t classes = cluster().shape_class_count();
-  if (verdicts.size() < classes) verdicts.resize(classes);
+  if (verdicts.size() <= node.shape_class) verdicts.resize(cluster().shape_class_count());
   StaticVerdict& v = verdicts[node.shape_class];
   if (!v.known) {
     for (const NodePredicate* p : predicates_) {
@@ -389,16 +388,28 @@ bool Session::FindPlacement(TaskId task_id, Placement* out, std::string* why_not
 
 std::string Session::Diagnose(const TaskSpec& spec, SpecId spec_id) {
   // Runs every predicate on every node to count why each one was rejected; only on the
-  // path where a task fits nowhere.
-  std::map<std::string, int64_t> counts;
+  // path where a task fits nowhere. Counted by (code, detail) and described once per
+  // kind, with a node that had it (a taint's text needs its node; the detail is per shape
+  // class, and taints are part of the class).
+  struct Kind {
+    int64_t count = 0;
+    NodeId example = 0;
+  };
+  std::map<std::pair<uint8_t, uint32_t>, Kind> kinds;
   GpuChoice choice;
   for (NodeId n = 0; n < nodes_.size(); ++n) {
-    const Node& node = cluster().node(n);
     FilterResult r = Filter(spec, spec_id, n);
     if (r.ok() && !ChooseDevicesFor(spec, n, &choice)) {
       r = FilterResult::Fail(FilterCode::kInsufficientGpus);
     }
-    counts[r.ok() ? std::string("would fit but were not scored") : DescribeFilter(r, node)]++;
+    auto [it, inserted] = kinds.try_emplace({static_cast<uint8_t>(r.code), r.detail}, Kind{0, n});
+    it->second.count++;
+  }
+  std::map<std::string, int64_t> counts;
+  for (const auto& [key, kind] : kinds) {
+    FilterResult r{static_cast<FilterCode>(key.first), key.second};
+    counts[r.ok() ? std::string("would fit but were not scored")
+                  : DescribeFilter(r, cluster().node(kind.example))] += kind.count;
   }
   std::vector<std::pair<std::string, int64_t>> sorted(counts.begin(), counts.end());
   std::stable_sort(sorted.begin(), sorted.end(),
