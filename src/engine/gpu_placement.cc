@@ -61,15 +61,9 @@ bool ChooseShared(const GpuRequest& request, const NodeGpus& node, GpuPacking pa
   int32_t best_free = 0;
   int32_t best_share = 0;
   for (size_t i = 0; i < node.devices.size(); ++i) {
-    const GpuDevice& device = node.devices[i];
-    if (!request.AllowsModel(device.model)) continue;
-    int32_t share = ClusterState::GpuShareOn(request, device);
-    int32_t free = node.free_milli[i];
-    if (free < share) continue;
-    if (request.memory_mib > 0 && device.memory_mib > 0 &&
-        node.free_memory_mib[i] < request.memory_mib) {
-      continue;
-    }
+    const int32_t share = SharedFitOn(request, node, i);
+    if (share == 0) continue;
+    const int32_t free = node.free_milli[i];
     bool better = best < 0 || (packing == GpuPacking::kLoose ? free > best_free : free < best_free);
     if (better) {
       best = static_cast<int32_t>(i);
@@ -85,6 +79,18 @@ bool ChooseShared(const GpuRequest& request, const NodeGpus& node, GpuPacking pa
 }
 
 }  // namespace
+
+int32_t SharedFitOn(const GpuRequest& request, const NodeGpus& node, size_t i) {
+  const GpuDevice& device = node.devices[i];
+  if (!request.AllowsModel(device.model)) return 0;
+  const int32_t share = ClusterState::GpuShareOn(request, device);
+  if (node.free_milli[i] < share) return 0;
+  if (request.memory_mib > 0 && device.memory_mib > 0 &&
+      node.free_memory_mib[i] < request.memory_mib) {
+    return 0;
+  }
+  return share;
+}
 
 bool ChooseGpus(const GpuRequest& request, const NodeGpus& node, GpuPacking packing,
                 GpuChoice* out) {

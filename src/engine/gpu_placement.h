@@ -33,6 +33,10 @@ struct NodeGpus {
   std::span<const int64_t> free_memory_mib;
 };
 
+// The share a shared-GPU request takes on device `i` of the node, or 0 when it does not
+// fit there (a model it may not use, too little free share or memory).
+int32_t SharedFitOn(const GpuRequest& request, const NodeGpus& node, size_t i);
+
 // Chooses devices for `request` on one node, or returns false when it does not fit.
 // Whole GPUs: free devices of an allowed model, all within one NVLink domain when one
 // has room (the domain with the fewest free devices that suffice when tight, the most

@@ -63,16 +63,10 @@ bool FgdScorer::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId nod
     int32_t tried[8];
     size_t n_tried = 0;
     for (size_t i = 0; i < free_.size(); ++i) {
-      const GpuDevice& device = gpus.devices[i];
       const bool dedupe = spec.gpu.memory_mib == 0 && free_.size() <= 8;
       if (dedupe && std::find(tried, tried + n_tried, free_[i]) != tried + n_tried) continue;
-      if (!spec.gpu.AllowsModel(device.model)) continue;
-      int32_t share = ClusterState::GpuShareOn(spec.gpu, device);
-      if (free_[i] < share) continue;
-      if (spec.gpu.memory_mib > 0 && device.memory_mib > 0 &&
-          gpus.free_memory_mib[i] < spec.gpu.memory_mib) {
-        continue;
-      }
+      const int32_t share = SharedFitOn(spec.gpu, gpus, i);
+      if (share == 0) continue;
       if (dedupe) tried[n_tried++] = free_[i];
       free_[i] -= share;
       int64_t score = ScoreChange(s, spec, node, before, Frag(cpu_after, model, free_));

@@ -55,13 +55,7 @@ class PredicatesPlugin : public Plugin, public NodePredicate {
     }
     NodeGpus gpus = s.node_gpus(id);
     for (size_t i = 0; i < gpus.devices.size(); ++i) {
-      const GpuDevice& device = gpus.devices[i];
-      if (!gpu.AllowsModel(device.model)) continue;
-      if (gpus.free_milli[i] < ClusterState::GpuShareOn(gpu, device)) continue;
-      if (gpu.memory_mib > 0 && device.memory_mib > 0 && gpus.free_memory_mib[i] < gpu.memory_mib) {
-        continue;
-      }
-      return FilterResult::Ok();
+      if (SharedFitOn(gpu, gpus, i) > 0) return FilterResult::Ok();
     }
     return FilterResult::Fail(FilterCode::kNoGpuShareFits);
   }

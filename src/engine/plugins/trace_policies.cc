@@ -60,19 +60,15 @@ class RandomPolicy : public TracePolicy {
     NodeGpus gpus = s.node_gpus(node);
     int32_t chosen = -1;
     uint64_t seen = 0;
+    int32_t chosen_share = 0;
     for (size_t i = 0; i < gpus.devices.size(); ++i) {
-      const GpuDevice& device = gpus.devices[i];
-      if (!spec.gpu.AllowsModel(device.model)) continue;
-      if (gpus.free_milli[i] < ClusterState::GpuShareOn(spec.gpu, device)) continue;
-      if (spec.gpu.memory_mib > 0 && device.memory_mib > 0 &&
-          gpus.free_memory_mib[i] < spec.gpu.memory_mib) {
-        continue;
-      }
-      if (s.rng().Uniform(++seen) == 0) chosen = static_cast<int32_t>(i);
+      const int32_t share = SharedFitOn(spec.gpu, gpus, i);
+      if (share == 0) continue;
+      if (s.rng().Uniform(++seen) == 0) chosen = static_cast<int32_t>(i), chosen_share = share;
     }
     if (chosen < 0) return false;
     out->devices.assign(1, chosen);
-    out->milli_each = ClusterState::GpuShareOn(spec.gpu, gpus.devices[static_cast<size_t>(chosen)]);
+    out->milli_each = chosen_share;
     out->memory_each = spec.gpu.memory_mib;
     return true;
   }
