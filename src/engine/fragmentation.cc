@@ -154,7 +154,10 @@ int64_t FgdScore(double frag_before, double frag_after) {
     return t;
   }();
   const double x = (frag_before - frag_after) / 1000.0;
-  return std::upper_bound(kThresholds.begin(), kThresholds.end(), x) - kThresholds.begin();
+  const int64_t k = std::upper_bound(kThresholds.begin(), kThresholds.end(), x) - kThresholds.begin();
+  // 100 only where the sigmoid rounds to exactly 1 (a drop of ~37 GPUs on one node).
+  if (k == 99 && 100.0 / (1.0 + std::exp(-x)) >= 100.0) return 100;
+  return k;
 }
 
 }  // namespace gantry

@@ -39,10 +39,12 @@ std::vector<size_t> ProtocolSequence(const std::vector<TracePod>& pods, int64_t 
     total -= GpuDemand(pods[order[k]]);
     order.erase(order.begin() + static_cast<std::ptrdiff_t>(k));
   }
+  // A workload that asks for no GPU share can never reach the target: no tail.
+  const bool any_gpu = std::any_of(pods.begin(), pods.end(), [](const TracePod& p) { return p.gpu_milli > 0; });
   // Too little: draw pods with replacement, stopping at the first one whose per-GPU share
   // would pass the target (the paper's simulator tests the per-GPU share, then adds the
   // pod's whole demand; kept as it is, so a multi-GPU pod may overshoot a little).
-  while (!pods.empty()) {
+  while (any_gpu) {
     size_t k = rng.Uniform(pods.size());
     if (total + pods[k].gpu_milli > target) break;
     order.push_back(k);
@@ -82,6 +84,9 @@ Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes,
                                       const SchedulerConfig& config, uint64_t seed,
                                       const ProtocolOptions& options) {
   if (pods.empty()) return Status::Invalid("the workload is empty");
+  if (std::none_of(pods.begin(), pods.end(), [](const TracePod& p) { return p.num_gpu > 0; })) {
+    return Status::Invalid("the workload asks for no GPUs: the protocol measures GPU allocation");
+  }
   ClusterState cluster = nodes;
   const int64_t capacity = cluster.capacity().Get(kGpu);
   if (capacity <= 0) return Status::Invalid("the cluster has no GPUs");

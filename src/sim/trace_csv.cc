@@ -117,6 +117,8 @@ Status CheckHeader(const CsvCursor& csv, const std::vector<std::string>& want) {
 }
 
 constexpr int64_t kMaxMilli = int64_t{1} << 40;
+// The most MiB whose bytes still fit in int64 milli-units (8 PiB).
+constexpr int64_t kMaxMemoryMiB = INT64_MAX / (int64_t{1024} * 1024 * 1000);
 
 }  // namespace
 
@@ -134,7 +136,7 @@ Result<std::vector<TraceNode>> ParseNodeCsv(const std::string& text, const std::
     if (n.name.empty()) return csv.Error(0, "sn: empty node name");
     int64_t gpus = 0;
     GANTRY_RETURN_IF_ERROR(csv.Int(1, "cpu_milli", 0, kMaxMilli, &n.cpu_milli));
-    GANTRY_RETURN_IF_ERROR(csv.Int(2, "memory_mib", 0, kMaxMilli, &n.memory_mib));
+    GANTRY_RETURN_IF_ERROR(csv.Int(2, "memory_mib", 0, kMaxMemoryMiB, &n.memory_mib));
     GANTRY_RETURN_IF_ERROR(csv.Int(3, "gpu", 0, 64, &gpus));
     n.gpus = static_cast<int32_t>(gpus);
     n.model = std::string(csv.cell(4));
@@ -166,7 +168,7 @@ Result<std::vector<TracePod>> ParsePodCsv(const std::string& text, const std::st
     if (p.name.empty()) return csv.Error(0, "name: empty pod name");
     int64_t num_gpu = 0, gpu_milli = 0;
     GANTRY_RETURN_IF_ERROR(csv.Int(1, "cpu_milli", 0, kMaxMilli, &p.cpu_milli));
-    GANTRY_RETURN_IF_ERROR(csv.Int(2, "memory_mib", 0, kMaxMilli, &p.memory_mib));
+    GANTRY_RETURN_IF_ERROR(csv.Int(2, "memory_mib", 0, kMaxMemoryMiB, &p.memory_mib));
     GANTRY_RETURN_IF_ERROR(csv.Int(3, "num_gpu", 0, 64, &num_gpu));
     GANTRY_RETURN_IF_ERROR(csv.Int(4, "gpu_milli", 0, 1000, &gpu_milli));
     p.num_gpu = static_cast<int32_t>(num_gpu);
