@@ -105,9 +105,10 @@ namespace {
 // where FGD sees no difference. FGD's score is a coarse (100-step) view of the change in
 // expected fragmentation, so many nodes tie; FGD then takes any of them. Gantry breaks
 // those ties by CPU, which FGD only sees when a single typical task stops fitting:
-// - a GPU task goes to the node whose free (CPU, GPU) points most nearly the way the
-//   task does (cosine similarity, each as a share of the node's capacity), so that CPU
-//   and GPUs run out together instead of leaving GPUs stranded without CPU;
+// - a GPU task goes to a node that already runs GPU tasks rather than an idle one, and
+//   among those to the node whose free (CPU, GPU) points most nearly the way the task
+//   does (cosine similarity, each as a share of the node's capacity), so that CPU and
+//   GPUs run out together instead of leaving GPUs stranded without CPU;
 // - a task without GPUs goes where free CPU is most plentiful per free GPU share (nodes
 //   whose GPUs are all taken first), keeping GPU nodes' CPU for GPU tasks.
 // On the FGD paper's experiment this allocates more than FGD (see the issue notes).
@@ -139,7 +140,10 @@ class GantryPackingScorer : public FgdScorer {
         static_cast<double>(spec.gpu.shared() ? spec.gpu.milli : spec.gpu.count * kGpuMilliWhole) / gpu_cap;
     const double norms = std::sqrt(c * c + g * g) * std::sqrt(rc * rc + rg * rg);
     const double cosine = norms > 0 ? (c * rc + g * rg) / norms : 0;
-    return fgd + static_cast<int64_t>(cosine * static_cast<double>(kTieRange - 1));
+    // Nodes already running GPU tasks before idle ones, so that idle nodes stay whole for
+    // the tasks that need all of a node.
+    const int64_t in_use = w.gpu_used > 0 ? kTieRange / 2 : 0;
+    return fgd + in_use + static_cast<int64_t>(cosine * static_cast<double>(kTieRange / 2 - 1));
   }
 };
 
