@@ -465,6 +465,76 @@ TEST(FgdPolicyTest, ScoresAreTheSigmoidOfTheFragmentationDrop) {
   EXPECT_EQ(d.Score(WholeSpec(1, 4000), tight, GpuChoice{}), 50);
 }
 
+// ---------------------------------------------------------------- gantry
+
+TEST(GantryPolicyTest, GpuTaskGoesToANodeInUseBeforeAnIdleOneWhenFgdTies) {
+  // Typical task: one whole GPU, 4 cores. "busy": 2 GPUs, GPU 0 taken; "idle": 2 GPUs.
+  // A whole 1-GPU task: FGD's F is 0 before and after on both (whole GPUs stay whole), so
+  // both score 50 and fgd alone would take either; gantry takes the node in use.
+  TestCluster t;
+  NodeId idle = t.AddNode("idle", 2, 64000);
+  NodeId busy = t.AddNode("busy", 2, 64000);
+  t.Occupy(busy, WholeSpec(1, 4000), {0});
+  WorkloadProfile p;
+  TaskType type;
+  type.requests.Set(kCpu, 4000);
+  type.gpu.count = 1;
+  type.count = 1;
+  p.types.push_back(type);
+  p.total = 1;
+  t.cluster().SetWorkloadProfile(p);
+  t.Submit(WholeSpec(1, 4000));
+  for (uint64_t seed : {1, 2, 3, 4, 5, 6}) EXPECT_EQ(t.PlaceOne("gantry", seed).node, busy) << "seed " << seed;
+  (void)idle;
+}
+
+TEST(GantryPolicyTest, AmongNodesInUseTheCpuToGpuShapeDecides) {
+  // Both nodes in use, 4 GPUs of which 2 free each. "cpu-rich": 60 of 64 cores free;
+  // "cpu-poor": 8 of 64 free. Task: 1 GPU, 4 cores, i.e. (rc, rg) = (1/16, 1/4).
+  // Free shares: rich (0.94, 0.5), poor (0.125, 0.5). Cosine with (1/16, 1/4):
+  //   rich: (0.94*0.0625 + 0.5*0.25) / (1.0625 * 0.2577) = 0.1836 / 0.2738 = 0.67
+  //   poor: (0.125*0.0625 + 0.5*0.25) / (0.5154 * 0.2577) = 0.1328 / 0.1328 = 1.00
+  // FGD ties (typical whole-GPU task fits both before and after), so gantry takes "poor":
+  // its CPU and GPUs run out together.
+  TestCluster t;
+  NodeId rich = t.AddNode("cpu-rich", 4, 64000);
+  NodeId poor = t.AddNode("cpu-poor", 4, 64000);
+  t.Occupy(rich, WholeSpec(2, 4000), {0, 1});
+  t.Occupy(poor, WholeSpec(2, 56000), {0, 1});
+  WorkloadProfile p;
+  TaskType type;
+  type.requests.Set(kCpu, 4000);
+  type.gpu.count = 1;
+  type.count = 1;
+  p.types.push_back(type);
+  p.total = 1;
+  t.cluster().SetWorkloadProfile(p);
+  t.Submit(WholeSpec(1, 4000));
+  for (uint64_t seed : {1, 2, 3, 4}) EXPECT_EQ(t.PlaceOne("gantry", seed).node, poor) << "seed " << seed;
+  (void)rich;
+}
+
+TEST(GantryPolicyTest, CpuOnlyTaskGoesWhereNoGpuIsLeftToServe) {
+  // "full": both GPUs taken; "free": both GPUs free. A CPU-only task: FGD sees no change
+  // on either (no typical task stops fitting), gantry takes the node whose GPUs are all
+  // in use, keeping the free node's CPU for GPU tasks.
+  TestCluster t;
+  NodeId free_node = t.AddNode("free", 2, 64000);
+  NodeId full = t.AddNode("full", 2, 64000);
+  t.Occupy(full, WholeSpec(2, 8000), {0, 1});
+  WorkloadProfile p;
+  TaskType type;
+  type.requests.Set(kCpu, 4000);
+  type.gpu.count = 1;
+  type.count = 1;
+  p.types.push_back(type);
+  p.total = 1;
+  t.cluster().SetWorkloadProfile(p);
+  t.Submit(CpuSpec(4000));
+  for (uint64_t seed : {1, 2, 3, 4}) EXPECT_EQ(t.PlaceOne("gantry", seed).node, full) << "seed " << seed;
+  (void)free_node;
+}
+
 // ---------------------------------------------------------------- random
 
 TEST(RandomPolicyTest, SpreadsOverFeasibleNodesOnly) {
