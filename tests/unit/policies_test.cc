@@ -12,20 +12,12 @@
 #include "engine/plugins/plugins.h"
 #include "engine/registry.h"
 #include "engine/session.h"
+#include "tests/unit/test_util.h"
 
 namespace gantry {
 namespace {
 
 constexpr Milli kGi = 1024LL * 1024 * 1024 * kMilliPerUnit;
-
-template <typename T>
-T Must(Result<T> r) {
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().message();
-    std::abort();
-  }
-  return std::move(r).value();
-}
 
 GpuModelId Model() { return GpuModels().Intern("policy-G1"); }
 
@@ -467,6 +459,18 @@ TEST(FgdPolicyTest, ScoresAreTheSigmoidOfTheFragmentationDrop) {
 
 // ---------------------------------------------------------------- gantry
 
+// A workload of one kind of task: one whole GPU and `cpu` milli-CPU.
+WorkloadProfile OneWholeGpuType(Milli cpu) {
+  WorkloadProfile p;
+  TaskType type;
+  type.requests.Set(kCpu, cpu);
+  type.gpu.count = 1;
+  type.count = 1;
+  p.types.push_back(type);
+  p.total = 1;
+  return p;
+}
+
 TEST(GantryPolicyTest, GpuTaskGoesToANodeInUseBeforeAnIdleOneWhenFgdTies) {
   // Typical task: one whole GPU, 4 cores. "busy": 2 GPUs, GPU 0 taken; "idle": 2 GPUs.
   // A whole 1-GPU task: FGD's F is 0 before and after on both (whole GPUs stay whole), so
@@ -475,14 +479,7 @@ TEST(GantryPolicyTest, GpuTaskGoesToANodeInUseBeforeAnIdleOneWhenFgdTies) {
   NodeId idle = t.AddNode("idle", 2, 64000);
   NodeId busy = t.AddNode("busy", 2, 64000);
   t.Occupy(busy, WholeSpec(1, 4000), {0});
-  WorkloadProfile p;
-  TaskType type;
-  type.requests.Set(kCpu, 4000);
-  type.gpu.count = 1;
-  type.count = 1;
-  p.types.push_back(type);
-  p.total = 1;
-  t.cluster().SetWorkloadProfile(p);
+  t.cluster().SetWorkloadProfile(OneWholeGpuType(4000));
   t.Submit(WholeSpec(1, 4000));
   for (uint64_t seed : {1, 2, 3, 4, 5, 6}) EXPECT_EQ(t.PlaceOne("gantry", seed).node, busy) << "seed " << seed;
   (void)idle;
@@ -501,14 +498,7 @@ TEST(GantryPolicyTest, AmongNodesInUseTheCpuToGpuShapeDecides) {
   NodeId poor = t.AddNode("cpu-poor", 4, 64000);
   t.Occupy(rich, WholeSpec(2, 4000), {0, 1});
   t.Occupy(poor, WholeSpec(2, 56000), {0, 1});
-  WorkloadProfile p;
-  TaskType type;
-  type.requests.Set(kCpu, 4000);
-  type.gpu.count = 1;
-  type.count = 1;
-  p.types.push_back(type);
-  p.total = 1;
-  t.cluster().SetWorkloadProfile(p);
+  t.cluster().SetWorkloadProfile(OneWholeGpuType(4000));
   t.Submit(WholeSpec(1, 4000));
   for (uint64_t seed : {1, 2, 3, 4}) EXPECT_EQ(t.PlaceOne("gantry", seed).node, poor) << "seed " << seed;
   (void)rich;
@@ -522,14 +512,7 @@ TEST(GantryPolicyTest, CpuOnlyTaskGoesWhereNoGpuIsLeftToServe) {
   NodeId free_node = t.AddNode("free", 2, 64000);
   NodeId full = t.AddNode("full", 2, 64000);
   t.Occupy(full, WholeSpec(2, 8000), {0, 1});
-  WorkloadProfile p;
-  TaskType type;
-  type.requests.Set(kCpu, 4000);
-  type.gpu.count = 1;
-  type.count = 1;
-  p.types.push_back(type);
-  p.total = 1;
-  t.cluster().SetWorkloadProfile(p);
+  t.cluster().SetWorkloadProfile(OneWholeGpuType(4000));
   t.Submit(CpuSpec(4000));
   for (uint64_t seed : {1, 2, 3, 4}) EXPECT_EQ(t.PlaceOne("gantry", seed).node, full) << "seed " << seed;
   (void)free_node;

@@ -17,18 +17,10 @@
 #include <vector>
 
 #include "sim/policies.h"
+#include "tests/unit/test_util.h"
 
 namespace gantry {
 namespace {
-
-template <typename T>
-T Must(Result<T> r) {
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().message();
-    std::abort();
-  }
-  return std::move(r).value();
-}
 
 std::string DataPath(const std::string& file) {
   std::string self = __FILE__;

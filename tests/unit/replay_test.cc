@@ -9,18 +9,10 @@
 
 #include "sim/policies.h"
 #include "sim/workload.h"
+#include "tests/unit/test_util.h"
 
 namespace gantry {
 namespace {
-
-template <typename T>
-T Must(Result<T> r) {
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().message();
-    std::abort();
-  }
-  return std::move(r).value();
-}
 
 ClusterState Nodes(int count, int32_t gpus) {
   std::vector<TraceNode> nodes;

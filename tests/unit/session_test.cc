@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/statement.h"
+#include "tests/unit/test_util.h"
 
 namespace gantry {
 namespace {
@@ -19,15 +20,6 @@ constexpr Milli kGi = 1024LL * 1024 * 1024 * kMilliPerUnit;
 ::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
   if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
-template <typename T>
-T Must(Result<T> r) {
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().message();
-    std::abort();
-  }
-  return std::move(r).value();
 }
 
 // ---------------------------------------------------------------- building clusters

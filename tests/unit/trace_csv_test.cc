@@ -1,4 +1,5 @@
 #include "sim/trace_csv.h"
+#include "tests/unit/test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -21,15 +22,6 @@ constexpr Milli kGi = 1024LL * kMiB;
 ::testing::AssertionResult StartsWith(const std::string& text, const std::string& prefix) {
   if (text.rfind(prefix, 0) == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "\"" << text << "\" does not start with \"" << prefix << "\"";
-}
-
-template <typename T>
-T Must(Result<T> r) {
-  if (!r.ok()) {
-    ADD_FAILURE() << r.status().message();
-    std::abort();
-  }
-  return std::move(r).value();
 }
 
 // The shipped openb traces, found from this file's path (tests/unit/ in the repository).
