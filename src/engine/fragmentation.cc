@@ -74,10 +74,15 @@ double FragmentationMeasure::NodeFragmentation(Milli cpu_free, GpuModelId model,
 bool FragmentationMeasure::KeyOf(Milli cpu_free, GpuModelId model, std::span<const int32_t> free_milli,
                                  StateKey* key) const {
   if (free_milli.size() > 8) return false;
+  // Insertion sort: at most 8 values, cheaper than std::sort's set-up.
   int32_t sorted[8];
   const size_t n = free_milli.size();
-  std::copy(free_milli.begin(), free_milli.end(), sorted);
-  std::sort(sorted, sorted + n);
+  for (size_t i = 0; i < n; ++i) {
+    int32_t v = free_milli[i];
+    size_t j = i;
+    for (; j > 0 && sorted[j - 1] > v; --j) sorted[j] = sorted[j - 1];
+    sorted[j] = v;
+  }
   *key = StateKey{};
   for (size_t i = 0; i < n; ++i) {
     // 11 bits per device share (0..1000), five to a word.
