@@ -41,9 +41,8 @@ uint32_t ClusterState::ShapeClassOf(const Node& node) {
   return it->second;
 }
 
-Result<NodeId> ClusterState::AddNode(Node node) {
+Status ClusterState::PrepareNode(Node& node) {
   if (node.name.empty()) return Status::Invalid("node has no name");
-  if (node_ids_.count(node.name)) return Status::Invalid("node \"" + node.name + "\" is defined twice");
   for (const auto& e : node.allocatable.entries()) {
     if (e.amount < 0) {
       return Status::Invalid("node \"" + node.name + "\": allocatable " + ResourceName(e.id) +
@@ -51,10 +50,6 @@ Result<NodeId> ClusterState::AddNode(Node node) {
     }
   }
   node.allocatable.Set(kGpu, static_cast<Milli>(node.gpus.size()) * kGpuMilliWhole);
-  ResourceVector capacity = capacity_;
-  if (!capacity.CheckedAddInPlace(node.allocatable)) {
-    return Status::OutOfRange("node \"" + node.name + "\": the cluster's total capacity overflows");
-  }
   node.topology.clear();
   for (const std::string& key : topology_keys_) {
     const std::string* value = node.labels.Find(key);
@@ -70,8 +65,19 @@ Result<NodeId> ClusterState::AddNode(Node node) {
       *same = g;
     }
   }
+  return Status::Ok();
+}
+
+Result<NodeId> ClusterState::AddNode(Node node) {
+  if (node_ids_.count(node.name)) return Status::Invalid("node \"" + node.name + "\" is defined twice");
+  GANTRY_RETURN_IF_ERROR(PrepareNode(node));
+  ResourceVector capacity = capacity_;
+  if (!capacity.CheckedAddInPlace(node.allocatable)) {
+    return Status::OutOfRange("node \"" + node.name + "\": the cluster's total capacity overflows");
+  }
   node.used = ResourceVector();
   node.task_count = 0;
+  node.removed = false;
   for (GpuDevice& g : node.gpus) g.used_milli = 0, g.used_memory_mib = 0;
   capacity_ = std::move(capacity);
   auto id = static_cast<NodeId>(nodes_.size());
@@ -119,9 +125,16 @@ Result<JobId> ClusterState::AddJob(Job job) {
   job.running = 0;
   job.pending = 0;
   job.allocated = ResourceVector();
-  auto id = static_cast<JobId>(jobs_.size());
-  job_ids_.emplace(job.name, id);
-  jobs_.push_back(std::move(job));
+  JobId id;
+  if (!free_job_ids_.empty()) {
+    id = free_job_ids_.back();
+    free_job_ids_.pop_back();
+    jobs_[id] = std::move(job);
+  } else {
+    id = static_cast<JobId>(jobs_.size());
+    jobs_.push_back(std::move(job));
+  }
+  job_ids_.emplace(jobs_[id].name, id);
   return id;
 }
 
@@ -132,8 +145,15 @@ Result<TaskId> ClusterState::AddTask(JobId job, SpecId spec, std::string name) {
   task.name = std::move(name);
   task.job = job;
   task.spec = spec;
-  auto id = static_cast<TaskId>(tasks_.size());
-  tasks_.push_back(std::move(task));
+  TaskId id;
+  if (!free_task_ids_.empty()) {
+    id = free_task_ids_.back();
+    free_task_ids_.pop_back();
+    tasks_[id] = std::move(task);
+  } else {
+    id = static_cast<TaskId>(tasks_.size());
+    tasks_.push_back(std::move(task));
+  }
   jobs_[job].tasks.push_back(id);
   jobs_[job].pending++;
   jobs_with_pending_.insert(job);
@@ -170,25 +190,19 @@ ResourceVector ClusterState::Accounted(const TaskSpec& spec, int32_t n_gpus,
   return out;
 }
 
-Status ClusterState::Place(TaskId task_id, NodeId node_id, std::span<const int32_t> gpus) {
-  if (task_id >= tasks_.size()) return Status::Invalid("unknown task");
-  Task& task = tasks_[task_id];
-  if (task.state != TaskState::kPending) {
-    return Status::Invalid("task \"" + task.name + "\" is not pending");
-  }
-  if (node_id >= nodes_.size()) return Status::Invalid("task \"" + task.name + "\": unknown node");
-  Node& node = nodes_[node_id];
+Status ClusterState::CheckPlacement(const Task& task, const Node& node,
+                                    std::span<const int32_t> gpus, bool check_room,
+                                    int32_t* share, int64_t* memory_each) const {
   const TaskSpec& spec = specs_[task.spec];
   std::string where = "task \"" + task.name + "\" on node \"" + node.name + "\"";
-
   // GPUs: the right number of distinct devices, each with room.
   size_t want = spec.gpu.shared() ? 1 : static_cast<size_t>(spec.gpu.count);
   if (gpus.size() != want) {
     return Status::Invalid(where + ": needs " + std::to_string(want) + " GPU device(s), given " +
                            std::to_string(gpus.size()));
   }
-  int32_t share = 0;
-  int64_t memory_each = 0;
+  *share = 0;
+  *memory_each = 0;
   for (size_t i = 0; i < gpus.size(); ++i) {
     int32_t index = gpus[i];
     if (index < 0 || static_cast<size_t>(index) >= node.gpus.size()) {
@@ -199,11 +213,12 @@ Status ClusterState::Place(TaskId task_id, NodeId node_id, std::span<const int32
       if (gpus[j] == index) return Status::Invalid(where + ": GPU " + std::to_string(index) + " given twice");
     }
     const GpuDevice& device = node.gpus[index];
-    share = GpuShareOn(spec.gpu, device);
-    memory_each = spec.gpu.shared() ? spec.gpu.memory_mib : 0;
-    if (device.free_milli() < share ||
-        (memory_each > 0 && device.memory_mib > 0 &&
-         device.memory_mib - device.used_memory_mib < memory_each)) {
+    *share = GpuShareOn(spec.gpu, device);
+    *memory_each = spec.gpu.shared() ? spec.gpu.memory_mib : 0;
+    if (!check_room) continue;
+    if (device.free_milli() < *share ||
+        (*memory_each > 0 && device.memory_mib > 0 &&
+         device.memory_mib - device.used_memory_mib < *memory_each)) {
       return Status::Invalid(where + ": GPU " + std::to_string(index) + " has no room");
     }
     if (!spec.gpu.AllowsModel(device.model)) {
@@ -211,14 +226,22 @@ Status ClusterState::Place(TaskId task_id, NodeId node_id, std::span<const int32
                              GpuModels().Name(device.model) + ", not an allowed model");
     }
   }
+  if (!check_room) return Status::Ok();
   ResourceVector free = node.allocatable;
   free.Subtract(node.used);
   int64_t over = spec.requests.FirstExceeding(free, /*named_only=*/false);
   if (over >= 0) {
     return Status::Invalid(where + ": not enough " + ResourceName(static_cast<ResourceId>(over)));
   }
+  return Status::Ok();
+}
 
-  ResourceVector accounted = Accounted(spec, static_cast<int32_t>(gpus.size()), share);
+void ClusterState::Account(TaskId task_id, NodeId node_id, std::span<const int32_t> gpus,
+                           int32_t share, int64_t memory_each) {
+  Task& task = tasks_[task_id];
+  Node& node = nodes_[node_id];
+  ResourceVector accounted =
+      Accounted(specs_[task.spec], static_cast<int32_t>(gpus.size()), share);
   for (int32_t index : gpus) {
     node.gpus[index].used_milli += share;
     node.gpus[index].used_memory_mib += memory_each;
@@ -237,10 +260,24 @@ Status ClusterState::Place(TaskId task_id, NodeId node_id, std::span<const int32
   job.allocated.Add(accounted);
   if (job.pending == 0) jobs_with_pending_.erase(task.job);
   queues_[job.queue].allocated.Add(accounted);
+}
+
+Status ClusterState::Place(TaskId task_id, NodeId node_id, std::span<const int32_t> gpus) {
+  if (task_id >= tasks_.size()) return Status::Invalid("unknown task");
+  const Task& task = tasks_[task_id];
+  if (task.state != TaskState::kPending) {
+    return Status::Invalid("task \"" + task.name + "\" is not pending");
+  }
+  if (node_id >= nodes_.size()) return Status::Invalid("task \"" + task.name + "\": unknown node");
+  int32_t share = 0;
+  int64_t memory_each = 0;
+  GANTRY_RETURN_IF_ERROR(
+      CheckPlacement(task, nodes_[node_id], gpus, /*check_room=*/true, &share, &memory_each));
+  Account(task_id, node_id, gpus, share, memory_each);
   return Status::Ok();
 }
 
-void ClusterState::Release(TaskId task_id) {
+void ClusterState::Unaccount(TaskId task_id) {
   Task& task = tasks_[task_id];
   Node& node = nodes_[task.node];
   const TaskSpec& spec = specs_[task.spec];
@@ -260,7 +297,15 @@ void ClusterState::Release(TaskId task_id) {
   job.running--;
   job.allocated.Subtract(accounted);
   queues_[job.queue].allocated.Subtract(accounted);
-  task.state = TaskState::kDone;
+  task.node = kNone;
+  task.gpus.clear();
+  task.gpu_milli_each = 0;
+  task.gpu_memory_each = 0;
+}
+
+void ClusterState::Release(TaskId task_id) {
+  Unaccount(task_id);
+  tasks_[task_id].state = TaskState::kDone;
 }
 
 NodeId ClusterState::FindNode(std::string_view name) const {

@@ -55,6 +55,7 @@ struct Node {
   std::vector<GpuDevice> gpus;
   bool unschedulable = false;
   // Filled by ClusterState:
+  bool removed = false;  // deleted from the cluster; kept so that its id stays valid
   std::vector<std::string> topology;  // values of ClusterState::topology_keys(), "" if absent
   uint32_t shape_class = 0;  // nodes alike in every static respect share a class
   ResourceVector used;       // requests of the tasks placed here (GPU as milli)
@@ -163,6 +164,32 @@ class ClusterState {
   // Marks a running task done and returns its resources. REQUIRES: task is running.
   void Release(TaskId task);
 
+  // ---- World changes the daemon applies as watch events arrive (cluster_update.cc).
+  // Ids of removed tasks and jobs are reused by later Adds; node ids are never reused (a
+  // removed node keeps its slot, and a node of the same name that comes back takes it).
+
+  // Records a task that something else already placed (a pod bound by another scheduler,
+  // or one bound before a restart): like Place, but trusts the caller that it fits, since
+  // the API server has already accepted it. Device indexes must still exist on the node.
+  Status PlaceBound(TaskId task, NodeId node, std::span<const int32_t> gpus);
+  // Takes back a placement that did not happen (a failed bind): the task is pending again.
+  // REQUIRES: task is running.
+  void Unplace(TaskId task);
+  // Forgets a task (its pod was deleted or finished), returning its resources if running.
+  void RemoveTask(TaskId task);
+  // Forgets a job. REQUIRES: it has no tasks left.
+  void RemoveJob(JobId job);
+  // Changes a job's gang size, priority and queue; what its running tasks hold moves to
+  // the new queue.
+  Status UpdateJob(JobId job, int32_t min_member, int32_t priority, QueueId queue);
+  // Replaces a node's static description (allocatable, labels, taints, devices), keeping
+  // what runs on it. A removed node of that name comes back.
+  Status UpdateNode(NodeId id, Node node);
+  // Marks a node removed: it leaves the capacity and takes no new tasks; tasks still
+  // recorded on it keep their accounting until they are removed.
+  void RemoveNode(NodeId id);
+  Status UpdateQueue(QueueId id, int64_t weight, ResourceVector guarantee, ResourceVector capability);
+
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Queue>& queues() const { return queues_; }
   const std::vector<Job>& jobs() const { return jobs_; }
@@ -204,6 +231,16 @@ class ClusterState {
 
  private:
   uint32_t ShapeClassOf(const Node& node);
+  // Fills a node's derived fields (GPU allocatable, topology, shape class) and checks it.
+  Status PrepareNode(Node& node);
+  // Checks device indexes and returns the share each takes; with `check_room`, also that
+  // the task fits there.
+  Status CheckPlacement(const Task& task, const Node& node, std::span<const int32_t> gpus,
+                        bool check_room, int32_t* share, int64_t* memory_each) const;
+  void Account(TaskId task_id, NodeId node_id, std::span<const int32_t> gpus, int32_t share,
+               int64_t memory_each);
+  // Returns what a running task holds to its node, job and queue.
+  void Unaccount(TaskId task);
 
   std::vector<std::string> topology_keys_;
   std::vector<Node> nodes_;
@@ -216,6 +253,8 @@ class ClusterState {
   std::unordered_map<std::string, JobId> job_ids_;
   std::map<std::string, uint32_t> shape_classes_;
   std::set<JobId> jobs_with_pending_;
+  std::vector<TaskId> free_task_ids_;
+  std::vector<JobId> free_job_ids_;
   std::vector<std::vector<TaskId>> tasks_on_node_;
   ResourceVector capacity_;
   WorkloadProfile profile_;

@@ -1,0 +1,129 @@
+// ClusterState's world changes: what the daemon applies as the API server reports pods,
+// nodes, groups and queues being created, changed and deleted. The simulator needs only
+// Place and Release; a live cluster also takes things away and changes them.
+#include <algorithm>
+
+#include "model/cluster.h"
+
+namespace gantry {
+
+Status ClusterState::PlaceBound(TaskId task_id, NodeId node_id, std::span<const int32_t> gpus) {
+  if (task_id >= tasks_.size()) return Status::Invalid("unknown task");
+  const Task& task = tasks_[task_id];
+  if (task.state != TaskState::kPending) {
+    return Status::Invalid("task \"" + task.name + "\" is not pending");
+  }
+  if (node_id >= nodes_.size()) return Status::Invalid("task \"" + task.name + "\": unknown node");
+  int32_t share = 0;
+  int64_t memory_each = 0;
+  GANTRY_RETURN_IF_ERROR(
+      CheckPlacement(task, nodes_[node_id], gpus, /*check_room=*/false, &share, &memory_each));
+  Account(task_id, node_id, gpus, share, memory_each);
+  return Status::Ok();
+}
+
+void ClusterState::Unplace(TaskId task_id) {
+  Unaccount(task_id);
+  Task& task = tasks_[task_id];
+  task.state = TaskState::kPending;
+  Job& job = jobs_[task.job];
+  job.pending++;
+  jobs_with_pending_.insert(task.job);
+}
+
+void ClusterState::RemoveTask(TaskId task_id) {
+  Task& task = tasks_[task_id];
+  if (task.state == TaskState::kRunning) Unaccount(task_id);
+  Job& job = jobs_[task.job];
+  if (task.state == TaskState::kPending) {
+    job.pending--;
+    if (job.pending == 0) jobs_with_pending_.erase(task.job);
+  }
+  auto it = std::find(job.tasks.begin(), job.tasks.end(), task_id);
+  if (it != job.tasks.end()) job.tasks.erase(it);
+  task = Task{};
+  task.state = TaskState::kDone;
+  free_task_ids_.push_back(task_id);
+}
+
+void ClusterState::RemoveJob(JobId job_id) {
+  Job& job = jobs_[job_id];
+  job_ids_.erase(job.name);
+  jobs_with_pending_.erase(job_id);
+  job = Job{};
+  free_job_ids_.push_back(job_id);
+}
+
+Status ClusterState::UpdateJob(JobId job_id, int32_t min_member, int32_t priority, QueueId queue) {
+  Job& job = jobs_[job_id];
+  if (min_member < 1) {
+    return Status::Invalid("job \"" + job.name + "\": minMember must be at least 1");
+  }
+  if (queue >= queues_.size()) return Status::Invalid("job \"" + job.name + "\": unknown queue");
+  if (queue != job.queue) {
+    queues_[job.queue].allocated.Subtract(job.allocated);
+    queues_[queue].allocated.Add(job.allocated);
+    job.queue = queue;
+  }
+  job.min_member = min_member;
+  job.priority = priority;
+  return Status::Ok();
+}
+
+Status ClusterState::UpdateNode(NodeId id, Node node) {
+  Node& old = nodes_[id];
+  if (node.name != old.name) {
+    return Status::Invalid("node \"" + old.name + "\" cannot be renamed to \"" + node.name + "\"");
+  }
+  // Devices in use keep their usage; a node that reports fewer devices than its running
+  // tasks use keeps the ones in use until those tasks end.
+  size_t in_use = 0;
+  for (size_t i = 0; i < old.gpus.size(); ++i) {
+    if (old.gpus[i].used_milli > 0) in_use = i + 1;
+  }
+  if (node.gpus.size() < in_use) {
+    node.gpus.insert(node.gpus.end(), old.gpus.begin() + static_cast<ptrdiff_t>(node.gpus.size()),
+                     old.gpus.begin() + static_cast<ptrdiff_t>(in_use));
+  }
+  for (size_t i = 0; i < node.gpus.size(); ++i) {
+    node.gpus[i].used_milli = i < old.gpus.size() ? old.gpus[i].used_milli : 0;
+    node.gpus[i].used_memory_mib = i < old.gpus.size() ? old.gpus[i].used_memory_mib : 0;
+  }
+  GANTRY_RETURN_IF_ERROR(PrepareNode(node));
+  ResourceVector capacity = capacity_;
+  if (!old.removed) capacity.Subtract(old.allocatable);
+  if (!capacity.CheckedAddInPlace(node.allocatable)) {
+    return Status::OutOfRange("node \"" + node.name + "\": the cluster's total capacity overflows");
+  }
+  capacity_ = std::move(capacity);
+  node.used = std::move(old.used);
+  node.task_count = old.task_count;
+  node.removed = false;
+  old = std::move(node);
+  return Status::Ok();
+}
+
+void ClusterState::RemoveNode(NodeId id) {
+  Node& node = nodes_[id];
+  if (node.removed) return;
+  capacity_.Subtract(node.allocatable);
+  node.removed = true;
+  node.unschedulable = true;
+  node.shape_class = ShapeClassOf(node);
+}
+
+Status ClusterState::UpdateQueue(QueueId id, int64_t weight, ResourceVector guarantee,
+                                 ResourceVector capability) {
+  Queue& queue = queues_[id];
+  if (weight <= 0) return Status::Invalid("queue \"" + queue.name + "\": weight must be positive");
+  if (!guarantee.FitsInNamed(capability)) {
+    return Status::Invalid("queue \"" + queue.name + "\": guarantee (" + guarantee.ToString() +
+                           ") exceeds capability (" + capability.ToString() + ")");
+  }
+  queue.weight = weight;
+  queue.guarantee = std::move(guarantee);
+  queue.capability = std::move(capability);
+  return Status::Ok();
+}
+
+}  // namespace gantry
