@@ -1,0 +1,409 @@
+#include "k8s/objects.h"
+
+#include <nlohmann/json.hpp>
+
+#include "model/quantity.h"
+
+namespace gantry::k8s {
+namespace {
+
+using json = nlohmann::json;
+
+const json& Field(const json& object, const char* key) {
+  static const json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(key);
+  return it == object.end() ? kNull : *it;
+}
+
+std::string String(const json& object, const char* key) {
+  const json& v = Field(object, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+std::string Describe(const ObjectMeta& meta, const char* kind) {
+  return std::string(kind) + " " + meta.Key();
+}
+
+Result<Milli> QuantityOf(const json& value, const std::string& where) {
+  if (value.is_string()) {
+    auto q = ParseQuantity(value.get<std::string>());
+    if (!q.ok()) return Status::Invalid(where + ": " + q.status().message());
+    return q;
+  }
+  if (value.is_number_integer()) {
+    int64_t v = value.get<int64_t>();
+    Milli out = 0;
+    if (!CheckedMul(v, kMilliPerUnit, &out))
+      return Status::OutOfRange(where + ": " + std::to_string(v) + " overflows");
+    return out;
+  }
+  if (value.is_number()) return QuantityOf(json(value.dump()), where);
+  return Status::Invalid(where + ": expected a quantity, got " + std::string(value.type_name()));
+}
+
+Result<int64_t> Integer(const json& object, const char* key, const std::string& where,
+                        int64_t fallback) {
+  const json& v = Field(object, key);
+  if (v.is_null()) return fallback;
+  if (!v.is_number_integer()) {
+    return Status::Invalid(where + "." + key + ": expected an integer, got " + v.dump());
+  }
+  return v.get<int64_t>();
+}
+
+Labels LabelsOf(const json& map) {
+  Labels labels;
+  if (!map.is_object()) return labels;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    if (it.value().is_string()) labels.Set(it.key(), it.value().get<std::string>());
+  }
+  return labels;
+}
+
+Status ParseTolerations(const json& list, const std::string& where, std::vector<Toleration>* out) {
+  if (!list.is_array()) return Status::Ok();
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json& t = list[i];
+    std::string at = where + "[" + std::to_string(i) + "]";
+    Toleration tol;
+    tol.key = String(t, "key");
+    std::string op = String(t, "operator");
+    if (op.empty() || op == "Equal") {
+      tol.op = Toleration::Op::kEqual;
+    } else if (op == "Exists") {
+      tol.op = Toleration::Op::kExists;
+    } else {
+      return Status::Invalid(at + ".operator: unknown operator \"" + op + "\" (Equal, Exists)");
+    }
+    tol.value = String(t, "value");
+    std::string effect = String(t, "effect");
+    tol.any_effect = effect.empty();
+    if (!effect.empty() && !ParseTaintEffect(effect, &tol.effect)) {
+      return Status::Invalid(at + ".effect: unknown effect \"" + effect + "\"");
+    }
+    out->push_back(std::move(tol));
+  }
+  return Status::Ok();
+}
+
+Status ParseAffinity(const json& spec, const std::string& where, NodeAffinity* out) {
+  const json& required = Field(Field(Field(spec, "affinity"), "nodeAffinity"),
+                               "requiredDuringSchedulingIgnoredDuringExecution");
+  const json& terms = Field(required, "nodeSelectorTerms");
+  if (!terms.is_array()) return Status::Ok();
+  for (size_t i = 0; i < terms.size(); ++i) {
+    std::string at = where +
+                     ".affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+                     ".nodeSelectorTerms[" +
+                     std::to_string(i) + "]";
+    if (Field(terms[i], "matchFields").is_array() && !Field(terms[i], "matchFields").empty()) {
+      return Status::Invalid(at + ".matchFields: not supported by gantry");
+    }
+    std::vector<SelectorRequirement> term;
+    const json& exprs = Field(terms[i], "matchExpressions");
+    for (size_t j = 0; exprs.is_array() && j < exprs.size(); ++j) {
+      std::string eat = at + ".matchExpressions[" + std::to_string(j) + "]";
+      SelectorRequirement r;
+      r.key = String(exprs[j], "key");
+      std::string op = String(exprs[j], "operator");
+      if (!ParseSelectorOp(op, &r.op)) {
+        return Status::Invalid(eat + ".operator: \"" + op +
+                               "\" is not supported (In, NotIn, Exists, DoesNotExist)");
+      }
+      const json& values = Field(exprs[j], "values");
+      for (size_t k = 0; values.is_array() && k < values.size(); ++k) {
+        if (values[k].is_string()) r.values.push_back(values[k].get<std::string>());
+      }
+      term.push_back(std::move(r));
+    }
+    out->terms.push_back(std::move(term));
+  }
+  return Status::Ok();
+}
+
+// What a pod asks for: the sum of its containers, or the largest init container if that
+// is more, plus the pod overhead (kube-scheduler's rule). Limits stand in for requests
+// that are missing.
+Status PodRequests(const json& spec, const std::string& where, ResourceVector* out) {
+  auto container_requests = [&](const json& c, const std::string& at, ResourceVector* r) {
+    const json& resources = Field(c, "resources");
+    ResourceVector requests, limits;
+    GANTRY_RETURN_IF_ERROR(
+        ParseResourceList(Field(resources, "limits"), at + ".resources.limits", &limits));
+    GANTRY_RETURN_IF_ERROR(
+        ParseResourceList(Field(resources, "requests"), at + ".resources.requests", &requests));
+    for (const auto& e : limits.entries()) {
+      if (requests.Get(e.id) == 0) requests.Set(e.id, e.amount);
+    }
+    *r = std::move(requests);
+    return Status::Ok();
+  };
+  ResourceVector sum;
+  const json& containers = Field(spec, "containers");
+  for (size_t i = 0; containers.is_array() && i < containers.size(); ++i) {
+    ResourceVector r;
+    GANTRY_RETURN_IF_ERROR(
+        container_requests(containers[i], where + ".containers[" + std::to_string(i) + "]", &r));
+    sum.Add(r);
+  }
+  const json& inits = Field(spec, "initContainers");
+  for (size_t i = 0; inits.is_array() && i < inits.size(); ++i) {
+    ResourceVector r;
+    GANTRY_RETURN_IF_ERROR(
+        container_requests(inits[i], where + ".initContainers[" + std::to_string(i) + "]", &r));
+    // Restartable init containers (sidecars) run beside the others; kept simple: max.
+    for (const auto& e : r.entries()) {
+      if (e.amount > sum.Get(e.id)) sum.Set(e.id, e.amount);
+    }
+  }
+  ResourceVector overhead;
+  GANTRY_RETURN_IF_ERROR(
+      ParseResourceList(Field(spec, "overhead"), where + ".overhead", &overhead));
+  sum.Add(overhead);
+  *out = std::move(sum);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ParseResourceList(const json& list, const std::string& where, ResourceVector* out) {
+  if (list.is_null()) return Status::Ok();
+  if (!list.is_object()) return Status::Invalid(where + ": expected a map of resources");
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    auto q = QuantityOf(it.value(), where + "." + it.key());
+    if (!q.ok()) return q.status();
+    Milli amount = *q;
+    if (amount < 0) return Status::Invalid(where + "." + it.key() + ": negative");
+    ResourceId id = InternResource(it.key());
+    // Devices are counted in milli-GPUs, so a whole GPU is 1000 either way.
+    out->Set(id, amount);
+  }
+  return Status::Ok();
+}
+
+std::string FormatDeviceList(const std::vector<int32_t>& devices) {
+  std::string out;
+  for (size_t i = 0; i < devices.size(); ++i) out += (i ? "," : "") + std::to_string(devices[i]);
+  return out;
+}
+
+Result<std::vector<int32_t>> ParseDeviceList(const std::string& text) {
+  std::vector<int32_t> out;
+  size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    size_t comma = text.find(',', start);
+    std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
+        item.size() > 4) {
+      return Status::Invalid("bad device list \"" + text + "\": expected indexes like 0,3");
+    }
+    out.push_back(std::stoi(item));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+Result<ObjectMeta> ParseMeta(const json& object) {
+  const json& m = Field(object, "metadata");
+  ObjectMeta meta;
+  meta.namespace_ = String(m, "namespace");
+  meta.name = String(m, "name");
+  meta.uid = String(m, "uid");
+  meta.resource_version = String(m, "resourceVersion");
+  meta.deleting = !Field(m, "deletionTimestamp").is_null();
+  if (meta.name.empty())
+    return Status::Invalid("object without metadata.name: " + object.dump().substr(0, 120));
+  return meta;
+}
+
+Result<PodInfo> ParsePod(const json& object) {
+  auto meta = ParseMeta(object);
+  if (!meta.ok()) return meta.status();
+  PodInfo pod;
+  pod.meta = std::move(meta).value();
+  const std::string where = Describe(pod.meta, "pod");
+  const json& spec = Field(object, "spec");
+  const json& status = Field(object, "status");
+  const json& annotations = Field(Field(object, "metadata"), "annotations");
+  const json& labels = Field(Field(object, "metadata"), "labels");
+  pod.scheduler_name = String(spec, "schedulerName");
+  if (pod.scheduler_name.empty()) pod.scheduler_name = "default-scheduler";
+  pod.node_name = String(spec, "nodeName");
+  pod.phase = String(status, "phase");
+  auto priority = Integer(spec, "priority", where + ": spec", 0);
+  if (!priority.ok()) return priority.status();
+  pod.priority = static_cast<int32_t>(*priority);
+  pod.spec.priority = pod.priority;
+
+  ResourceVector requests;
+  GANTRY_RETURN_IF_ERROR(PodRequests(spec, where + ": spec", &requests));
+  Milli gpus = requests.Get(kGpu);
+  requests.Set(kGpu, 0);
+  requests.Set(kPods, kMilliPerUnit);
+  pod.spec.requests = std::move(requests);
+  if (gpus % kMilliPerUnit != 0) {
+    return Status::Invalid(where +
+                           ": spec.containers[*].resources: nvidia.com/gpu must be whole; "
+                           "ask for a fraction with the annotation " +
+                           std::string(kGpuFractionAnnotation));
+  }
+  pod.spec.gpu.count = static_cast<int32_t>(gpus / kMilliPerUnit);
+  std::string fraction = String(annotations, kGpuFractionAnnotation);
+  std::string memory = String(annotations, kGpuMemoryAnnotation);
+  if ((!fraction.empty() || !memory.empty()) && pod.spec.gpu.count > 0) {
+    return Status::Invalid(where +
+                           ": metadata.annotations: a pod asks for whole GPUs "
+                           "(nvidia.com/gpu) or a share of one (" +
+                           std::string(kGpuFractionAnnotation) + ", " + kGpuMemoryAnnotation +
+                           "), not both");
+  }
+  if (!fraction.empty()) {
+    auto f = ParseQuantity(fraction);
+    if (!f.ok() || *f <= 0 || *f >= kMilliPerUnit) {
+      return Status::Invalid(where + ": metadata.annotations[" + kGpuFractionAnnotation + "]: \"" +
+                             fraction + "\" is not a fraction between 0 and 1 (e.g. 0.5)");
+    }
+    pod.spec.gpu.milli = static_cast<int32_t>(*f);
+  }
+  if (!memory.empty()) {
+    auto m = ParseQuantity(memory);
+    if (!m.ok() || *m <= 0 || *m % kMilliPerUnit != 0) {
+      return Status::Invalid(where + ": metadata.annotations[" + kGpuMemoryAnnotation + "]: \"" +
+                             memory + "\" is not a whole number of MiB");
+    }
+    pod.spec.gpu.memory_mib = *m / kMilliPerUnit;
+  }
+  pod.spec.node_selector = LabelsOf(Field(spec, "nodeSelector"));
+  GANTRY_RETURN_IF_ERROR(ParseTolerations(Field(spec, "tolerations"), where + ": spec.tolerations",
+                                          &pod.spec.tolerations));
+  GANTRY_RETURN_IF_ERROR(ParseAffinity(spec, where + ": spec", &pod.spec.affinity));
+
+  if (std::string g = String(annotations, kGroupAnnotation); !g.empty()) {
+    pod.group = g, pod.group_api = GroupApi::kVolcano;
+  } else if (std::string v = String(annotations, kVolcanoGroupAnnotation); !v.empty()) {
+    pod.group = v, pod.group_api = GroupApi::kVolcano;
+  } else if (std::string c = String(labels, kCoschedulingGroupLabel); !c.empty()) {
+    pod.group = c, pod.group_api = GroupApi::kCoscheduling;
+  }
+  pod.queue = String(annotations, kQueueAnnotation);
+  if (pod.queue.empty()) pod.queue = String(annotations, kVolcanoQueueAnnotation);
+  if (std::string devices = String(annotations, kGpuDevicesAnnotation); !devices.empty()) {
+    auto parsed = ParseDeviceList(devices);
+    if (!parsed.ok()) {
+      return Status::Invalid(where + ": metadata.annotations[" + kGpuDevicesAnnotation +
+                             "]: " + parsed.status().message());
+    }
+    pod.gpu_devices = std::move(parsed).value();
+  }
+  const json& conditions = Field(status, "conditions");
+  for (size_t i = 0; conditions.is_array() && i < conditions.size(); ++i) {
+    if (String(conditions[i], "type") == "PodScheduled" &&
+        String(conditions[i], "status") == "False") {
+      pod.unschedulable_message = String(conditions[i], "message");
+    }
+  }
+  return pod;
+}
+
+Result<Node> ParseNode(const json& object) {
+  auto meta = ParseMeta(object);
+  if (!meta.ok()) return meta.status();
+  const std::string where = "node " + meta->name;
+  Node node;
+  node.name = meta->name;
+  const json& spec = Field(object, "spec");
+  node.labels = LabelsOf(Field(Field(object, "metadata"), "labels"));
+  node.unschedulable =
+      Field(spec, "unschedulable").is_boolean() && Field(spec, "unschedulable").get<bool>();
+  const json& taints = Field(spec, "taints");
+  for (size_t i = 0; taints.is_array() && i < taints.size(); ++i) {
+    Taint t;
+    t.key = String(taints[i], "key");
+    t.value = String(taints[i], "value");
+    std::string effect = String(taints[i], "effect");
+    if (!ParseTaintEffect(effect, &t.effect)) {
+      return Status::Invalid(where + ": spec.taints[" + std::to_string(i) +
+                             "].effect: unknown effect \"" + effect + "\"");
+    }
+    node.taints.push_back(std::move(t));
+  }
+  ResourceVector allocatable;
+  GANTRY_RETURN_IF_ERROR(ParseResourceList(Field(Field(object, "status"), "allocatable"),
+                                           where + ": status.allocatable", &allocatable));
+  Milli gpus = allocatable.Get(kGpu);
+  allocatable.Set(kGpu, 0);
+  node.allocatable = std::move(allocatable);
+  GpuDevice device;
+  if (const std::string* product = node.labels.Find(kGpuProductLabel)) {
+    device.model = GpuModels().Intern(*product);
+  } else {
+    device.model = GpuModels().Intern("unknown");
+  }
+  if (const std::string* memory = node.labels.Find(kGpuMemoryLabel)) {
+    auto m = ParseQuantity(*memory);
+    if (!m.ok() || *m < 0) {
+      return Status::Invalid(where + ": metadata.labels[" + kGpuMemoryLabel + "]: \"" + *memory +
+                             "\" is not a number of MiB");
+    }
+    device.memory_mib = *m / kMilliPerUnit;
+  }
+  for (Milli i = 0; i < gpus / kMilliPerUnit; ++i) node.gpus.push_back(device);
+  return node;
+}
+
+Result<PodGroupInfo> ParsePodGroup(const json& object, GroupApi api) {
+  auto meta = ParseMeta(object);
+  if (!meta.ok()) return meta.status();
+  PodGroupInfo group;
+  group.meta = std::move(meta).value();
+  group.api = api;
+  const std::string where = Describe(group.meta, "podgroup");
+  const json& spec = Field(object, "spec");
+  auto min_member = Integer(spec, "minMember", where + ": spec", 1);
+  if (!min_member.ok()) return min_member.status();
+  if (*min_member < 0 || *min_member > 1000000) {
+    return Status::Invalid(where + ": spec.minMember: " + std::to_string(*min_member) +
+                           " is out of range (0..1000000)");
+  }
+  group.min_member = static_cast<int32_t>(std::max<int64_t>(*min_member, 1));
+  group.queue = String(spec, "queue");
+  group.priority_class_name = String(spec, "priorityClassName");
+  GANTRY_RETURN_IF_ERROR(ParseResourceList(Field(spec, "minResources"),
+                                           where + ": spec.minResources", &group.min_resources));
+  group.phase = String(Field(object, "status"), "phase");
+  return group;
+}
+
+Result<QueueInfo> ParseQueue(const json& object) {
+  auto meta = ParseMeta(object);
+  if (!meta.ok()) return meta.status();
+  QueueInfo queue;
+  queue.meta = std::move(meta).value();
+  const std::string where = Describe(queue.meta, "queue");
+  const json& spec = Field(object, "spec");
+  auto weight = Integer(spec, "weight", where + ": spec", 1);
+  if (!weight.ok()) return weight.status();
+  if (*weight < 1) return Status::Invalid(where + ": spec.weight: must be at least 1");
+  queue.weight = *weight;
+  GANTRY_RETURN_IF_ERROR(
+      ParseResourceList(Field(spec, "capability"), where + ": spec.capability", &queue.capability));
+  GANTRY_RETURN_IF_ERROR(ParseResourceList(Field(Field(spec, "guarantee"), "resource"),
+                                           where + ": spec.guarantee.resource", &queue.guarantee));
+  return queue;
+}
+
+Result<PriorityClassInfo> ParsePriorityClass(const json& object) {
+  auto meta = ParseMeta(object);
+  if (!meta.ok()) return meta.status();
+  PriorityClassInfo pc;
+  pc.meta = std::move(meta).value();
+  auto value = Integer(object, "value", "priorityclass " + pc.meta.name, 0);
+  if (!value.ok()) return value.status();
+  pc.value = static_cast<int32_t>(*value);
+  return pc;
+}
+
+}  // namespace gantry::k8s

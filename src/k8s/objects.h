@@ -1,0 +1,100 @@
+// Kubernetes objects as the scheduler sees them: decoded from the API's JSON into the
+// few fields scheduling needs, with errors that name the object and the field.
+//
+// Pods, Nodes and PriorityClasses (core), Volcano's scheduling.volcano.sh/v1beta1
+// PodGroup and Queue, and scheduler-plugins' scheduling.x-k8s.io/v1alpha1 PodGroup.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "model/cluster.h"
+#include "model/status.h"
+
+namespace gantry::k8s {
+
+// Annotations and labels Gantry reads and writes.
+inline constexpr const char* kGroupAnnotation = "scheduling.k8s.io/group-name";
+inline constexpr const char* kVolcanoGroupAnnotation = "scheduling.volcano.sh/group-name";
+inline constexpr const char* kCoschedulingGroupLabel = "scheduling.x-k8s.io/pod-group";
+inline constexpr const char* kQueueAnnotation = "gantry.dev/queue";
+inline constexpr const char* kVolcanoQueueAnnotation = "scheduling.volcano.sh/queue-name";
+inline constexpr const char* kGpuFractionAnnotation = "gantry.dev/gpu-fraction";
+inline constexpr const char* kGpuMemoryAnnotation = "gantry.dev/gpu-memory";
+inline constexpr const char* kGpuDevicesAnnotation = "gantry.dev/gpu-devices";
+// GPU feature discovery's node labels.
+inline constexpr const char* kGpuProductLabel = "nvidia.com/gpu.product";
+inline constexpr const char* kGpuMemoryLabel = "nvidia.com/gpu.memory";  // MiB per device
+
+struct ObjectMeta {
+  std::string namespace_;  // empty for cluster-scoped objects
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+  bool deleting = false;  // has a deletionTimestamp
+  // "namespace/name", or "name" when cluster-scoped: the key informers use.
+  std::string Key() const { return namespace_.empty() ? name : namespace_ + "/" + name; }
+};
+
+enum class GroupApi { kNone, kVolcano, kCoscheduling };
+
+struct PodInfo {
+  ObjectMeta meta;
+  std::string scheduler_name;
+  std::string node_name;  // empty while pending
+  std::string phase;      // Pending, Running, Succeeded, Failed, Unknown
+  int32_t priority = 0;
+  TaskSpec spec;  // requests (with pods: 1), GPU request, selector, tolerations, affinity
+  GroupApi group_api = GroupApi::kNone;
+  std::string group;                 // the pod group's name (same namespace), empty when none
+  std::string queue;                 // from an annotation; empty when none
+  std::vector<int32_t> gpu_devices;  // from gantry.dev/gpu-devices, when bound by Gantry
+  // The PodScheduled=False condition's message as last written, to avoid rewriting it.
+  std::string unschedulable_message;
+
+  // Finished pods hold no resources.
+  bool finished() const { return phase == "Succeeded" || phase == "Failed"; }
+};
+
+struct PodGroupInfo {
+  ObjectMeta meta;
+  GroupApi api = GroupApi::kVolcano;
+  int32_t min_member = 1;
+  std::string queue;                // Volcano only; empty: "default"
+  std::string priority_class_name;  // Volcano only
+  ResourceVector min_resources;
+  std::string phase;  // status.phase as last written
+};
+
+struct QueueInfo {
+  ObjectMeta meta;
+  int64_t weight = 1;
+  ResourceVector capability;
+  ResourceVector guarantee;
+};
+
+struct PriorityClassInfo {
+  ObjectMeta meta;
+  int32_t value = 0;
+};
+
+Result<ObjectMeta> ParseMeta(const nlohmann::json& object);
+Result<PodInfo> ParsePod(const nlohmann::json& object);
+// A node and its GPUs: nvidia.com/gpu in status.allocatable gives the device count, GPU
+// feature discovery's labels give the model and memory.
+Result<Node> ParseNode(const nlohmann::json& object);
+Result<PodGroupInfo> ParsePodGroup(const nlohmann::json& object, GroupApi api);
+Result<QueueInfo> ParseQueue(const nlohmann::json& object);
+Result<PriorityClassInfo> ParsePriorityClass(const nlohmann::json& object);
+
+// A ResourceList (`{"cpu": "500m", "nvidia.com/gpu": 2}`: strings or numbers) into a
+// vector; nvidia.com/gpu is counted in milli-GPUs. `where` prefixes errors.
+Status ParseResourceList(const nlohmann::json& list, const std::string& where, ResourceVector* out);
+
+// "0,3" <-> {0, 3}.
+std::string FormatDeviceList(const std::vector<int32_t>& devices);
+Result<std::vector<int32_t>> ParseDeviceList(const std::string& text);
+
+}  // namespace gantry::k8s
