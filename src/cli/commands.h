@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gantry {
 
@@ -27,5 +28,17 @@ struct SimOptions {
   int jobs = 2;
 };
 int RunSim(const SimOptions& options);
+
+struct ServeOptions {
+  std::string config;
+  std::string kubeconfig;  // empty: $KUBECONFIG, in-cluster, ~/.kube/config
+  std::string identity;    // empty: $POD_NAME or the host name, with a random suffix
+  std::string listen;      // overrides listenAddress
+  bool no_leader_elect = false;
+};
+int RunServe(const ServeOptions& options);
+
+// Checks daemon configurations and Kubernetes manifests offline.
+int RunValidate(const std::vector<std::string>& files);
 
 }  // namespace gantry

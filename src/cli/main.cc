@@ -8,8 +8,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   gantry::ScheduleOptions schedule;
-  CLI::App* schedule_cmd =
-      app.add_subcommand("schedule", "Run one scheduling session on a scenario file and print the decisions");
+  CLI::App* schedule_cmd = app.add_subcommand(
+      "schedule", "Run one scheduling session on a scenario file and print the decisions");
   schedule_cmd->add_option("--scenario", schedule.scenario, "Scenario YAML file")->required();
   schedule_cmd->add_option("--format", schedule.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}));
@@ -22,13 +22,32 @@ int main(int argc, char** argv) {
   sim_cmd->add_option("--generate", sim.generate,
                       "Synthetic workload: nodes=N,pods=N,rate=R,duration=S,seed=N,mix=A/B/C/D");
   sim_cmd->add_option("--protocol", sim.protocol, "fgd-atc23: the FGD paper's experiment");
-  sim_cmd->add_option("--arrival-scale", sim.arrival_scale, "GPU demand to arrive, x capacity (protocol)");
+  sim_cmd->add_option("--arrival-scale", sim.arrival_scale,
+                      "GPU demand to arrive, x capacity (protocol)");
   sim_cmd->add_option("--policy", sim.policies, "Comma-separated policies")->capture_default_str();
   sim_cmd->add_option("--seeds", sim.seeds, "Seeds: 42, 42-51 or 1,5,9")->capture_default_str();
   sim_cmd->add_option("--out", sim.out, "Output directory")->capture_default_str();
   sim_cmd->add_option("--period", sim.period_s, "Seconds between scheduling sessions (replay)");
-  sim_cmd->add_option("--nodes-to-score", sim.nodes_to_score, "Feasible nodes scored per task (replay; 0 all)");
+  sim_cmd->add_option("--nodes-to-score", sim.nodes_to_score,
+                      "Feasible nodes scored per task (replay; 0 all)");
   sim_cmd->add_option("--jobs", sim.jobs, "Runs at once")->capture_default_str();
+
+  gantry::ServeOptions serve;
+  CLI::App* serve_cmd =
+      app.add_subcommand("serve", "Run the scheduler against a Kubernetes API server");
+  serve_cmd->add_option("--config", serve.config, "Daemon configuration YAML")->required();
+  serve_cmd->add_option("--kubeconfig", serve.kubeconfig,
+                        "kubeconfig (default: $KUBECONFIG, in-cluster)");
+  serve_cmd->add_option("--identity", serve.identity, "Leader election identity");
+  serve_cmd->add_option("--listen", serve.listen, "host:port for /metrics /healthz /readyz");
+  serve_cmd->add_flag("--no-leader-elect", serve.no_leader_elect,
+                      "Schedule without leader election");
+
+  std::vector<std::string> validate_files;
+  CLI::App* validate_cmd = app.add_subcommand(
+      "validate",
+      "Check gantry configurations and Kubernetes manifests (PodGroups, Queues, pods) offline");
+  validate_cmd->add_option("files", validate_files, "YAML files")->required();
 
   try {
     app.parse(argc, argv);
@@ -38,5 +57,7 @@ int main(int argc, char** argv) {
   }
   if (schedule_cmd->parsed()) return gantry::RunSchedule(schedule);
   if (sim_cmd->parsed()) return gantry::RunSim(sim);
+  if (serve_cmd->parsed()) return gantry::RunServe(serve);
+  if (validate_cmd->parsed()) return gantry::RunValidate(validate_files);
   return 2;
 }

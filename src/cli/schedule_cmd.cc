@@ -82,7 +82,8 @@ int RunSchedule(const ScheduleOptions& options) {
   }
   std::vector<std::string> unmet = CheckExpectations(*scenario, decisions);
   if (!unmet.empty()) {
-    std::fprintf(stderr, "\n%s: %zu expectation(s) not met:\n", options.scenario.c_str(), unmet.size());
+    std::fprintf(stderr, "\n%s: %zu expectation(s) not met:\n", options.scenario.c_str(),
+                 unmet.size());
     for (const std::string& line : unmet) std::fprintf(stderr, "  - %s\n", line.c_str());
     return 1;
   }

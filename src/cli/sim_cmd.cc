@@ -30,9 +30,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // The paper's means over seeds 42..51 on openb_pod_list_default.csv (Weng et al., ATC '23).
-const std::map<std::string, double> kPublished = {{"random", 87.47}, {"dotprod", 90.85},
+const std::map<std::string, double> kPublished = {{"random", 87.47},        {"dotprod", 90.85},
                                                   {"gpuclustering", 91.88}, {"gpupacking", 92.00},
-                                                  {"bestfit", 93.08}, {"fgd", 95.39}};
+                                                  {"bestfit", 93.08},       {"fgd", 95.39}};
 
 Result<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
   std::vector<uint64_t> seeds;
@@ -74,7 +74,8 @@ Result<GeneratorOptions> ParseGenerate(const std::string& text) {
   GeneratorOptions g;
   for (const std::string& item : SplitComma(text)) {
     size_t eq = item.find('=');
-    if (eq == std::string::npos) return Status::Invalid("--generate: expected key=value, got \"" + item + "\"");
+    if (eq == std::string::npos)
+      return Status::Invalid("--generate: expected key=value, got \"" + item + "\"");
     std::string key = item.substr(0, eq), value = item.substr(eq + 1);
     try {
       if (key == "nodes") {
@@ -89,7 +90,8 @@ Result<GeneratorOptions> ParseGenerate(const std::string& text) {
         g.seed = std::stoull(value);
       } else if (key == "mix") {
         int a = 0, b = 0, c = 0, d = 0;
-        if (std::sscanf(value.c_str(), "%d/%d/%d/%d", &a, &b, &c, &d) != 4) throw std::invalid_argument(value);
+        if (std::sscanf(value.c_str(), "%d/%d/%d/%d", &a, &b, &c, &d) != 4)
+          throw std::invalid_argument(value);
         g.pct_single = a, g.pct_shared = b, g.pct_gang = c, g.pct_cpu = d;
       } else {
         return Status::Invalid("--generate: unknown key \"" + key +
@@ -228,7 +230,8 @@ int RunSim(const SimOptions& o) {
     }
   }
   if (jobs.empty()) return fail("no workload: give --workload FILE or --generate");
-  if (protocol && pods.empty()) return fail("--protocol fgd-atc23 needs an openb pod list as --workload");
+  if (protocol && pods.empty())
+    return fail("--protocol fgd-atc23 needs an openb pod list as --workload");
 
   // Runs, side by side on `jobs` threads.
   std::vector<RunSpec> runs;
@@ -250,12 +253,18 @@ int RunSim(const SimOptions& o) {
         ProtocolOptions po;
         po.arrival_scale = o.arrival_scale;
         auto r = RunFgdProtocol(cluster, pods, configs[config_of[i]], runs[i].seed, po);
-        if (r.ok()) out.protocol = std::move(r).value(); else out.status = r.status();
+        if (r.ok())
+          out.protocol = std::move(r).value();
+        else
+          out.status = r.status();
       } else {
         ReplayOptions ro;
         ro.period_s = o.period_s;
         auto r = RunReplay(cluster, jobs, configs[config_of[i]], runs[i].seed, ro);
-        if (r.ok()) out.replay = std::move(r).value(); else out.status = r.status();
+        if (r.ok())
+          out.replay = std::move(r).value();
+        else
+          out.status = r.status();
       }
       out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       progress.Done(runs[i]);
@@ -267,14 +276,16 @@ int RunSim(const SimOptions& o) {
   for (auto& th : pool) th.join();
   for (size_t i = 0; i < runs.size(); ++i) {
     if (!outcomes[i].status.ok()) {
-      return fail(runs[i].policy + " seed " + std::to_string(runs[i].seed) + ": " + outcomes[i].status.message());
+      return fail(runs[i].policy + " seed " + std::to_string(runs[i].seed) + ": " +
+                  outcomes[i].status.message());
     }
   }
 
   // summary.json, timeseries.csv, report.html.
   const std::string end_key = std::to_string(std::llround(o.arrival_scale * 100));
   Json summary;
-  summary["title"] = protocol ? "Gantry simulation: " + o.protocol : "Gantry simulation: time-driven replay";
+  summary["title"] =
+      protocol ? "Gantry simulation: " + o.protocol : "Gantry simulation: time-driven replay";
   summary["cluster"] = o.cluster.empty() ? "generated" : o.cluster;
   summary["workload"] = o.workload.empty() ? "generated: " + o.generate : o.workload;
   summary["protocol"] = protocol ? o.protocol : "replay";
@@ -283,7 +294,8 @@ int RunSim(const SimOptions& o) {
   std::ostringstream csv;
   csv << (protocol ? "policy,seed,arrived_pct,alloc_pct,frag_pct\n"
                    : "policy,seed,t,gpu_alloc_pct,queue_len,running_tasks\n");
-  std::map<std::string, std::map<std::string, std::vector<double>>> by;  // policy -> metric -> values
+  std::map<std::string, std::map<std::string, std::vector<double>>>
+      by;  // policy -> metric -> values
   for (size_t i = 0; i < runs.size(); ++i) {
     const RunOutcome& out = outcomes[i];
     Json run;
@@ -320,11 +332,14 @@ int RunSim(const SimOptions& o) {
       run["queue_gpu_share_pct"] = shares;
       run["jct_samples"] = r.jct_samples;
       for (const ReplayRow& row : r.rows) {
-        timeseries.push_back({{"policy", runs[i].policy}, {"seed", runs[i].seed}, {"t", row.t},
-                              {"gpu_alloc_pct", row.gpu_alloc_pct}, {"queue_len", row.queue_len},
+        timeseries.push_back({{"policy", runs[i].policy},
+                              {"seed", runs[i].seed},
+                              {"t", row.t},
+                              {"gpu_alloc_pct", row.gpu_alloc_pct},
+                              {"queue_len", row.queue_len},
                               {"running_tasks", row.running_tasks}});
-        csv << runs[i].policy << ',' << runs[i].seed << ',' << row.t << ',' << row.gpu_alloc_pct << ','
-            << row.queue_len << ',' << row.running_tasks << '\n';
+        csv << runs[i].policy << ',' << runs[i].seed << ',' << row.t << ',' << row.gpu_alloc_pct
+            << ',' << row.queue_len << ',' << row.running_tasks << '\n';
       }
       m["jct_mean"].push_back(r.jct_s.mean);
       m["jct_p95"].push_back(r.jct_s.p95);
@@ -355,8 +370,9 @@ int RunSim(const SimOptions& o) {
     by_policy[p] = entry;
   }
   summary["by_policy"] = by_policy;
-  const bool default_trace = o.workload.size() >= 26 &&
-                             o.workload.compare(o.workload.size() - 26, 26, "openb_pod_list_default.csv") == 0;
+  const bool default_trace =
+      o.workload.size() >= 26 &&
+      o.workload.compare(o.workload.size() - 26, 26, "openb_pod_list_default.csv") == 0;
   if (protocol && default_trace && end_key == "130") {
     Json published;
     for (const auto& [p, v] : kPublished) published[p] = v;
@@ -375,11 +391,11 @@ int RunSim(const SimOptions& o) {
 
   // The terminal summary.
   if (protocol) {
-    std::printf("%-14s %5s %18s %10s %10s %10s %8s\n", "POLICY", "RUNS", ("ALLOC@" + end_key + "% (sd)").c_str(),
-                "FRAG%", "FAILED", "PUBLISHED", "WALL_S");
+    std::printf("%-14s %5s %18s %10s %10s %10s %8s\n", "POLICY", "RUNS",
+                ("ALLOC@" + end_key + "% (sd)").c_str(), "FRAG%", "FAILED", "PUBLISHED", "WALL_S");
   } else {
-    std::printf("%-14s %5s %12s %12s %12s %10s %8s\n", "POLICY", "RUNS", "GPU_ALLOC%", "JCT_MEAN_S", "WAIT_MEAN_S",
-                "FAILED", "WALL_S");
+    std::printf("%-14s %5s %12s %12s %12s %10s %8s\n", "POLICY", "RUNS", "GPU_ALLOC%", "JCT_MEAN_S",
+                "WAIT_MEAN_S", "FAILED", "WALL_S");
   }
   for (const std::string& p : policies) {
     auto& m = by[p];
@@ -387,12 +403,16 @@ int RunSim(const SimOptions& o) {
     for (size_t i = 0; i < runs.size(); ++i) wall += runs[i].policy == p ? outcomes[i].wall_s : 0;
     wall /= static_cast<double>(seeds->size());
     if (protocol) {
-      std::string published = default_trace && kPublished.count(p) ? std::to_string(kPublished.at(p)).substr(0, 5) : "-";
-      std::printf("%-14s %5zu %11.2f (%.2f) %10.2f %10.0f %10s %8.2f\n", p.c_str(), seeds->size(), Mean(m["alloc"]),
-                  Std(m["alloc"]), Mean(m["frag"]), Mean(m["failed"]), published.c_str(), wall);
+      std::string published = default_trace && kPublished.count(p)
+                                  ? std::to_string(kPublished.at(p)).substr(0, 5)
+                                  : "-";
+      std::printf("%-14s %5zu %11.2f (%.2f) %10.2f %10.0f %10s %8.2f\n", p.c_str(), seeds->size(),
+                  Mean(m["alloc"]), Std(m["alloc"]), Mean(m["frag"]), Mean(m["failed"]),
+                  published.c_str(), wall);
     } else {
-      std::printf("%-14s %5zu %12.2f %12.0f %12.0f %10.0f %8.2f\n", p.c_str(), seeds->size(), Mean(m["alloc_mean"]),
-                  Mean(m["jct_mean"]), Mean(m["wait_mean"]), Mean(m["failed"]), wall);
+      std::printf("%-14s %5zu %12.2f %12.0f %12.0f %10.0f %8.2f\n", p.c_str(), seeds->size(),
+                  Mean(m["alloc_mean"]), Mean(m["jct_mean"]), Mean(m["wait_mean"]),
+                  Mean(m["failed"]), wall);
     }
   }
   std::printf("\nreport: %s\n", (dir / "report.html").string().c_str());

@@ -33,6 +33,8 @@ struct Decisions {
   std::vector<BindDecision> binds;  // in decision order
   std::vector<EvictDecision> evictions;
   std::vector<PendingJob> pending;  // in job id order
+  // Per queue id, its fair share, when a plugin computes one (proportion); else empty.
+  std::vector<ResourceVector> deserved;
 };
 
 }  // namespace gantry

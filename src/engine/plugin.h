@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/decisions.h"
 #include "engine/filter.h"
 #include "engine/gpu_placement.h"
 #include "model/cluster.h"
@@ -29,6 +30,9 @@ class Plugin {
   // Called once when the session opens, after its working state is built and before any
   // action runs. Plugins compute what they need here (shares, deserved amounts).
   virtual void OnSessionOpen(Session& /*session*/) {}
+  // Called once after the actions ran, to add what the plugin knows to the decisions
+  // (the proportion plugin reports each queue's deserved share).
+  virtual void OnSessionClose(const Session& /*session*/, Decisions* /*out*/) const {}
 };
 
 // Orderings return < 0 when `a` goes first, > 0 when `b` does, and 0 for no opinion;

@@ -128,6 +128,7 @@ void Session::BuildWorkingState() {
 
 Decisions Session::Run() {
   for (auto& action : actions_) action->Execute(*this);
+  for (const auto& plugin : plugins_) plugin->OnSessionClose(*this, &decisions_);
   Decisions out = std::move(decisions_);
   decisions_ = Decisions{};
   for (size_t slot = 0; slot < pending_jobs_.size(); ++slot) {

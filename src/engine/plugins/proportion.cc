@@ -140,6 +140,9 @@ class ProportionPlugin : public Plugin, public QueueOrder, public JobAdmission, 
   }
 
   const ResourceVector& deserved(QueueId q) const { return deserved_[q]; }
+  void OnSessionClose(const Session& /*session*/, Decisions* out) const override {
+    out->deserved = deserved_;
+  }
 
  private:
   static std::string Amount(ResourceId r, Milli amount) {

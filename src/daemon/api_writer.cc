@@ -1,0 +1,212 @@
+#include "daemon/api_writer.h"
+
+#include <chrono>
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "k8s/objects.h"
+
+namespace gantry {
+namespace {
+
+using json = nlohmann::json;
+constexpr const char* kMergePatch = "application/merge-patch+json";
+constexpr const char* kStrategicPatch = "application/strategic-merge-patch+json";
+
+std::string PodPath(const std::string& namespace_, const std::string& name) {
+  return "/api/v1/namespaces/" + namespace_ + "/pods/" + name;
+}
+
+std::string GroupPath(k8s::GroupApi api, const std::string& namespace_, const std::string& name) {
+  std::string group = api == k8s::GroupApi::kCoscheduling ? "/apis/scheduling.x-k8s.io/v1alpha1"
+                                                          : "/apis/scheduling.volcano.sh/v1beta1";
+  return group + "/namespaces/" + namespace_ + "/podgroups/" + name;
+}
+
+}  // namespace
+
+std::string NowRfc3339(bool micro) {
+  auto now = std::chrono::system_clock::now();
+  std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char buffer[40];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::string out = buffer;
+  if (micro) {
+    auto us =
+        std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
+        1000000;
+    char frac[16];
+    std::snprintf(frac, sizeof frac, ".%06lld", static_cast<long long>(us));
+    out += frac;
+  }
+  return out + "Z";
+}
+
+WorkPool::WorkPool(int threads) {
+  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Loop(); });
+}
+
+WorkPool::~WorkPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+void WorkPool::Submit(std::function<void()> work) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(work));
+  }
+  cv_.notify_one();
+}
+
+size_t WorkPool::queued() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.size();
+}
+
+void WorkPool::Loop() {
+  for (;;) {
+    std::function<void()> work;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      work = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    work();
+  }
+}
+
+ApiWriter::ApiWriter(k8s::Client& client, int bind_workers, std::string identity,
+                     std::function<void(BindResult)> on_bound)
+    : client_(client),
+      identity_(std::move(identity)),
+      on_bound_(std::move(on_bound)),
+      status_(4),
+      binds_(bind_workers) {}
+
+void ApiWriter::Bind(BindRequest request) {
+  binds_.Submit([this, request = std::move(request)] { on_bound_(DoBind(request)); });
+}
+
+BindResult ApiWriter::DoBind(const BindRequest& r) {
+  BindResult result;
+  result.request = r;
+  auto started = std::chrono::steady_clock::now();
+  auto finish = [&](bool ok, bool conflict, std::string error) {
+    result.ok = ok;
+    result.conflict = conflict;
+    result.error = std::move(error);
+    result.latency_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return result;
+  };
+  if (r.write_devices) {
+    // The uid makes the patch fail (409) should the name now belong to another pod.
+    json patch = {
+        {"metadata",
+         {{"uid", r.uid},
+          {"annotations", {{k8s::kGpuDevicesAnnotation, k8s::FormatDeviceList(r.gpus)}}}}}};
+    auto response =
+        client_.Request("PATCH", PodPath(r.namespace_, r.name), patch.dump(), kMergePatch);
+    if (!response.ok()) return finish(false, false, response.status().message());
+    if (!response->ok()) {
+      return finish(
+          false, response->status == 409,
+          "writing " + std::string(k8s::kGpuDevicesAnnotation) + ": " + response->Describe());
+    }
+  }
+  json binding = {{"apiVersion", "v1"},
+                  {"kind", "Binding"},
+                  {"metadata", {{"name", r.name}, {"namespace", r.namespace_}, {"uid", r.uid}}},
+                  {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", r.node}}}};
+  auto response =
+      client_.Request("POST", PodPath(r.namespace_, r.name) + "/binding", binding.dump());
+  if (!response.ok()) return finish(false, false, response.status().message());
+  if (!response->ok())
+    return finish(false, response->status == 409, "binding: " + response->Describe());
+  return finish(true, false, "");
+}
+
+void ApiWriter::Check(const Result<k8s::Response>& response, const std::string& what) {
+  if (!response.ok() || !response->ok()) write_failures_++;
+  (void)what;
+}
+
+void ApiWriter::WriteCondition(PodCondition c) {
+  status_.Submit([this, c = std::move(c)] {
+    json patch = {{"status",
+                   {{"conditions",
+                     {{{"type", "PodScheduled"},
+                       {"status", "False"},
+                       {"reason", "Unschedulable"},
+                       {"message", c.message},
+                       {"lastProbeTime", nullptr},
+                       {"lastTransitionTime", NowRfc3339()}}}}}}};
+    Check(client_.Request("PATCH", PodPath(c.namespace_, c.name) + "/status", patch.dump(),
+                          kStrategicPatch),
+          "condition");
+  });
+}
+
+void ApiWriter::WriteGroupStatus(GroupStatus s) {
+  status_.Submit([this, s = std::move(s)] {
+    json status = {{"phase", s.phase},
+                   {"running", s.running},
+                   {"succeeded", s.succeeded},
+                   {"failed", s.failed}};
+    if (s.api != k8s::GroupApi::kCoscheduling) {
+      json condition = {
+          {"type", s.unschedulable_message.empty() ? "Scheduled" : "Unschedulable"},
+          {"status", "True"},
+          {"transitionID", identity_},
+          {"lastTransitionTime", NowRfc3339()},
+          {"reason", s.unschedulable_message.empty() ? "tasks in gang are ready to be scheduled"
+                                                     : "NotEnoughResources"},
+          {"message", s.unschedulable_message}};
+      status["conditions"] = json::array({condition});
+    }
+    json patch = {{"status", status}};
+    const std::string path = GroupPath(s.api, s.namespace_, s.name);
+    auto response = client_.Request("PATCH", path + "/status", patch.dump(), kMergePatch);
+    // Volcano's PodGroup CRD has no status subresource: its status is written with the object.
+    if (response.ok() && response->status == 404) {
+      response = client_.Request("PATCH", path, patch.dump(), kMergePatch);
+    }
+    Check(response, "podgroup status");
+  });
+}
+
+void ApiWriter::WriteEvent(ObjectEvent e) {
+  status_.Submit([this, e = std::move(e)] {
+    const std::string namespace_ = e.namespace_.empty() ? "default" : e.namespace_;
+    const std::string now = NowRfc3339();
+    json event = {
+        {"apiVersion", "v1"},
+        {"kind", "Event"},
+        {"metadata", {{"generateName", e.name + "."}, {"namespace", namespace_}}},
+        {"involvedObject",
+         {{"apiVersion", e.api_version}, {"kind", e.kind}, {"name", e.name}, {"uid", e.uid}}},
+        {"reason", e.reason},
+        {"message", e.message.substr(0, 1024)},
+        {"type", e.type},
+        {"source", {{"component", "gantry"}}},
+        {"reportingComponent", "gantry"},
+        {"reportingInstance", identity_},
+        {"firstTimestamp", now},
+        {"lastTimestamp", now},
+        {"count", 1}};
+    if (!e.namespace_.empty()) event["involvedObject"]["namespace"] = e.namespace_;
+    Check(client_.Request("POST", "/api/v1/namespaces/" + namespace_ + "/events", event.dump()),
+          "event");
+  });
+}
+
+}  // namespace gantry

@@ -1,0 +1,75 @@
+// Everything the daemon writes to the API server, off the scheduling thread: binds (with
+// the GPU device annotation first, for shared GPUs) on a pool of `bind_workers`, and
+// status, conditions and events on a smaller pool so that they never delay a bind.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/cluster_cache.h"
+#include "k8s/client.h"
+
+namespace gantry {
+
+// A fixed set of threads working through a queue of jobs.
+class WorkPool {
+ public:
+  explicit WorkPool(int threads);
+  ~WorkPool();  // finishes the queued work, then joins
+  void Submit(std::function<void()> work);
+  size_t queued() const;
+
+ private:
+  void Loop();
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+struct BindResult {
+  BindRequest request;
+  bool ok = false;
+  bool conflict = false;  // 409: the pod is already bound (or is another pod now)
+  std::string error;
+  double latency_s = 0;
+};
+
+class ApiWriter {
+ public:
+  // `on_bound` runs on a bind worker thread for every bind, done or failed.
+  ApiWriter(k8s::Client& client, int bind_workers, std::string identity,
+            std::function<void(BindResult)> on_bound);
+
+  void Bind(BindRequest request);
+  void WriteCondition(PodCondition condition);
+  void WriteGroupStatus(GroupStatus status);
+  void WriteEvent(ObjectEvent event);
+  size_t binds_queued() const { return binds_.queued(); }
+  int64_t write_failures() const { return write_failures_.load(); }
+
+ private:
+  BindResult DoBind(const BindRequest& request);
+  void Check(const Result<k8s::Response>& response, const std::string& what);
+
+  k8s::Client& client_;
+  std::string identity_;
+  std::function<void(BindResult)> on_bound_;
+  std::atomic<int64_t> write_failures_{0};
+  // Declared last: destroyed first, so their threads stop before the members they use.
+  WorkPool status_;
+  WorkPool binds_;
+};
+
+// The current time as Kubernetes writes it: "2026-11-29T22:30:00Z" (micro: with
+// microseconds, for MicroTime fields).
+std::string NowRfc3339(bool micro = false);
+
+}  // namespace gantry

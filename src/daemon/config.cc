@@ -1,0 +1,182 @@
+#include "daemon/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace gantry {
+namespace {
+
+std::string Where(const std::string& source, const YAML::Node& node, const std::string& field) {
+  std::string out = source;
+  if (node.Mark().line >= 0) out += ":" + std::to_string(node.Mark().line + 1);
+  return out + ": " + field;
+}
+
+Status Scalar(const YAML::Node& node, const std::string& source, const std::string& field,
+              std::string* out) {
+  if (!node.IsScalar()) return Status::Invalid(Where(source, node, field) + ": expected a value");
+  *out = node.Scalar();
+  return Status::Ok();
+}
+
+Status Duration(const YAML::Node& node, const std::string& source, const std::string& field,
+                double* out) {
+  std::string text;
+  GANTRY_RETURN_IF_ERROR(Scalar(node, source, field, &text));
+  auto d = ParseDurationSeconds(text);
+  if (!d.ok()) return Status::Invalid(Where(source, node, field) + ": " + d.status().message());
+  if (*d <= 0) return Status::Invalid(Where(source, node, field) + ": must be positive");
+  *out = *d;
+  return Status::Ok();
+}
+
+Status Bool(const YAML::Node& node, const std::string& source, const std::string& field,
+            bool* out) {
+  std::string text;
+  GANTRY_RETURN_IF_ERROR(Scalar(node, source, field, &text));
+  if (text == "true") {
+    *out = true;
+  } else if (text == "false") {
+    *out = false;
+  } else {
+    return Status::Invalid(Where(source, node, field) + ": expected true or false, got \"" + text +
+                           "\"");
+  }
+  return Status::Ok();
+}
+
+Status ParseLeaderElection(const YAML::Node& node, const std::string& source,
+                           LeaderElectionConfig* out) {
+  if (!node.IsMap())
+    return Status::Invalid(Where(source, node, "leaderElection") + ": expected a mapping");
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    const std::string field = "leaderElection." + key;
+    if (key == "enabled") {
+      GANTRY_RETURN_IF_ERROR(Bool(kv.second, source, field, &out->enabled));
+    } else if (key == "namespace") {
+      GANTRY_RETURN_IF_ERROR(Scalar(kv.second, source, field, &out->namespace_));
+    } else if (key == "name") {
+      GANTRY_RETURN_IF_ERROR(Scalar(kv.second, source, field, &out->name));
+    } else if (key == "leaseDuration") {
+      GANTRY_RETURN_IF_ERROR(Duration(kv.second, source, field, &out->lease_duration_s));
+    } else if (key == "renewDeadline") {
+      GANTRY_RETURN_IF_ERROR(Duration(kv.second, source, field, &out->renew_deadline_s));
+    } else if (key == "retryPeriod") {
+      GANTRY_RETURN_IF_ERROR(Duration(kv.second, source, field, &out->retry_period_s));
+    } else {
+      return Status::Invalid(Where(source, kv.first, field) +
+                             ": unknown field (enabled, namespace, name, leaseDuration, "
+                             "renewDeadline, retryPeriod)");
+    }
+  }
+  if (out->renew_deadline_s >= out->lease_duration_s) {
+    return Status::Invalid(Where(source, node, "leaderElection.renewDeadline") +
+                           ": must be shorter than leaseDuration");
+  }
+  if (out->retry_period_s >= out->renew_deadline_s) {
+    return Status::Invalid(Where(source, node, "leaderElection.retryPeriod") +
+                           ": must be shorter than renewDeadline");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<double> ParseDurationSeconds(const std::string& text) {
+  if (text.empty()) return Status::Invalid("empty duration");
+  double total = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t start = i;
+    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
+      ++i;
+    if (start == i) return Status::Invalid("bad duration \"" + text + "\" (e.g. 1s, 500ms, 2m)");
+    double value = std::stod(text.substr(start, i - start));
+    size_t unit_start = i;
+    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
+    std::string unit = text.substr(unit_start, i - unit_start);
+    double scale;
+    if (unit == "ns") {
+      scale = 1e-9;
+    } else if (unit == "us" || unit == "µs") {
+      scale = 1e-6;
+    } else if (unit == "ms") {
+      scale = 1e-3;
+    } else if (unit == "s") {
+      scale = 1;
+    } else if (unit == "m") {
+      scale = 60;
+    } else if (unit == "h") {
+      scale = 3600;
+    } else {
+      return Status::Invalid("bad duration \"" + text + "\": unit \"" + unit +
+                             "\" is not one of ns, us, ms, s, m, h");
+    }
+    total += value * scale;
+  }
+  return total;
+}
+
+Status ParseDaemonConfig(const std::string& text, const std::string& source, DaemonConfig* out) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return Status::Invalid(source + ":" + std::to_string(e.mark.line + 1) + ":" +
+                           std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+  *out = DaemonConfig{};
+  if (!root || root.IsNull()) return Status::Ok();
+  if (!root.IsMap())
+    return Status::Invalid(Where(source, root, "configuration") + ": expected a mapping");
+  for (const auto& kv : root) {
+    const std::string key = kv.first.Scalar();
+    const YAML::Node& value = kv.second;
+    if (key == "schedulerName") {
+      GANTRY_RETURN_IF_ERROR(Scalar(value, source, key, &out->scheduler_name));
+      if (out->scheduler_name.empty())
+        return Status::Invalid(Where(source, value, key) + ": must not be empty");
+    } else if (key == "schedulePeriod") {
+      GANTRY_RETURN_IF_ERROR(Duration(value, source, key, &out->schedule_period_s));
+    } else if (key == "bindWorkers") {
+      std::string v;
+      GANTRY_RETURN_IF_ERROR(Scalar(value, source, key, &v));
+      char* end = nullptr;
+      long n = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1 || n > 1024) {
+        return Status::Invalid(Where(source, value, key) +
+                               ": expected a number from 1 to 1024, got \"" + v + "\"");
+      }
+      out->bind_workers = static_cast<int>(n);
+    } else if (key == "listenAddress") {
+      GANTRY_RETURN_IF_ERROR(Scalar(value, source, key, &out->listen_address));
+      if (out->listen_address.rfind(':') == std::string::npos) {
+        return Status::Invalid(Where(source, value, key) + ": expected host:port, got \"" +
+                               out->listen_address + "\"");
+      }
+    } else if (key == "leaderElection") {
+      GANTRY_RETURN_IF_ERROR(ParseLeaderElection(value, source, &out->leader_election));
+    } else if (key == "engine") {
+      GANTRY_RETURN_IF_ERROR(ParseSchedulerConfig(value, source, &out->engine));
+    } else {
+      return Status::Invalid(Where(source, kv.first, key) +
+                             ": unknown field (schedulerName, schedulePeriod, bindWorkers, "
+                             "listenAddress, leaderElection, engine)");
+    }
+  }
+  return Status::Ok();
+}
+
+Status LoadDaemonConfig(const std::string& path, DaemonConfig* out) {
+  std::ifstream in(path);
+  if (!in) return Status::NotFound(path + ": cannot read the configuration");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return ParseDaemonConfig(buffer.str(), path, out);
+}
+
+}  // namespace gantry

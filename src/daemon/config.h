@@ -1,0 +1,37 @@
+// The daemon's configuration: one YAML file (see deploy/gantry-config.yaml), validated at
+// start; every error names the file, the line and the field.
+#pragma once
+
+#include <string>
+
+#include "engine/config.h"
+#include "model/status.h"
+
+namespace gantry {
+
+struct LeaderElectionConfig {
+  bool enabled = true;
+  std::string namespace_ = "gantry-system";
+  std::string name = "gantry";
+  double lease_duration_s = 15;
+  double renew_deadline_s = 10;
+  double retry_period_s = 2;
+};
+
+struct DaemonConfig {
+  std::string scheduler_name = "gantry";  // pods with this spec.schedulerName are ours
+  double schedule_period_s = 1;           // a cycle at least this often; events trigger them sooner
+  int bind_workers = 16;                  // concurrent bind calls
+  std::string listen_address = "0.0.0.0:10259";  // /metrics /healthz /readyz
+  LeaderElectionConfig leader_election;
+  SchedulerConfig engine = SchedulerConfig::Default();
+};
+
+// Parses YAML text; `source` names it in errors.
+Status ParseDaemonConfig(const std::string& text, const std::string& source, DaemonConfig* out);
+Status LoadDaemonConfig(const std::string& path, DaemonConfig* out);
+
+// "1s", "500ms", "2m", "1h30m", "1.5s" (Go's time.ParseDuration units ns..h).
+Result<double> ParseDurationSeconds(const std::string& text);
+
+}  // namespace gantry

@@ -1,0 +1,283 @@
+#include "daemon/scheduler.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include "engine/session.h"
+#include "engine/snapshot.h"
+
+namespace gantry {
+namespace {
+
+int64_t SteadyNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+template <typename T>
+T* MustRegister(Result<T*> r) {
+  // The names below are constants: a failure is a programming error caught by any run.
+  if (!r.ok()) {
+    std::fprintf(stderr, "gantry: metrics: %s\n", r.status().message().c_str());
+    std::abort();
+  }
+  return *r;
+}
+
+// How long a burst of watch events may gather before a cycle runs on them.
+constexpr auto kCoalesce = std::chrono::milliseconds(5);
+
+}  // namespace
+
+Scheduler::Scheduler(DaemonConfig config, k8s::Client& client, MetricsRegistry& metrics,
+                     std::string identity)
+    : config_(std::move(config)),
+      client_(client),
+      identity_(std::move(identity)),
+      cache_(config_.scheduler_name) {
+  const std::vector<double> seconds = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                       0.1,    0.25,  0.5,    1,     2.5,  5,     10};
+  m_.cycle_seconds = MustRegister(metrics.AddHistogram(
+      "gantry_cycle_duration_seconds",
+      "Time to run one scheduling cycle (engine session and bookkeeping).", seconds));
+  m_.scheduled =
+      MustRegister(metrics.AddCounter("gantry_pods_scheduled_total", "Pods bound by gantry."));
+  m_.bind_failures = MustRegister(metrics.AddCounter(
+      "gantry_bind_failures_total", "Binds the API server refused or that failed.", {"reason"}));
+  m_.unschedulable = MustRegister(
+      metrics.AddCounter("gantry_pods_unschedulable_total",
+                         "Times a pending pod was reported unschedulable with a new reason."));
+  m_.bind_seconds = MustRegister(
+      metrics.AddHistogram("gantry_bind_duration_seconds",
+                           "Time from a bind's start to the API server's answer.", seconds));
+  m_.pending_by_queue = MustRegister(
+      metrics.AddGauge("gantry_pending_pods", "Pods of gantry waiting to be placed.", {"queue"}));
+  m_.queue_allocated = MustRegister(metrics.AddGauge(
+      "gantry_queue_allocated", "Resources held by a queue's running pods (GPUs in whole devices).",
+      {"queue", "resource"}));
+  m_.queue_deserved = MustRegister(metrics.AddGauge(
+      "gantry_queue_deserved", "A queue's fair share as the proportion plugin computed it.",
+      {"queue", "resource"}));
+  m_.gpus_allocated = MustRegister(metrics.AddGauge(
+      "gantry_gpus_allocated", "GPUs allocated to running pods (fractions summed)."));
+  m_.gpus_capacity =
+      MustRegister(metrics.AddGauge("gantry_gpus_capacity", "GPUs on schedulable nodes."));
+  m_.leader =
+      MustRegister(metrics.AddGauge("gantry_leader", "1 while this replica is the leader."));
+  m_.nodes = MustRegister(metrics.AddGauge("gantry_nodes", "Nodes known to the scheduler."));
+  writer_ = std::make_unique<ApiWriter>(client_, config_.bind_workers, identity_,
+                                        [this](BindResult r) { Push(std::move(r)); });
+  heartbeat_ns_ = SteadyNanos();
+}
+
+Scheduler::~Scheduler() {
+  for (std::thread& t : informer_threads_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+void Scheduler::SetLeader(bool leader) {
+  leader_ = leader;
+  m_.leader->Set(leader ? 1 : 0);
+  std::lock_guard<std::mutex> lock(mu_);
+  dirty_ = true;
+  cv_.notify_one();
+}
+
+bool Scheduler::synced() const {
+  for (const auto& informer : informers_) {
+    if (!informer->synced()) return false;
+  }
+  return !informers_.empty();
+}
+
+bool Scheduler::alive() const {
+  double period_ns = std::max(config_.schedule_period_s, 1.0) * 1e9;
+  return static_cast<double>(SteadyNanos() - heartbeat_ns_.load()) < 10 * period_ns + 30e9;
+}
+
+void Scheduler::Push(Item item) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    items_.push_back(std::move(item));
+  }
+  cv_.notify_one();
+}
+
+void Scheduler::Apply(Item& item) {
+  if (auto* w = std::get_if<WatchItem>(&item)) {
+    switch (w->kind) {
+      case Kind::kPod:
+        cache_.OnPod(w->type, w->object);
+        break;
+      case Kind::kNode:
+        cache_.OnNode(w->type, w->object);
+        break;
+      case Kind::kVolcanoGroup:
+        cache_.OnPodGroup(k8s::GroupApi::kVolcano, w->type, w->object);
+        break;
+      case Kind::kCoschedulingGroup:
+        cache_.OnPodGroup(k8s::GroupApi::kCoscheduling, w->type, w->object);
+        break;
+      case Kind::kQueue:
+        cache_.OnQueue(w->type, w->object);
+        break;
+      case Kind::kPriorityClass:
+        cache_.OnPriorityClass(w->type, w->object);
+        break;
+    }
+    return;
+  }
+  BindResult& r = std::get<BindResult>(item);
+  m_.bind_seconds->Observe(r.latency_s);
+  if (r.ok) {
+    (void)m_.scheduled->Inc();
+    return;
+  }
+  (void)m_.bind_failures->With({r.conflict ? "conflict" : "error"}).Inc();
+  std::fprintf(stderr, "gantry: bind %s/%s to %s failed: %s\n", r.request.namespace_.c_str(),
+               r.request.name.c_str(), r.request.node.c_str(), r.error.c_str());
+  if (!r.conflict) {
+    writer_->WriteEvent({"v1", "Pod", r.request.namespace_, r.request.name, r.request.uid,
+                         "Warning", "FailedBinding",
+                         "binding to " + r.request.node + " failed: " + r.error});
+  }
+  // A conflict usually means the pod is bound already: the watch will say where. Either
+  // way the assumption goes; the pod is placed again if it is still pending.
+  cache_.BindFailed(r.request.namespace_, r.request.name, r.request.uid);
+}
+
+void Scheduler::RunCycle() {
+  auto started = std::chrono::steady_clock::now();
+  Snapshot snapshot(cache_.state());
+  SessionOptions options;
+  options.now = std::chrono::duration_cast<std::chrono::seconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count();
+  options.seed = seed_++;
+  Decisions decisions;
+  {
+    Session session(snapshot, config_.engine, options);
+    decisions = session.Run();
+  }
+  std::vector<BindRequest> binds = cache_.Assume(decisions);
+  for (BindRequest& b : binds) writer_->Bind(std::move(b));
+  std::vector<PodCondition> conditions;
+  std::vector<GroupStatus> groups;
+  std::vector<ObjectEvent> events;
+  cache_.CollectStatus(decisions, &conditions, &groups, &events);
+  if (!conditions.empty()) (void)m_.unschedulable->Inc(static_cast<double>(conditions.size()));
+  for (PodCondition& c : conditions) writer_->WriteCondition(std::move(c));
+  for (GroupStatus& g : groups) writer_->WriteGroupStatus(std::move(g));
+  for (ObjectEvent& e : events) writer_->WriteEvent(std::move(e));
+  if (!decisions.deserved.empty()) {
+    std::vector<std::pair<LabelValues, double>> deserved;
+    for (size_t q = 0; q < decisions.deserved.size() && q < cache_.state().queues().size(); ++q) {
+      const std::string& name = cache_.state().queue(static_cast<QueueId>(q)).name;
+      if (name == kOtherSchedulersQueue) continue;
+      for (const auto& e : decisions.deserved[q].entries()) {
+        deserved.push_back({{name, ResourceName(e.id)}, static_cast<double>(e.amount) / 1000.0});
+      }
+    }
+    (void)m_.queue_deserved->Replace(deserved);
+  }
+  cycles_++;
+  m_.cycle_seconds->Observe(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
+
+void Scheduler::PublishGauges() {
+  const ClusterState& state = cache_.state();
+  std::vector<std::pair<LabelValues, double>> pending;
+  for (const auto& [queue, n] : cache_.PendingPodsByQueue())
+    pending.push_back({{queue}, static_cast<double>(n)});
+  (void)m_.pending_by_queue->Replace(pending);
+  std::vector<std::pair<LabelValues, double>> allocated;
+  for (const Queue& q : state.queues()) {
+    for (const auto& e : q.allocated.entries()) {
+      double amount = static_cast<double>(e.amount) / 1000.0;
+      allocated.push_back({{q.name, ResourceName(e.id)}, amount});
+    }
+  }
+  (void)m_.queue_allocated->Replace(allocated);
+  double gpus_used = 0;
+  int64_t nodes = 0;
+  for (const Node& n : state.nodes()) {
+    if (n.removed) continue;
+    nodes++;
+    gpus_used += static_cast<double>(n.used.Get(kGpu)) / 1000.0;
+  }
+  m_.gpus_allocated->Set(gpus_used);
+  m_.gpus_capacity->Set(static_cast<double>(state.capacity().Get(kGpu)) / 1000.0);
+  m_.nodes->Set(static_cast<double>(nodes));
+}
+
+void Scheduler::Run(const std::atomic<bool>& stop) {
+  struct Source {
+    Kind kind;
+    const char* path;
+  };
+  const Source sources[] = {
+      {Kind::kNode, "/api/v1/nodes"},
+      {Kind::kPriorityClass, "/apis/scheduling.k8s.io/v1/priorityclasses"},
+      {Kind::kQueue, "/apis/scheduling.volcano.sh/v1beta1/queues"},
+      {Kind::kVolcanoGroup, "/apis/scheduling.volcano.sh/v1beta1/podgroups"},
+      {Kind::kCoschedulingGroup, "/apis/scheduling.x-k8s.io/v1alpha1/podgroups"},
+      {Kind::kPod, "/api/v1/pods"},
+  };
+  for (const Source& s : sources) {
+    Kind kind = s.kind;
+    informers_.push_back(std::make_unique<k8s::Informer>(
+        client_, s.path, [this, kind](k8s::EventType type, const nlohmann::json& object) {
+          Push(WatchItem{kind, type, object});
+        }));
+  }
+  for (auto& informer : informers_) {
+    k8s::Informer* inf = informer.get();
+    informer_threads_.emplace_back([inf, &stop] { inf->Run(stop); });
+  }
+
+  auto period = std::chrono::duration<double>(config_.schedule_period_s);
+  auto last_cycle = std::chrono::steady_clock::now();
+  auto last_gauges = last_cycle - std::chrono::seconds(1);
+  std::deque<Item> batch;
+  while (!stop.load()) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait_for(lock, std::chrono::milliseconds(100),
+                   [&] { return !items_.empty() || stop.load(); });
+    }
+    if (stop.load()) break;
+    // Let a burst gather, so that a cycle sees all of it.
+    std::this_thread::sleep_for(kCoalesce);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      batch.swap(items_);
+      if (!batch.empty()) dirty_ = true;
+    }
+    for (Item& item : batch) Apply(item);
+    batch.clear();
+    heartbeat_ns_ = SteadyNanos();
+    for (ObjectEvent& e : cache_.TakeProblems()) writer_->WriteEvent(std::move(e));
+    if (!synced()) continue;
+    auto now = std::chrono::steady_clock::now();
+    bool due = now - last_cycle >= period;
+    // With pods pending, any change may let one fit; without, a cycle only refreshes
+    // status (of held jobs, say), which can wait for the period.
+    bool has_pending = !cache_.state().jobs_with_pending().empty();
+    if (leader_.load() && (has_pending ? dirty_ || due : due)) {
+      RunCycle();
+      dirty_ = false;
+      last_cycle = std::chrono::steady_clock::now();
+    }
+    if (now - last_gauges >= std::chrono::seconds(1)) {
+      PublishGauges();
+      last_gauges = now;
+    }
+  }
+  for (std::thread& t : informer_threads_) t.join();
+  informer_threads_.clear();
+}
+
+}  // namespace gantry

@@ -1,0 +1,96 @@
+// The scheduler service: informers feed a queue of watch events; one thread applies
+// them to the ClusterCache and runs scheduling cycles (on events, coalesced, and every
+// schedulePeriod); binds and status go out through the ApiWriter's pools.
+//
+// Only the leader schedules. The others keep their caches warm, so that one can take
+// over at once.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "daemon/api_writer.h"
+#include "daemon/cluster_cache.h"
+#include "daemon/config.h"
+#include "daemon/metrics.h"
+#include "k8s/client.h"
+#include "k8s/informer.h"
+
+namespace gantry {
+
+class Scheduler {
+ public:
+  Scheduler(DaemonConfig config, k8s::Client& client, MetricsRegistry& metrics,
+            std::string identity);
+  ~Scheduler();
+
+  // Starts the informers and runs the scheduling loop on the calling thread until
+  // `stop` is set.
+  void Run(const std::atomic<bool>& stop);
+
+  // Whether cycles may bind (set by leader election; true when it is off).
+  void SetLeader(bool leader);
+  // Every informer has delivered its first list.
+  bool synced() const;
+  // The loop went round recently (for /healthz).
+  bool alive() const;
+  int64_t cycles() const { return cycles_.load(); }
+
+ private:
+  enum class Kind { kPod, kNode, kVolcanoGroup, kCoschedulingGroup, kQueue, kPriorityClass };
+  struct WatchItem {
+    Kind kind;
+    k8s::EventType type;
+    nlohmann::json object;
+  };
+  using Item = std::variant<WatchItem, BindResult>;
+
+  void Push(Item item);
+  void Apply(Item& item);
+  void RunCycle();
+  void PublishGauges();
+
+  DaemonConfig config_;
+  k8s::Client& client_;
+  std::string identity_;
+  ClusterCache cache_;
+  std::vector<std::unique_ptr<k8s::Informer>> informers_;
+  std::vector<std::thread> informer_threads_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Item> items_;
+
+  std::atomic<bool> leader_{false};
+  std::atomic<int64_t> cycles_{0};
+  std::atomic<int64_t> heartbeat_ns_{0};
+  std::atomic<bool> dirty_{true};  // something changed since the last cycle
+  uint64_t seed_ = 1;
+
+  struct Metrics {
+    HistogramFamily* cycle_seconds;
+    CounterFamily* scheduled;
+    CounterFamily* bind_failures;
+    CounterFamily* unschedulable;
+    HistogramFamily* bind_seconds;
+    GaugeFamily* pending_by_queue;
+    GaugeFamily* queue_allocated;
+    GaugeFamily* queue_deserved;
+    GaugeFamily* gpus_allocated;
+    GaugeFamily* gpus_capacity;
+    GaugeFamily* leader;
+    GaugeFamily* nodes;
+  } m_{};
+
+  std::unique_ptr<ApiWriter> writer_;  // last: its threads stop first
+};
+
+}  // namespace gantry

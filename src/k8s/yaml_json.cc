@@ -1,0 +1,75 @@
+#include "k8s/yaml_json.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace gantry::k8s {
+namespace {
+
+using json = nlohmann::json;
+
+json ScalarToJson(const YAML::Node& node) {
+  const std::string& text = node.Scalar();
+  if (node.Tag() == "!") return text;  // quoted: a string whatever it looks like
+  if (text == "null" || text == "Null" || text == "NULL" || text == "~" || text.empty())
+    return nullptr;
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  static const std::regex kInt("[-+]?[0-9]+");
+  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
+  if (std::regex_match(text, kInt)) {
+    try {
+      return std::stoll(text);
+    } catch (const std::out_of_range&) {
+      return text;
+    }
+  }
+  if (std::regex_match(text, kFloat)) return std::stod(text);
+  return text;
+}
+
+}  // namespace
+
+json YamlToJson(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar:
+      return ScalarToJson(node);
+    case YAML::NodeType::Sequence: {
+      json out = json::array();
+      for (const YAML::Node& item : node) out.push_back(YamlToJson(item));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      json out = json::object();
+      for (const auto& kv : node) out[kv.first.Scalar()] = YamlToJson(kv.second);
+      return out;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+Result<std::vector<YamlDocument>> LoadYamlDocuments(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::NotFound(path + ": cannot read it");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(buffer.str());
+  } catch (const YAML::Exception& e) {
+    return Status::Invalid(path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                           std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+  std::vector<YamlDocument> out;
+  for (const YAML::Node& doc : docs) {
+    if (!doc || doc.IsNull()) continue;
+    out.push_back({doc.Mark().line + 1, YamlToJson(doc)});
+  }
+  return out;
+}
+
+}  // namespace gantry::k8s
