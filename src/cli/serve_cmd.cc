@@ -92,6 +92,7 @@ int RunServe(const ServeOptions& o) {
                server.port(), config.leader_election.enabled ? "on" : "off");
 
   std::thread elector_thread;
+  std::unique_ptr<k8s::Client> elector_client_owned;
   std::unique_ptr<k8s::LeaderElector> elector;
   if (config.leader_election.enabled) {
     k8s::LeaderElectionOptions le;
@@ -115,7 +116,17 @@ int RunServe(const ServeOptions& o) {
       std::fprintf(stderr, "gantry: %s lost the lease; exiting\n", identity.c_str());
       std::_Exit(1);
     };
-    elector = std::make_unique<k8s::LeaderElector>(**client, le, callbacks);
+    // Its own client, failing fast: a request must not outlast the renew deadline.
+    k8s::ClientOptions elector_options = client_options;
+    elector_options.timeout_s = std::max(0.5, config.leader_election.renew_deadline_s / 4);
+    elector_options.max_attempts = 1;
+    auto elector_client = k8s::Client::Create(*credentials, elector_options);
+    if (!elector_client.ok()) {
+      std::fprintf(stderr, "gantry serve: %s\n", elector_client.status().message().c_str());
+      return 2;
+    }
+    elector_client_owned = std::move(elector_client).value();
+    elector = std::make_unique<k8s::LeaderElector>(*elector_client_owned, le, callbacks);
     elector_thread = std::thread([&] { elector->Run(g_stop); });
   } else {
     scheduler.SetLeader(true);

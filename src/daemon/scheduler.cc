@@ -133,6 +133,9 @@ void Scheduler::Apply(Item& item) {
   m_.bind_seconds->Observe(r.latency_s);
   if (r.ok) {
     (void)m_.scheduled->Inc();
+    writer_->WriteEvent({"v1", "Pod", r.request.namespace_, r.request.name, r.request.uid, "Normal", "Scheduled",
+                         "Successfully assigned " + r.request.namespace_ + "/" + r.request.name + " to " +
+                             r.request.node});
     return;
   }
   (void)m_.bind_failures->With({r.conflict ? "conflict" : "error"}).Inc();
@@ -251,6 +254,10 @@ void Scheduler::Run(const std::atomic<bool>& stop) {
     if (stop.load()) break;
     // Let a burst gather, so that a cycle sees all of it.
     std::this_thread::sleep_for(kCoalesce);
+    // Read before draining: an informer marks itself synced after queueing its whole
+    // first list, so this batch then holds all of it. (Read after, a list finishing in
+    // between would let a cycle run on half of it.)
+    const bool synced_before = synced();
     {
       std::lock_guard<std::mutex> lock(mu_);
       batch.swap(items_);
@@ -260,7 +267,7 @@ void Scheduler::Run(const std::atomic<bool>& stop) {
     batch.clear();
     heartbeat_ns_ = SteadyNanos();
     for (ObjectEvent& e : cache_.TakeProblems()) writer_->WriteEvent(std::move(e));
-    if (!synced()) continue;
+    if (!synced_before) continue;
     auto now = std::chrono::steady_clock::now();
     bool due = now - last_cycle >= period;
     // With pods pending, any change may let one fit; without, a cycle only refreshes

@@ -1,0 +1,324 @@
+// Throughput side by side on one real API server (make bench-k8s): 5,000 nodes with 8
+// GPUs, then the same number of pending pods for each of
+//   - a plain loop that binds without scheduling (the ceiling),
+//   - gantry serve,
+//   - the upstream kube-scheduler built from the same Kubernetes version (client QPS
+//     raised as its perf suite does),
+// each measured by a watch on its namespace: bound pods over the time from the first
+// bind seen to the last. Then more pods, to report gantry's peak memory (VmHWM) with the
+// cluster at 5,000 nodes and 50,000 pods.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "k8s/client.h"
+#include "k8s/credentials.h"
+
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using gantry::k8s::Client;
+
+struct Options {
+  int nodes = 5000;
+  int pods = 10000;
+  int total_pods = 50000;
+  int workers = 16;
+  std::string dir = "/tmp/gantry-bench-k8s";
+};
+
+std::string Sh(const std::string& command) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  if (!p) return out;
+  char buffer[4096];
+  while (fgets(buffer, sizeof buffer, p)) out += buffer;
+  if (pclose(p) != 0) {
+    std::fprintf(stderr, "bench-k8s: failed: %s\n%s\n", command.c_str(), out.c_str());
+    std::exit(1);
+  }
+  return out;
+}
+
+void ParallelFor(int n, int threads, const std::function<void(int)>& fn) {
+  std::atomic<int> next{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (int i; (i = next++) < n;) fn(i);
+    });
+  }
+  for (std::thread& t : pool) t.join();
+}
+
+void Must(const gantry::Result<gantry::k8s::Response>& r, const std::string& what) {
+  if (!r.ok()) {
+    std::fprintf(stderr, "bench-k8s: %s: %s\n", what.c_str(), r.status().message().c_str());
+    std::exit(1);
+  }
+  if (!r->ok() && r->status != 409) {
+    std::fprintf(stderr, "bench-k8s: %s: %s\n", what.c_str(), r->Describe().c_str());
+    std::exit(1);
+  }
+}
+
+void CreateNodes(Client& c, const Options& o) {
+  ParallelFor(o.nodes, 32, [&](int i) {
+    std::string name = "node-" + std::to_string(i);
+    json node = {{"apiVersion", "v1"},
+                 {"kind", "Node"},
+                 {"metadata",
+                  {{"name", name},
+                   {"labels",
+                    {{"kubernetes.io/hostname", name},
+                     {"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
+                     {"nvidia.com/gpu.memory", "81559"}}}}}};
+    Must(c.Request("POST", "/api/v1/nodes", node.dump()), "create " + name);
+    json resources = {{"cpu", "128"}, {"memory", "1Ti"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}};
+    json status = {{"status",
+                    {{"capacity", resources},
+                     {"allocatable", resources},
+                     {"conditions", {{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"}}}}}}};
+    Must(c.Request("PATCH", "/api/v1/nodes/" + name + "/status", status.dump(), "application/merge-patch+json"),
+         "status of " + name);
+  });
+}
+
+void CreatePods(Client& c, const std::string& ns, int first, int count, const std::string& scheduler, int gpus) {
+  json namespace_ = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
+  Must(c.Request("POST", "/api/v1/namespaces", namespace_.dump()), "namespace " + ns);
+  ParallelFor(count, 32, [&](int k) {
+    int i = first + k;
+    json requests = {{"cpu", "100m"}, {"memory", "256Mi"}};
+    json limits = json::object();
+    if (gpus > 0) requests["nvidia.com/gpu"] = limits["nvidia.com/gpu"] = std::to_string(gpus);
+    json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", "pod-" + std::to_string(i)}, {"namespace", ns}}},
+                {"spec",
+                 {{"schedulerName", scheduler},
+                  {"containers",
+                   {{{"name", "main"}, {"image", "busybox"}, {"resources", {{"requests", requests}, {"limits", limits}}}}}}}}};
+    Must(c.Request("POST", "/api/v1/namespaces/" + ns + "/pods", pod.dump()), "create pod");
+  });
+}
+
+// Watches a namespace until `want` pods are bound; the times of the first and last bind.
+class BindWatch {
+ public:
+  BindWatch(Client& c, const std::string& ns, int want) : c_(c), ns_(ns), want_(want) {
+    auto list = c_.Get("/api/v1/namespaces/" + ns + "/pods?limit=1");
+    Must(list, "list " + ns);
+    version_ = json::parse(list->body)["metadata"]["resourceVersion"];
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~BindWatch() {
+    stop_ = true;
+    thread_.join();
+  }
+  bool Wait(double timeout_s) {
+    auto until = Clock::now() + std::chrono::duration<double>(timeout_s);
+    while (Clock::now() < until) {
+      if (bound() >= want_) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+  int bound() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return static_cast<int>(seen_.size());
+  }
+  double PodsPerSecond() {
+    std::lock_guard<std::mutex> lock(mu_);
+    double span = std::chrono::duration<double>(last_ - first_).count();
+    return span > 0 ? static_cast<double>(seen_.size() - 1) / span : 0;
+  }
+  Clock::time_point first() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return first_;
+  }
+  Clock::time_point last() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return last_;
+  }
+
+ private:
+  void Run() {
+    while (!stop_) {
+      std::string path = "/api/v1/namespaces/" + ns_ + "/pods?watch=1&allowWatchBookmarks=true&resourceVersion=" + version_;
+      (void)c_.Stream(path, [this](std::string_view line) {
+        json e = json::parse(line, nullptr, false);
+        if (!e.is_object()) return true;
+        const json& o = e["object"];
+        if (o.contains("metadata") && o["metadata"].contains("resourceVersion")) {
+          version_ = o["metadata"]["resourceVersion"];
+        }
+        if (e["type"] != "MODIFIED" && e["type"] != "ADDED") return true;
+        if (!o["spec"].contains("nodeName")) return true;
+        std::lock_guard<std::mutex> lock(mu_);
+        if (seen_.insert(o["metadata"]["name"].get<std::string>()).second) {
+          auto now = Clock::now();
+          if (seen_.size() == 1) first_ = now;
+          last_ = now;
+        }
+        return !stop_;
+      }, &stop_);
+    }
+  }
+  Client& c_;
+  std::string ns_;
+  int want_;
+  std::string version_;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::set<std::string> seen_;
+  Clock::time_point first_{}, last_{};
+  std::thread thread_;
+};
+
+int64_t PeakRssKiB(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6));
+  }
+  return -1;
+}
+
+pid_t StartGantry(const Options& o, const std::string& binary) {
+  const std::string config = o.dir + "/gantry.yaml";
+  std::ofstream(config) << "schedulerName: gantry\nschedulePeriod: 1s\nbindWorkers: " << o.workers
+                        << "\nlistenAddress: 127.0.0.1:0\nleaderElection: {enabled: false}\n";
+  pid_t pid = fork();
+  if (pid == 0) {
+    int fd = open((o.dir + "/gantry.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execl(binary.c_str(), binary.c_str(), "serve", "--config", config.c_str(), "--kubeconfig",
+          (o.dir + "/kubeconfig").c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  std::string gantry_binary = GANTRY_BINARY;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string k = argv[i], v = argv[i + 1];
+    if (k == "--nodes") o.nodes = std::stoi(v);
+    else if (k == "--pods") o.pods = std::stoi(v);
+    else if (k == "--total-pods") o.total_pods = std::stoi(v);
+    else if (k == "--dir") o.dir = v;
+    else {
+      std::fprintf(stderr, "usage: %s [--nodes N] [--pods N] [--total-pods N] [--dir DIR]\n", argv[0]);
+      return 2;
+    }
+  }
+  const std::string script = std::string(GANTRY_SOURCE_DIR) + "/scripts/k8s/testenv.sh";
+  Sh(script + " stop " + o.dir + " >/dev/null 2>&1 || true");
+  Sh("rm -rf " + o.dir + " && mkdir -p " + o.dir);
+  Sh("GANTRY_K8S_KWOK=0 " + script + " start " + o.dir + " 2>&1");
+  auto credentials = gantry::k8s::LoadKubeconfig(o.dir + "/kubeconfig");
+  if (!credentials.ok()) return std::fprintf(stderr, "%s\n", credentials.status().message().c_str()), 1;
+  gantry::k8s::ClientOptions client_options;
+  client_options.max_attempts = 8;
+  auto client_or = Client::Create(*credentials, client_options);
+  Client& c = **client_or;
+
+  auto t0 = Clock::now();
+  CreateNodes(c, o);
+  std::fprintf(stderr, "bench-k8s: %d nodes in %.1f s\n", o.nodes,
+               std::chrono::duration<double>(Clock::now() - t0).count());
+
+  // 1. The ceiling: bind without scheduling, with as many workers as gantry binds with.
+  CreatePods(c, "ceiling", 0, o.pods, "nobody", 1);
+  double ceiling;
+  {
+    BindWatch watch(c, "ceiling", o.pods);
+    ParallelFor(o.pods, o.workers, [&](int i) {
+      std::string name = "pod-" + std::to_string(i);
+      json binding = {{"apiVersion", "v1"},
+                      {"kind", "Binding"},
+                      {"metadata", {{"name", name}, {"namespace", "ceiling"}}},
+                      {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", "node-" + std::to_string(i % o.nodes)}}}};
+      Must(c.Request("POST", "/api/v1/namespaces/ceiling/pods/" + name + "/binding", binding.dump()), "bind");
+    });
+    watch.Wait(120);
+    ceiling = watch.PodsPerSecond();
+  }
+  std::printf("bind_ceiling_pods_per_s=%.0f\n", ceiling);
+  std::fflush(stdout);
+
+  // 2. gantry.
+  CreatePods(c, "gantry", 0, o.pods, "gantry", 1);
+  double gantry_rate;
+  pid_t gantry;
+  {
+    BindWatch watch(c, "gantry", o.pods);
+    auto started = Clock::now();
+    gantry = StartGantry(o, gantry_binary);
+    bool all = watch.Wait(600);
+    gantry_rate = watch.PodsPerSecond();
+    std::fprintf(stderr, "bench-k8s: gantry bound %d/%d; first bind %.2f s after start, all %.2f s after start\n",
+                 watch.bound(), o.pods, std::chrono::duration<double>(watch.first() - started).count(),
+                 std::chrono::duration<double>(watch.last() - started).count());
+    if (!all) std::fprintf(stderr, "bench-k8s: gantry did not bind every pod; see %s/gantry.log\n", o.dir.c_str());
+  }
+  std::printf("gantry_pods_per_s=%.0f\n", gantry_rate);
+  std::fflush(stdout);
+
+  // 3. kube-scheduler, same pods, QPS raised as in its scheduler_perf suite.
+  const std::string kcfg = o.dir + "/kube-scheduler.yaml";
+  std::ofstream(kcfg) << "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                         "clientConnection:\n  kubeconfig: " << o.dir << "/kubeconfig\n  qps: 5000\n  burst: 5000\n"
+                         "leaderElection:\n  leaderElect: false\n";
+  CreatePods(c, "kube", 0, o.pods, "default-scheduler", 1);
+  double kube_rate;
+  {
+    BindWatch watch(c, "kube", o.pods);
+    auto started = Clock::now();
+    Sh(script + " start-scheduler " + o.dir + " --config=" + kcfg + " 2>&1");
+    bool all = watch.Wait(900);
+    kube_rate = watch.PodsPerSecond();
+    std::fprintf(stderr, "bench-k8s: kube-scheduler bound %d/%d; first bind %.2f s after start, all %.2f s after start\n",
+                 watch.bound(), o.pods, std::chrono::duration<double>(watch.first() - started).count(),
+                 std::chrono::duration<double>(watch.last() - started).count());
+    if (!all) std::fprintf(stderr, "bench-k8s: kube-scheduler did not bind every pod\n");
+  }
+  std::printf("kube_scheduler_pods_per_s=%.0f\n", kube_rate);
+  std::fflush(stdout);
+
+  // 4. Memory: fill the cluster up to `total_pods` pods (CPU only, for gantry), then read
+  // gantry's peak resident memory once it has bound them.
+  int more = o.total_pods - 3 * o.pods;
+  if (more > 0) {
+    CreatePods(c, "memory", 0, more, "gantry", 0);
+    BindWatch watch(c, "memory", more);
+    watch.Wait(600);
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::printf("gantry_peak_rss_mib=%.0f\n", static_cast<double>(PeakRssKiB(gantry)) / 1024.0);
+  std::printf("gantry_to_kube_scheduler_ratio=%.2f\n", kube_rate > 0 ? gantry_rate / kube_rate : 0);
+  std::printf("gantry_to_ceiling_ratio=%.2f\n", ceiling > 0 ? gantry_rate / ceiling : 0);
+  kill(gantry, SIGTERM);
+  waitpid(gantry, nullptr, 0);
+  Sh(script + " stop " + o.dir + " >/dev/null 2>&1");
+  return 0;
+}

@@ -1,0 +1,91 @@
+#include "tests/integration/daemon_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "tests/integration/testenv.h"
+
+namespace gantry::testing {
+
+std::string DaemonConfig(const std::string& scheduler_name, const std::string& lease) {
+  std::string config = "schedulerName: " + scheduler_name +
+                       "\n"
+                       "schedulePeriod: 500ms\n"
+                       "bindWorkers: 8\n"
+                       "listenAddress: 127.0.0.1:0\n";
+  if (lease.empty()) {
+    config += "leaderElection: {enabled: false}\n";
+  } else {
+    config += "leaderElection: {enabled: true, namespace: default, name: " + lease +
+              ", leaseDuration: 3s, renewDeadline: 2s, retryPeriod: 300ms}\n";
+  }
+  config += "engine:\n  actions: [enqueue, allocate, backfill]\n"
+            "  plugins: [priority, gang, drf, proportion, predicates, binpack]\n";
+  return config;
+}
+
+DaemonProcess::DaemonProcess(const std::string& name, const std::string& config_yaml, const std::string& identity)
+    : identity_(identity) {
+  const std::string dir = TestEnv::Get().dir();
+  const std::string config_path = dir + "/" + name + ".yaml";
+  std::ofstream(config_path) << config_yaml;
+  log_path_ = dir + "/" + name + ".log";
+  const std::string kubeconfig = TestEnv::Get().kubeconfig_path();
+  pid_ = fork();
+  if (pid_ == 0) {
+    int fd = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execl(GANTRY_BINARY, GANTRY_BINARY, "serve", "--config", config_path.c_str(), "--kubeconfig",
+          kubeconfig.c_str(), "--identity", identity.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+}
+
+DaemonProcess::~DaemonProcess() { Stop(); }
+
+bool DaemonProcess::running() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) {
+    pid_ = -1;
+    return false;
+  }
+  return true;
+}
+
+void DaemonProcess::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+void DaemonProcess::Stop() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGTERM);
+  for (int i = 0; i < 100; ++i) {
+    if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+      pid_ = -1;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  Kill();
+}
+
+std::string DaemonProcess::Log() const {
+  std::ifstream in(log_path_);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+}  // namespace gantry::testing

@@ -1,0 +1,35 @@
+// A `gantry serve` process for the daemon's integration tests: started with a
+// configuration of the test's own, killed or stopped at will, its log kept for messages.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace gantry::testing {
+
+class DaemonProcess {
+ public:
+  // Writes `config_yaml` beside the log and starts the daemon against the test server.
+  DaemonProcess(const std::string& name, const std::string& config_yaml, const std::string& identity);
+  ~DaemonProcess();  // stops it (SIGTERM, then SIGKILL)
+  DaemonProcess(const DaemonProcess&) = delete;
+  DaemonProcess& operator=(const DaemonProcess&) = delete;
+
+  void Kill();  // SIGKILL: no chance to release anything
+  void Stop();  // SIGTERM and wait
+  bool running();
+  std::string Log() const;
+  const std::string& identity() const { return identity_; }
+
+ private:
+  pid_t pid_ = -1;
+  std::string log_path_;
+  std::string identity_;
+};
+
+// A daemon configuration for tests: its own scheduler name, and short leader election
+// times when `lease` is not empty (else leader election is off).
+std::string DaemonConfig(const std::string& scheduler_name, const std::string& lease = "");
+
+}  // namespace gantry::testing

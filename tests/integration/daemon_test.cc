@@ -1,0 +1,332 @@
+// `gantry serve` against the real API server. Each test runs its own daemon with a
+// scheduler name of its own, on nodes labelled for it, so that tests sharing the server
+// cannot take each other's pods or room.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "tests/integration/daemon_process.h"
+#include "tests/integration/testenv.h"
+
+namespace gantry::testing {
+namespace {
+
+using json = nlohmann::json;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+TestEnv& Env() { return TestEnv::Get(); }
+
+json Pod(const std::string& ns, const std::string& name, const std::string& scheduler, int gpus,
+         const std::string& test, json annotations = json::object()) {
+  json requests = {{"cpu", "500m"}, {"memory", "1Gi"}};
+  if (gpus > 0) requests["nvidia.com/gpu"] = std::to_string(gpus);
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", name}, {"namespace", ns}, {"annotations", annotations}}},
+              {"spec",
+               {{"schedulerName", scheduler},
+                {"nodeSelector", {{"gantry-test", test}}},
+                {"containers", {{{"name", "main"}, {"image", "busybox"}, {"resources", {{"requests", requests}, {"limits", gpus > 0 ? json{{"nvidia.com/gpu", std::to_string(gpus)}} : json::object()}}}}}}}}};
+  return pod;
+}
+
+void MustCreate(const json& object) {
+  auto r = Env().Apply(object);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+}
+
+void Nodes(const std::string& test, int count, int gpus) {
+  for (int i = 0; i < count; ++i) {
+    auto r = Env().CreateNode(test + "-node-" + std::to_string(i), gpus, "32", "256Gi", {{"gantry-test", test}});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+}
+
+std::vector<json> PodsIn(const std::string& ns) {
+  auto r = Env().Call("GET", "/api/v1/namespaces/" + ns + "/pods");
+  if (!r.ok()) return {};
+  return (*r)["items"].get<std::vector<json>>();
+}
+
+int BoundIn(const std::string& ns) {
+  int n = 0;
+  for (const json& p : PodsIn(ns)) n += p["spec"].contains("nodeName") ? 1 : 0;
+  return n;
+}
+
+// "Scheduled" events gantry wrote, per pod.
+std::map<std::string, int> ScheduledEvents(const std::string& ns) {
+  std::map<std::string, int> out;
+  auto r = Env().Call("GET", "/api/v1/namespaces/" + ns + "/events?fieldSelector=reason%3DScheduled");
+  if (!r.ok()) return out;
+  for (const json& e : (*r)["items"]) out[e["involvedObject"]["name"].get<std::string>()]++;
+  return out;
+}
+
+std::vector<json> EventsFor(const std::string& ns, const std::string& name) {
+  auto r = Env().Call("GET", "/api/v1/namespaces/" + ns + "/events?fieldSelector=involvedObject.name%3D" + name);
+  if (!r.ok()) return {};
+  return (*r)["items"].get<std::vector<json>>();
+}
+
+// No node holds more GPUs than it has: the check that a pod bound twice, or two pods
+// given the same room, would fail.
+void ExpectNoOvercommit(const std::string& ns, int gpus_per_node) {
+  std::map<std::string, int> used;
+  for (const json& p : PodsIn(ns)) {
+    if (!p["spec"].contains("nodeName")) continue;
+    const json& limits = p["spec"]["containers"][0]["resources"]["limits"];
+    int g = limits.contains("nvidia.com/gpu") ? std::stoi(limits["nvidia.com/gpu"].get<std::string>()) : 0;
+    used[p["spec"]["nodeName"].get<std::string>()] += g;
+  }
+  for (const auto& [node, g] : used) EXPECT_LE(g, gpus_per_node) << node;
+}
+
+std::string PodScheduledMessage(const json& pod) {
+  if (!pod.contains("status") || !pod["status"].contains("conditions")) return "";
+  for (const json& c : pod["status"]["conditions"]) {
+    if (c["type"] == "PodScheduled" && c["status"] == "False") return c.value("message", "");
+  }
+  return "";
+}
+
+TEST(Daemon, BindsOnePodAndWritesTheSharedGpuDevice) {
+  const std::string test = "one";
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  Nodes(test, 1, 4);
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  MustCreate(Pod(test, "whole", "gantry-" + test, 2, test));
+  MustCreate(Pod(test, "half", "gantry-" + test, 0, test, {{"gantry.dev/gpu-fraction", "0.5"}}));
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 2; }, seconds(20))) << daemon.Log();
+  auto half = Env().Call("GET", "/api/v1/namespaces/one/pods/half");
+  ASSERT_TRUE(half.ok());
+  EXPECT_EQ((*half)["spec"]["nodeName"], "one-node-0");
+  const json& annotations = (*half)["metadata"]["annotations"];
+  ASSERT_TRUE(annotations.contains("gantry.dev/gpu-devices")) << half->dump();
+  int device = std::stoi(annotations["gantry.dev/gpu-devices"].get<std::string>());
+  EXPECT_GE(device, 0);
+  EXPECT_LT(device, 4);
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return ScheduledEvents(test).size() == 2; }, seconds(10)));
+  EXPECT_EQ(ScheduledEvents(test)["whole"], 1);
+}
+
+TEST(Daemon, GangBindsNothingUntilAllFitThenEverything) {
+  const std::string test = "gang";
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  Nodes(test, 2, 3);  // room for 6 one-GPU pods
+  MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+              {"kind", "PodGroup"},
+              {"metadata", {{"name", "train"}, {"namespace", test}}},
+              {"spec", {{"minMember", 8}}}});
+  for (int i = 0; i < 8; ++i) {
+    MustCreate(Pod(test, "worker-" + std::to_string(i), "gantry-" + test, 1, test,
+                   {{"scheduling.k8s.io/group-name", "train"}}));
+  }
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  // The PodGroup says why, and the pods carry PodScheduled=False.
+  json group;
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] {
+        auto r = Env().Call("GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/gang/podgroups/train");
+        if (!r.ok() || !(*r).contains("status") || !(*r)["status"].contains("conditions")) return false;
+        group = *r;
+        return true;
+      },
+      seconds(20)))
+      << daemon.Log();
+  EXPECT_EQ(group["status"]["phase"], "Pending");
+  std::string message = group["status"]["conditions"][0]["message"];
+  EXPECT_NE(message.find("minMember 8"), std::string::npos) << message;
+  EXPECT_NE(message.find("2 short"), std::string::npos) << message;
+  EXPECT_EQ(BoundIn(test), 0);
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] {
+        for (const json& p : PodsIn(test)) {
+          if (PodScheduledMessage(p).find("minMember") == std::string::npos) return false;
+        }
+        return true;
+      },
+      seconds(10)));
+  // Room for two more: all eight go.
+  auto r = Env().CreateNode("gang-node-2", 2, "32", "256Gi", {{"gantry-test", test}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 8; }, seconds(20))) << daemon.Log();
+  ExpectNoOvercommit(test, 3);
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] {
+        auto g = Env().Call("GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/gang/podgroups/train");
+        return g.ok() && (*g)["status"]["phase"] == "Running" && (*g)["status"]["running"] == 8;
+      },
+      seconds(10)));
+}
+
+TEST(Daemon, QueueCapabilityIsNeverExceeded) {
+  const std::string test = "capped";
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  Nodes(test, 1, 8);
+  MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+              {"kind", "Queue"},
+              {"metadata", {{"name", "capped-queue"}}},
+              {"spec", {{"weight", 1}, {"capability", {{"nvidia.com/gpu", 2}}}}}});
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  for (int i = 0; i < 4; ++i) {
+    MustCreate(Pod(test, "p-" + std::to_string(i), "gantry-" + test, 1, test, {{"gantry.dev/queue", "capped-queue"}}));
+  }
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 2; }, seconds(20))) << daemon.Log();
+  // The other two wait, saying why; none is bound later.
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] {
+        int explained = 0;
+        for (const json& p : PodsIn(test)) {
+          if (!p["spec"].contains("nodeName") && PodScheduledMessage(p).find("capped-queue") != std::string::npos) {
+            explained++;
+          }
+        }
+        return explained == 2;
+      },
+      seconds(10)))
+      << daemon.Log();
+  std::this_thread::sleep_for(seconds(2));
+  EXPECT_EQ(BoundIn(test), 2);
+}
+
+TEST(Daemon, MalformedPodGroupGetsAnEventAndOthersStillRun) {
+  const std::string test = "badgroup";
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  Nodes(test, 1, 4);
+  MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+              {"kind", "PodGroup"},
+              {"metadata", {{"name", "broken"}, {"namespace", test}}},
+              {"spec", {{"minMember", -3}}}});
+  MustCreate(Pod(test, "grouped", "gantry-" + test, 1, test, {{"scheduling.k8s.io/group-name", "broken"}}));
+  MustCreate(Pod(test, "alone", "gantry-" + test, 1, test));
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 1; }, seconds(20))) << daemon.Log();
+  auto alone = Env().Call("GET", "/api/v1/namespaces/badgroup/pods/alone");
+  ASSERT_TRUE(alone.ok());
+  EXPECT_TRUE((*alone)["spec"].contains("nodeName"));
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] {
+        for (const json& e : EventsFor(test, "broken")) {
+          if (e["reason"] == "InvalidPodGroup" &&
+              e["message"].get<std::string>().find("spec.minMember") != std::string::npos) {
+            return true;
+          }
+        }
+        return false;
+      },
+      seconds(10)))
+      << daemon.Log();
+  std::this_thread::sleep_for(seconds(1));
+  EXPECT_EQ(BoundIn(test), 1);
+}
+
+TEST(Daemon, LeavesOtherSchedulersPodsAloneButCountsThem) {
+  const std::string test = "others";
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  Nodes(test, 1, 2);
+  json theirs = Pod(test, "theirs", "default-scheduler", 2, test);
+  theirs["spec"]["nodeName"] = "others-node-0";
+  MustCreate(theirs);
+  MustCreate(Pod(test, "unbound-theirs", "default-scheduler", 0, test));
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  MustCreate(Pod(test, "mine", "gantry-" + test, 1, test));
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] {
+        auto p = Env().Call("GET", "/api/v1/namespaces/others/pods/mine");
+        return p.ok() && PodScheduledMessage(*p).find("nvidia.com/gpu") != std::string::npos;
+      },
+      seconds(20)))
+      << daemon.Log();
+  EXPECT_EQ(BoundIn(test), 1);  // only theirs, where it was
+  auto unbound = Env().Call("GET", "/api/v1/namespaces/others/pods/unbound-theirs");
+  ASSERT_TRUE(unbound.ok());
+  EXPECT_FALSE((*unbound)["spec"].contains("nodeName"));
+  EXPECT_EQ(PodScheduledMessage(*unbound), "");
+}
+
+TEST(Daemon, RecoversFromAnApiServerRestartWithoutDoubleBinding) {
+  const std::string test = "restart";
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  Nodes(test, 4, 8);
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  for (int i = 0; i < 15; ++i) MustCreate(Pod(test, "a-" + std::to_string(i), "gantry-" + test, 1, test));
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 15; }, seconds(20))) << daemon.Log();
+  ASSERT_TRUE(Env().RestartApiServer().ok());
+  for (int i = 0; i < 15; ++i) MustCreate(Pod(test, "b-" + std::to_string(i), "gantry-" + test, 1, test));
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 30; }, seconds(40))) << daemon.Log();
+  ExpectNoOvercommit(test, 8);
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return ScheduledEvents(test).size() == 30; }, seconds(10)));
+  for (const auto& [pod, n] : ScheduledEvents(test)) EXPECT_EQ(n, 1) << pod;
+  EXPECT_TRUE(daemon.running());
+}
+
+TEST(Daemon, KilledAndRestartedMidStreamBindsEveryPodOnce) {
+  const std::string test = "killed";
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  Nodes(test, 4, 8);
+  auto first = std::make_unique<DaemonProcess>(test + "-1", DaemonConfig("gantry-" + test), "d1-" + test);
+  std::atomic<bool> done{false};
+  std::thread creator([&] {
+    for (int i = 0; i < 32; ++i) {
+      auto r = Env().Apply(Pod(test, "p-" + std::to_string(i), "gantry-" + test, 1, test));
+      EXPECT_TRUE(r.ok()) << r.status().message();
+      std::this_thread::sleep_for(milliseconds(40));
+    }
+    done = true;
+  });
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) >= 5; }, seconds(20))) << first->Log();
+  first->Kill();
+  int bound_at_kill = BoundIn(test);
+  DaemonProcess second(test + "-2", DaemonConfig("gantry-" + test), "d2-" + test);
+  creator.join();
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 32; }, seconds(30))) << second.Log();
+  EXPECT_LT(bound_at_kill, 32);
+  ExpectNoOvercommit(test, 8);
+  // A Scheduled event is written after its bind, so a kill may lose one: at most one each.
+  for (const auto& [pod, n] : ScheduledEvents(test)) EXPECT_LE(n, 1) << pod;
+}
+
+TEST(Daemon, OnlyTheLeaderBindsAndTheOtherTakesOver) {
+  const std::string test = "leader";
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  Nodes(test, 2, 8);
+  const std::string config = DaemonConfig("gantry-" + test, "gantry-" + test);
+  auto a = std::make_unique<DaemonProcess>(test + "-a", config, "replica-a");
+  DaemonProcess b(test + "-b", config, "replica-b");
+  for (int i = 0; i < 6; ++i) MustCreate(Pod(test, "first-" + std::to_string(i), "gantry-" + test, 1, test));
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 6; }, seconds(30))) << a->Log() << b.Log();
+  auto lease = Env().Call("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/gantry-" + test);
+  ASSERT_TRUE(lease.ok()) << lease.status().message();
+  const std::string leader = (*lease)["spec"]["holderIdentity"];
+  ASSERT_TRUE(leader == "replica-a" || leader == "replica-b") << leader;
+  // Every Scheduled event came from the leader.
+  auto events = Env().Call("GET", "/api/v1/namespaces/leader/events?fieldSelector=reason%3DScheduled");
+  ASSERT_TRUE(events.ok());
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] {
+        events = Env().Call("GET", "/api/v1/namespaces/leader/events?fieldSelector=reason%3DScheduled");
+        return events.ok() && (*events)["items"].size() == 6;
+      },
+      seconds(10)));
+  for (const json& e : (*events)["items"]) EXPECT_EQ(e["reportingInstance"], leader);
+  // The leader dies without a word; the other takes over after the lease runs out.
+  if (leader == "replica-a") {
+    a->Kill();
+  } else {
+    b.Kill();
+  }
+  for (int i = 0; i < 6; ++i) MustCreate(Pod(test, "second-" + std::to_string(i), "gantry-" + test, 1, test));
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 12; }, seconds(30))) << a->Log() << b.Log();
+  ExpectNoOvercommit(test, 8);
+  lease = Env().Call("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/gantry-" + test);
+  ASSERT_TRUE(lease.ok());
+  EXPECT_NE((*lease)["spec"]["holderIdentity"], leader);
+}
+
+}  // namespace
+}  // namespace gantry::testing
