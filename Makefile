@@ -24,8 +24,9 @@ $(ASAN_BUILD)/build.ninja: CMakeLists.txt | setup
 build-asan: setup $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target gantry_unit_tests gantry
 
-# Every test: unit, scenario (and later sim, integration), then the unit tests and
-# scenarios again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Every test: unit, scenario, integration (a real kube-apiserver, see scripts/k8s/README.md;
+# the first run builds its binaries), then the unit tests and scenarios again under
+# AddressSanitizer + UndefinedBehaviorSanitizer.
 test: build build-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

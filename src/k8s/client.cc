@@ -83,6 +83,28 @@ bool Retryable(long status) {
   return status == 429 || (status >= 500 && status != 501);
 }
 
+// Failures that another attempt cannot fix: a certificate the CA does not vouch for, a
+// bad client certificate or CA bundle, a URL curl cannot use.
+bool Permanent(CURLcode rc) {
+  switch (rc) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// curl's detailed message ("SSL certificate problem: self-signed certificate") when it
+// wrote one; its generic one for the code otherwise.
+std::string CurlError(CURLcode rc, const char* detail) {
+  return detail[0] ? std::string(detail) : std::string(curl_easy_strerror(rc));
+}
+
 }  // namespace
 
 std::string Response::Describe() const {
@@ -221,6 +243,8 @@ Result<Response> Client::Request(std::string_view method, const std::string& pat
     CURL* c = static_cast<CURL*>(h);
     Response response;
     RetryAfter retry_after;
+    char error[CURL_ERROR_SIZE] = "";
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, CollectBody);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &response.body);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, ReadHeader);
@@ -228,11 +252,15 @@ Result<Response> Client::Request(std::string_view method, const std::string& pat
     CURLcode rc = curl_easy_perform(c);
     if (rc == CURLE_OK) curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, nullptr);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);
     curl_slist_free_all(headers);
     if (rc != CURLE_OK) {
       // A handle whose transfer failed may hold a broken connection: drop it.
       curl_easy_cleanup(c);
-      last_error = curl_easy_strerror(rc);
+      last_error = CurlError(rc, error);
+      if (Permanent(rc)) {
+        return Status::IoError(std::string(method) + " " + url + ": " + last_error);
+      }
     } else {
       Return(h);
       if (response.status == 401 && !reloaded_token && !credentials_.token_file.empty()) {
@@ -265,6 +293,8 @@ Result<long> Client::Stream(const std::string& path, const LineHandler& on_line,
   CURL* c = curl_easy_init();
   Prepare(c, "GET", url, "", headers, /*stream=*/true);
   StreamState state;
+  char error[CURL_ERROR_SIZE] = "";
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
   state.on_line = &on_line;
   state.stop = stop;
   state.handle = c;
@@ -285,7 +315,7 @@ Result<long> Client::Stream(const std::string& path, const LineHandler& on_line,
   if (status == 401) ReloadToken();
   bool stopped = state.ended_by_handler || (stop && stop->load());
   if (rc != CURLE_OK && !stopped) {
-    return Status::IoError("GET " + url + ": " + curl_easy_strerror(rc));
+    return Status::IoError("GET " + url + ": " + CurlError(rc, error));
   }
   return status;
 }

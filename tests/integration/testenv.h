@@ -1,0 +1,100 @@
+// The integration tests' control plane: one etcd + kube-apiserver (scripts/k8s/testenv.sh)
+// per test binary, started before the first test and stopped after the last, with a
+// Client for it and helpers to create what tests need (nodes with GPUs, pods, objects from
+// YAML files, CRDs). Tests share the server, so each works in names of its own
+// (a namespace, a lease name) and never assumes an otherwise empty cluster.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "k8s/client.h"
+#include "k8s/credentials.h"
+#include "model/status.h"
+
+namespace gantry::testing {
+
+struct PodParams {
+  std::string namespace_ = "default";
+  std::string name;
+  std::string scheduler_name = "gantry";
+  std::string cpu = "100m";
+  std::string memory = "128Mi";
+  int gpus = 0;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+};
+
+class TestEnv : public ::testing::Environment {
+ public:
+  // The environment of this test binary; valid while tests run.
+  static TestEnv& Get();
+
+  void SetUp() override;
+  void TearDown() override;
+
+  // The folder testenv.sh works in (kubeconfig, env, logs).
+  const std::string& dir() const { return dir_; }
+  std::string kubeconfig_path() const { return dir_ + "/kubeconfig"; }
+  // A value from DIR/env, e.g. "GANTRY_ETCD_URL"; "" when absent.
+  std::string EnvValue(const std::string& name) const;
+  const k8s::Credentials& credentials() const { return credentials_; }
+  k8s::Client& client() { return *client_; }
+
+  // kube-apiserver alone; etcd and its data stay. Same port, same certificate.
+  Status RestartApiServer();
+  Status StopApiServer();
+  Status StartApiServer();
+
+  // Sends a request and returns the decoded answer; an error, naming the request, for
+  // anything but 2xx.
+  Result<nlohmann::json> Call(const std::string& method, const std::string& path,
+                              const nlohmann::json& body = nullptr,
+                              const std::string& content_type = "application/json");
+
+  // Creates every document of a YAML file, in order; after a CustomResourceDefinition
+  // waits until it is Established. A Namespace that exists already is fine (example
+  // files share them); any other conflict is an error. Returns the created objects.
+  Result<std::vector<nlohmann::json>> ApplyYamlFile(const std::string& path);
+  // The same for one object (already JSON).
+  Result<nlohmann::json> Apply(const nlohmann::json& object);
+
+  // A Node with `gpus` nvidia.com/gpu, then its status (capacity = allocatable, Ready)
+  // through the status subresource, as kube-scheduler's integration tests do.
+  Result<nlohmann::json> CreateNode(const std::string& name, int gpus, const std::string& cpu,
+                                    const std::string& memory,
+                                    const std::map<std::string, std::string>& labels = {});
+  Result<nlohmann::json> CreatePod(const PodParams& params);
+  Status CreateNamespace(const std::string& name);
+
+  // Polls `predicate` every `poll` until it holds (true) or `timeout` passes (false).
+  static bool WaitFor(const std::function<bool()>& predicate, std::chrono::milliseconds timeout,
+                      std::chrono::milliseconds poll = std::chrono::milliseconds(20));
+
+ private:
+  Status Script(const std::string& command);
+  Status WaitEstablished(const std::string& crd_name);
+
+  std::string dir_;
+  bool started_ = false;
+  k8s::Credentials credentials_;
+  std::unique_ptr<k8s::Client> client_;
+};
+
+// YAML (yaml-cpp) to JSON with YAML 1.2 core-schema scalars: plain true/false, null,
+// integers and floats become JSON values; quoted scalars stay strings.
+// Empty documents are left out.
+Result<std::vector<nlohmann::json>> YamlFileToJson(const std::string& path);
+
+// The REST collection of an object from its apiVersion, kind and namespace, e.g.
+// "/api/v1/namespaces/ml/pods"; an error for kinds the tests do not know.
+Result<std::string> CollectionPath(const nlohmann::json& object);
+
+}  // namespace gantry::testing
