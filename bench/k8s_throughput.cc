@@ -89,16 +89,19 @@ void CreateNodes(Client& c, const Options& o) {
                      {"nvidia.com/gpu.memory", "81559"}}}}}};
     Must(c.Request("POST", "/api/v1/nodes", node.dump()), "create " + name);
     json resources = {{"cpu", "128"}, {"memory", "1Ti"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}};
-    json status = {{"status",
-                    {{"capacity", resources},
-                     {"allocatable", resources},
-                     {"conditions", {{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"}}}}}}};
-    Must(c.Request("PATCH", "/api/v1/nodes/" + name + "/status", status.dump(), "application/merge-patch+json"),
+    json status = {
+        {"status",
+         {{"capacity", resources},
+          {"allocatable", resources},
+          {"conditions", {{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"}}}}}}};
+    Must(c.Request("PATCH", "/api/v1/nodes/" + name + "/status", status.dump(),
+                   "application/merge-patch+json"),
          "status of " + name);
   });
 }
 
-void CreatePods(Client& c, const std::string& ns, int first, int count, const std::string& scheduler, int gpus) {
+void CreatePods(Client& c, const std::string& ns, int first, int count,
+                const std::string& scheduler, int gpus) {
   json namespace_ = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
   Must(c.Request("POST", "/api/v1/namespaces", namespace_.dump()), "namespace " + ns);
   ParallelFor(count, 32, [&](int k) {
@@ -112,7 +115,9 @@ void CreatePods(Client& c, const std::string& ns, int first, int count, const st
                 {"spec",
                  {{"schedulerName", scheduler},
                   {"containers",
-                   {{{"name", "main"}, {"image", "busybox"}, {"resources", {{"requests", requests}, {"limits", limits}}}}}}}}};
+                   {{{"name", "main"},
+                     {"image", "busybox"},
+                     {"resources", {{"requests", requests}, {"limits", limits}}}}}}}}};
     Must(c.Request("POST", "/api/v1/namespaces/" + ns + "/pods", pod.dump()), "create pod");
   });
 }
@@ -159,24 +164,28 @@ class BindWatch {
  private:
   void Run() {
     while (!stop_) {
-      std::string path = "/api/v1/namespaces/" + ns_ + "/pods?watch=1&allowWatchBookmarks=true&resourceVersion=" + version_;
-      (void)c_.Stream(path, [this](std::string_view line) {
-        json e = json::parse(line, nullptr, false);
-        if (!e.is_object()) return true;
-        const json& o = e["object"];
-        if (o.contains("metadata") && o["metadata"].contains("resourceVersion")) {
-          version_ = o["metadata"]["resourceVersion"];
-        }
-        if (e["type"] != "MODIFIED" && e["type"] != "ADDED") return true;
-        if (!o["spec"].contains("nodeName")) return true;
-        std::lock_guard<std::mutex> lock(mu_);
-        if (seen_.insert(o["metadata"]["name"].get<std::string>()).second) {
-          auto now = Clock::now();
-          if (seen_.size() == 1) first_ = now;
-          last_ = now;
-        }
-        return !stop_;
-      }, &stop_);
+      std::string path = "/api/v1/namespaces/" + ns_ +
+                         "/pods?watch=1&allowWatchBookmarks=true&resourceVersion=" + version_;
+      (void)c_.Stream(
+          path,
+          [this](std::string_view line) {
+            json e = json::parse(line, nullptr, false);
+            if (!e.is_object()) return true;
+            const json& o = e["object"];
+            if (o.contains("metadata") && o["metadata"].contains("resourceVersion")) {
+              version_ = o["metadata"]["resourceVersion"];
+            }
+            if (e["type"] != "MODIFIED" && e["type"] != "ADDED") return true;
+            if (!o["spec"].contains("nodeName")) return true;
+            std::lock_guard<std::mutex> lock(mu_);
+            if (seen_.insert(o["metadata"]["name"].get<std::string>()).second) {
+              auto now = Clock::now();
+              if (seen_.size() == 1) first_ = now;
+              last_ = now;
+            }
+            return !stop_;
+          },
+          &stop_);
     }
   }
   Client& c_;
@@ -222,12 +231,17 @@ int main(int argc, char** argv) {
   std::string gantry_binary = GANTRY_BINARY;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
-    if (k == "--nodes") o.nodes = std::stoi(v);
-    else if (k == "--pods") o.pods = std::stoi(v);
-    else if (k == "--total-pods") o.total_pods = std::stoi(v);
-    else if (k == "--dir") o.dir = v;
+    if (k == "--nodes")
+      o.nodes = std::stoi(v);
+    else if (k == "--pods")
+      o.pods = std::stoi(v);
+    else if (k == "--total-pods")
+      o.total_pods = std::stoi(v);
+    else if (k == "--dir")
+      o.dir = v;
     else {
-      std::fprintf(stderr, "usage: %s [--nodes N] [--pods N] [--total-pods N] [--dir DIR]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--nodes N] [--pods N] [--total-pods N] [--dir DIR]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -236,7 +250,8 @@ int main(int argc, char** argv) {
   Sh("rm -rf " + o.dir + " && mkdir -p " + o.dir);
   Sh("GANTRY_K8S_KWOK=0 " + script + " start " + o.dir + " 2>&1");
   auto credentials = gantry::k8s::LoadKubeconfig(o.dir + "/kubeconfig");
-  if (!credentials.ok()) return std::fprintf(stderr, "%s\n", credentials.status().message().c_str()), 1;
+  if (!credentials.ok())
+    return std::fprintf(stderr, "%s\n", credentials.status().message().c_str()), 1;
   gantry::k8s::ClientOptions client_options;
   client_options.max_attempts = 8;
   auto client_or = Client::Create(*credentials, client_options);
@@ -257,8 +272,13 @@ int main(int argc, char** argv) {
       json binding = {{"apiVersion", "v1"},
                       {"kind", "Binding"},
                       {"metadata", {{"name", name}, {"namespace", "ceiling"}}},
-                      {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", "node-" + std::to_string(i % o.nodes)}}}};
-      Must(c.Request("POST", "/api/v1/namespaces/ceiling/pods/" + name + "/binding", binding.dump()), "bind");
+                      {"target",
+                       {{"apiVersion", "v1"},
+                        {"kind", "Node"},
+                        {"name", "node-" + std::to_string(i % o.nodes)}}}};
+      Must(
+          c.Request("POST", "/api/v1/namespaces/ceiling/pods/" + name + "/binding", binding.dump()),
+          "bind");
     });
     watch.Wait(120);
     ceiling = watch.PodsPerSecond();
@@ -276,19 +296,26 @@ int main(int argc, char** argv) {
     gantry = StartGantry(o, gantry_binary);
     bool all = watch.Wait(600);
     gantry_rate = watch.PodsPerSecond();
-    std::fprintf(stderr, "bench-k8s: gantry bound %d/%d; first bind %.2f s after start, all %.2f s after start\n",
-                 watch.bound(), o.pods, std::chrono::duration<double>(watch.first() - started).count(),
-                 std::chrono::duration<double>(watch.last() - started).count());
-    if (!all) std::fprintf(stderr, "bench-k8s: gantry did not bind every pod; see %s/gantry.log\n", o.dir.c_str());
+    std::fprintf(
+        stderr,
+        "bench-k8s: gantry bound %d/%d; first bind %.2f s after start, all %.2f s after start\n",
+        watch.bound(), o.pods, std::chrono::duration<double>(watch.first() - started).count(),
+        std::chrono::duration<double>(watch.last() - started).count());
+    if (!all)
+      std::fprintf(stderr, "bench-k8s: gantry did not bind every pod; see %s/gantry.log\n",
+                   o.dir.c_str());
   }
   std::printf("gantry_pods_per_s=%.0f\n", gantry_rate);
   std::fflush(stdout);
 
   // 3. kube-scheduler, same pods, QPS raised as in its scheduler_perf suite.
   const std::string kcfg = o.dir + "/kube-scheduler.yaml";
-  std::ofstream(kcfg) << "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-                         "clientConnection:\n  kubeconfig: " << o.dir << "/kubeconfig\n  qps: 5000\n  burst: 5000\n"
-                         "leaderElection:\n  leaderElect: false\n";
+  std::ofstream(kcfg)
+      << "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+         "clientConnection:\n  kubeconfig: "
+      << o.dir
+      << "/kubeconfig\n  qps: 5000\n  burst: 5000\n"
+         "leaderElection:\n  leaderElect: false\n";
   CreatePods(c, "kube", 0, o.pods, "default-scheduler", 1);
   double kube_rate;
   {
@@ -297,8 +324,11 @@ int main(int argc, char** argv) {
     Sh(script + " start-scheduler " + o.dir + " --config=" + kcfg + " 2>&1");
     bool all = watch.Wait(900);
     kube_rate = watch.PodsPerSecond();
-    std::fprintf(stderr, "bench-k8s: kube-scheduler bound %d/%d; first bind %.2f s after start, all %.2f s after start\n",
-                 watch.bound(), o.pods, std::chrono::duration<double>(watch.first() - started).count(),
+    std::fprintf(stderr,
+                 "bench-k8s: kube-scheduler bound %d/%d; first bind %.2f s after start, all %.2f s "
+                 "after start\n",
+                 watch.bound(), o.pods,
+                 std::chrono::duration<double>(watch.first() - started).count(),
                  std::chrono::duration<double>(watch.last() - started).count());
     if (!all) std::fprintf(stderr, "bench-k8s: kube-scheduler did not bind every pod\n");
   }

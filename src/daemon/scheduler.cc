@@ -133,9 +133,10 @@ void Scheduler::Apply(Item& item) {
   m_.bind_seconds->Observe(r.latency_s);
   if (r.ok) {
     (void)m_.scheduled->Inc();
-    writer_->WriteEvent({"v1", "Pod", r.request.namespace_, r.request.name, r.request.uid, "Normal", "Scheduled",
-                         "Successfully assigned " + r.request.namespace_ + "/" + r.request.name + " to " +
-                             r.request.node});
+    writer_->WriteEvent({"v1", "Pod", r.request.namespace_, r.request.name, r.request.uid, "Normal",
+                         "Scheduled",
+                         "Successfully assigned " + r.request.namespace_ + "/" + r.request.name +
+                             " to " + r.request.node});
     return;
   }
   (void)m_.bind_failures->With({r.conflict ? "conflict" : "error"}).Inc();

@@ -26,12 +26,14 @@ std::string DaemonConfig(const std::string& scheduler_name, const std::string& l
     config += "leaderElection: {enabled: true, namespace: default, name: " + lease +
               ", leaseDuration: 3s, renewDeadline: 2s, retryPeriod: 300ms}\n";
   }
-  config += "engine:\n  actions: [enqueue, allocate, backfill]\n"
-            "  plugins: [priority, gang, drf, proportion, predicates, binpack]\n";
+  config +=
+      "engine:\n  actions: [enqueue, allocate, backfill]\n"
+      "  plugins: [priority, gang, drf, proportion, predicates, binpack]\n";
   return config;
 }
 
-DaemonProcess::DaemonProcess(const std::string& name, const std::string& config_yaml, const std::string& identity)
+DaemonProcess::DaemonProcess(const std::string& name, const std::string& config_yaml,
+                             const std::string& identity)
     : identity_(identity) {
   const std::string dir = TestEnv::Get().dir();
   const std::string config_path = dir + "/" + name + ".yaml";
@@ -49,7 +51,9 @@ DaemonProcess::DaemonProcess(const std::string& name, const std::string& config_
   }
 }
 
-DaemonProcess::~DaemonProcess() { Stop(); }
+DaemonProcess::~DaemonProcess() {
+  Stop();
+}
 
 bool DaemonProcess::running() {
   if (pid_ <= 0) return false;

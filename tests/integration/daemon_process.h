@@ -11,7 +11,8 @@ namespace gantry::testing {
 class DaemonProcess {
  public:
   // Writes `config_yaml` beside the log and starts the daemon against the test server.
-  DaemonProcess(const std::string& name, const std::string& config_yaml, const std::string& identity);
+  DaemonProcess(const std::string& name, const std::string& config_yaml,
+                const std::string& identity);
   ~DaemonProcess();  // stops it (SIGTERM, then SIGKILL)
   DaemonProcess(const DaemonProcess&) = delete;
   DaemonProcess& operator=(const DaemonProcess&) = delete;

@@ -18,7 +18,9 @@ using json = nlohmann::json;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-TestEnv& Env() { return TestEnv::Get(); }
+TestEnv& Env() {
+  return TestEnv::Get();
+}
 
 json Pod(const std::string& ns, const std::string& name, const std::string& scheduler, int gpus,
          const std::string& test, json annotations = json::object()) {
@@ -30,8 +32,32 @@ json Pod(const std::string& ns, const std::string& name, const std::string& sche
               {"spec",
                {{"schedulerName", scheduler},
                 {"nodeSelector", {{"gantry-test", test}}},
-                {"containers", {{{"name", "main"}, {"image", "busybox"}, {"resources", {{"requests", requests}, {"limits", gpus > 0 ? json{{"nvidia.com/gpu", std::to_string(gpus)}} : json::object()}}}}}}}}};
+                {"containers",
+                 {{{"name", "main"},
+                   {"image", "busybox"},
+                   {"resources",
+                    {{"requests", requests},
+                     {"limits", gpus > 0 ? json{{"nvidia.com/gpu", std::to_string(gpus)}}
+                                         : json::object()}}}}}}}}};
   return pod;
+}
+
+// The CRDs of deploy/crds, once per server (other tests may have applied them already).
+void EnsureCrds() {
+  const std::pair<const char*, const char*> crds[] = {
+      {"podgroups.scheduling.volcano.sh", "scheduling.volcano.sh_podgroups.yaml"},
+      {"queues.scheduling.volcano.sh", "scheduling.volcano.sh_queues.yaml"},
+      {"podgroups.scheduling.x-k8s.io", "scheduling.x-k8s.io_podgroups.yaml"}};
+  for (const auto& [crd, file] : crds) {
+    if (Env()
+            .Call("GET",
+                  std::string("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/") + crd)
+            .ok()) {
+      continue;
+    }
+    auto applied = Env().ApplyYamlFile(std::string(GANTRY_SOURCE_DIR) + "/deploy/crds/" + file);
+    ASSERT_TRUE(applied.ok()) << applied.status().message();
+  }
 }
 
 void MustCreate(const json& object) {
@@ -41,7 +67,8 @@ void MustCreate(const json& object) {
 
 void Nodes(const std::string& test, int count, int gpus) {
   for (int i = 0; i < count; ++i) {
-    auto r = Env().CreateNode(test + "-node-" + std::to_string(i), gpus, "32", "256Gi", {{"gantry-test", test}});
+    auto r = Env().CreateNode(test + "-node-" + std::to_string(i), gpus, "32", "256Gi",
+                              {{"gantry-test", test}});
     ASSERT_TRUE(r.ok()) << r.status().message();
   }
 }
@@ -61,14 +88,16 @@ int BoundIn(const std::string& ns) {
 // "Scheduled" events gantry wrote, per pod.
 std::map<std::string, int> ScheduledEvents(const std::string& ns) {
   std::map<std::string, int> out;
-  auto r = Env().Call("GET", "/api/v1/namespaces/" + ns + "/events?fieldSelector=reason%3DScheduled");
+  auto r =
+      Env().Call("GET", "/api/v1/namespaces/" + ns + "/events?fieldSelector=reason%3DScheduled");
   if (!r.ok()) return out;
   for (const json& e : (*r)["items"]) out[e["involvedObject"]["name"].get<std::string>()]++;
   return out;
 }
 
 std::vector<json> EventsFor(const std::string& ns, const std::string& name) {
-  auto r = Env().Call("GET", "/api/v1/namespaces/" + ns + "/events?fieldSelector=involvedObject.name%3D" + name);
+  auto r = Env().Call(
+      "GET", "/api/v1/namespaces/" + ns + "/events?fieldSelector=involvedObject.name%3D" + name);
   if (!r.ok()) return {};
   return (*r)["items"].get<std::vector<json>>();
 }
@@ -80,7 +109,9 @@ void ExpectNoOvercommit(const std::string& ns, int gpus_per_node) {
   for (const json& p : PodsIn(ns)) {
     if (!p["spec"].contains("nodeName")) continue;
     const json& limits = p["spec"]["containers"][0]["resources"]["limits"];
-    int g = limits.contains("nvidia.com/gpu") ? std::stoi(limits["nvidia.com/gpu"].get<std::string>()) : 0;
+    int g = limits.contains("nvidia.com/gpu")
+                ? std::stoi(limits["nvidia.com/gpu"].get<std::string>())
+                : 0;
     used[p["spec"]["nodeName"].get<std::string>()] += g;
   }
   for (const auto& [node, g] : used) EXPECT_LE(g, gpus_per_node) << node;
@@ -116,6 +147,7 @@ TEST(Daemon, BindsOnePodAndWritesTheSharedGpuDevice) {
 
 TEST(Daemon, GangBindsNothingUntilAllFitThenEverything) {
   const std::string test = "gang";
+  EnsureCrds();
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   Nodes(test, 2, 3);  // room for 6 one-GPU pods
   MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
@@ -131,8 +163,10 @@ TEST(Daemon, GangBindsNothingUntilAllFitThenEverything) {
   json group;
   ASSERT_TRUE(TestEnv::WaitFor(
       [&] {
-        auto r = Env().Call("GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/gang/podgroups/train");
-        if (!r.ok() || !(*r).contains("status") || !(*r)["status"].contains("conditions")) return false;
+        auto r = Env().Call("GET",
+                            "/apis/scheduling.volcano.sh/v1beta1/namespaces/gang/podgroups/train");
+        if (!r.ok() || !(*r).contains("status") || !(*r)["status"].contains("conditions"))
+          return false;
         group = *r;
         return true;
       },
@@ -158,7 +192,8 @@ TEST(Daemon, GangBindsNothingUntilAllFitThenEverything) {
   ExpectNoOvercommit(test, 3);
   ASSERT_TRUE(TestEnv::WaitFor(
       [&] {
-        auto g = Env().Call("GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/gang/podgroups/train");
+        auto g = Env().Call("GET",
+                            "/apis/scheduling.volcano.sh/v1beta1/namespaces/gang/podgroups/train");
         return g.ok() && (*g)["status"]["phase"] == "Running" && (*g)["status"]["running"] == 8;
       },
       seconds(10)));
@@ -166,6 +201,7 @@ TEST(Daemon, GangBindsNothingUntilAllFitThenEverything) {
 
 TEST(Daemon, QueueCapabilityIsNeverExceeded) {
   const std::string test = "capped";
+  EnsureCrds();
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   Nodes(test, 1, 8);
   MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
@@ -174,7 +210,8 @@ TEST(Daemon, QueueCapabilityIsNeverExceeded) {
               {"spec", {{"weight", 1}, {"capability", {{"nvidia.com/gpu", 2}}}}}});
   DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
   for (int i = 0; i < 4; ++i) {
-    MustCreate(Pod(test, "p-" + std::to_string(i), "gantry-" + test, 1, test, {{"gantry.dev/queue", "capped-queue"}}));
+    MustCreate(Pod(test, "p-" + std::to_string(i), "gantry-" + test, 1, test,
+                   {{"gantry.dev/queue", "capped-queue"}}));
   }
   ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 2; }, seconds(20))) << daemon.Log();
   // The other two wait, saying why; none is bound later.
@@ -182,7 +219,8 @@ TEST(Daemon, QueueCapabilityIsNeverExceeded) {
       [&] {
         int explained = 0;
         for (const json& p : PodsIn(test)) {
-          if (!p["spec"].contains("nodeName") && PodScheduledMessage(p).find("capped-queue") != std::string::npos) {
+          if (!p["spec"].contains("nodeName") &&
+              PodScheduledMessage(p).find("capped-queue") != std::string::npos) {
             explained++;
           }
         }
@@ -196,13 +234,15 @@ TEST(Daemon, QueueCapabilityIsNeverExceeded) {
 
 TEST(Daemon, MalformedPodGroupGetsAnEventAndOthersStillRun) {
   const std::string test = "badgroup";
+  EnsureCrds();
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   Nodes(test, 1, 4);
   MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
               {"kind", "PodGroup"},
               {"metadata", {{"name", "broken"}, {"namespace", test}}},
               {"spec", {{"minMember", -3}}}});
-  MustCreate(Pod(test, "grouped", "gantry-" + test, 1, test, {{"scheduling.k8s.io/group-name", "broken"}}));
+  MustCreate(Pod(test, "grouped", "gantry-" + test, 1, test,
+                 {{"scheduling.k8s.io/group-name", "broken"}}));
   MustCreate(Pod(test, "alone", "gantry-" + test, 1, test));
   DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
   ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 1; }, seconds(20))) << daemon.Log();
@@ -254,10 +294,12 @@ TEST(Daemon, RecoversFromAnApiServerRestartWithoutDoubleBinding) {
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   Nodes(test, 4, 8);
   DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
-  for (int i = 0; i < 15; ++i) MustCreate(Pod(test, "a-" + std::to_string(i), "gantry-" + test, 1, test));
+  for (int i = 0; i < 15; ++i)
+    MustCreate(Pod(test, "a-" + std::to_string(i), "gantry-" + test, 1, test));
   ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 15; }, seconds(20))) << daemon.Log();
   ASSERT_TRUE(Env().RestartApiServer().ok());
-  for (int i = 0; i < 15; ++i) MustCreate(Pod(test, "b-" + std::to_string(i), "gantry-" + test, 1, test));
+  for (int i = 0; i < 15; ++i)
+    MustCreate(Pod(test, "b-" + std::to_string(i), "gantry-" + test, 1, test));
   ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 30; }, seconds(40))) << daemon.Log();
   ExpectNoOvercommit(test, 8);
   ASSERT_TRUE(TestEnv::WaitFor([&] { return ScheduledEvents(test).size() == 30; }, seconds(10)));
@@ -269,7 +311,8 @@ TEST(Daemon, KilledAndRestartedMidStreamBindsEveryPodOnce) {
   const std::string test = "killed";
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   Nodes(test, 4, 8);
-  auto first = std::make_unique<DaemonProcess>(test + "-1", DaemonConfig("gantry-" + test), "d1-" + test);
+  auto first =
+      std::make_unique<DaemonProcess>(test + "-1", DaemonConfig("gantry-" + test), "d1-" + test);
   std::atomic<bool> done{false};
   std::thread creator([&] {
     for (int i = 0; i < 32; ++i) {
@@ -298,18 +341,23 @@ TEST(Daemon, OnlyTheLeaderBindsAndTheOtherTakesOver) {
   const std::string config = DaemonConfig("gantry-" + test, "gantry-" + test);
   auto a = std::make_unique<DaemonProcess>(test + "-a", config, "replica-a");
   DaemonProcess b(test + "-b", config, "replica-b");
-  for (int i = 0; i < 6; ++i) MustCreate(Pod(test, "first-" + std::to_string(i), "gantry-" + test, 1, test));
-  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 6; }, seconds(30))) << a->Log() << b.Log();
-  auto lease = Env().Call("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/gantry-" + test);
+  for (int i = 0; i < 6; ++i)
+    MustCreate(Pod(test, "first-" + std::to_string(i), "gantry-" + test, 1, test));
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 6; }, seconds(30)))
+      << a->Log() << b.Log();
+  auto lease =
+      Env().Call("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/gantry-" + test);
   ASSERT_TRUE(lease.ok()) << lease.status().message();
   const std::string leader = (*lease)["spec"]["holderIdentity"];
   ASSERT_TRUE(leader == "replica-a" || leader == "replica-b") << leader;
   // Every Scheduled event came from the leader.
-  auto events = Env().Call("GET", "/api/v1/namespaces/leader/events?fieldSelector=reason%3DScheduled");
+  auto events =
+      Env().Call("GET", "/api/v1/namespaces/leader/events?fieldSelector=reason%3DScheduled");
   ASSERT_TRUE(events.ok());
   ASSERT_TRUE(TestEnv::WaitFor(
       [&] {
-        events = Env().Call("GET", "/api/v1/namespaces/leader/events?fieldSelector=reason%3DScheduled");
+        events =
+            Env().Call("GET", "/api/v1/namespaces/leader/events?fieldSelector=reason%3DScheduled");
         return events.ok() && (*events)["items"].size() == 6;
       },
       seconds(10)));
@@ -320,10 +368,13 @@ TEST(Daemon, OnlyTheLeaderBindsAndTheOtherTakesOver) {
   } else {
     b.Kill();
   }
-  for (int i = 0; i < 6; ++i) MustCreate(Pod(test, "second-" + std::to_string(i), "gantry-" + test, 1, test));
-  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 12; }, seconds(30))) << a->Log() << b.Log();
+  for (int i = 0; i < 6; ++i)
+    MustCreate(Pod(test, "second-" + std::to_string(i), "gantry-" + test, 1, test));
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 12; }, seconds(30)))
+      << a->Log() << b.Log();
   ExpectNoOvercommit(test, 8);
-  lease = Env().Call("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/gantry-" + test);
+  lease =
+      Env().Call("GET", "/apis/coordination.k8s.io/v1/namespaces/default/leases/gantry-" + test);
   ASSERT_TRUE(lease.ok());
   EXPECT_NE((*lease)["spec"]["holderIdentity"], leader);
 }
