@@ -39,6 +39,7 @@ struct Options {
   int total_pods = 50000;
   int workers = 16;
   std::string dir = "/tmp/gantry-bench-k8s";
+  bool kube_scheduler = true;
 };
 
 std::string Sh(const std::string& command) {
@@ -100,10 +101,14 @@ void CreateNodes(Client& c, const Options& o) {
   });
 }
 
-void CreatePods(Client& c, const std::string& ns, int first, int count,
-                const std::string& scheduler, int gpus) {
+void CreateNamespace(Client& c, const std::string& ns) {
   json namespace_ = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
   Must(c.Request("POST", "/api/v1/namespaces", namespace_.dump()), "namespace " + ns);
+}
+
+void CreatePods(Client& c, const std::string& ns, int first, int count,
+                const std::string& scheduler, int gpus) {
+  CreateNamespace(c, ns);
   ParallelFor(count, 32, [&](int k) {
     int i = first + k;
     json requests = {{"cpu", "100m"}, {"memory", "256Mi"}};
@@ -231,16 +236,20 @@ int main(int argc, char** argv) {
   std::string gantry_binary = GANTRY_BINARY;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
-    if (k == "--nodes")
+    if (k == "--nodes") {
       o.nodes = std::stoi(v);
-    else if (k == "--pods")
+    } else if (k == "--pods") {
       o.pods = std::stoi(v);
-    else if (k == "--total-pods")
+    } else if (k == "--total-pods") {
       o.total_pods = std::stoi(v);
-    else if (k == "--dir")
+    } else if (k == "--dir") {
       o.dir = v;
-    else {
-      std::fprintf(stderr, "usage: %s [--nodes N] [--pods N] [--total-pods N] [--dir DIR]\n",
+    } else if (k == "--kube-scheduler") {
+      o.kube_scheduler = v == "true";
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--nodes N] [--pods N] [--total-pods N] [--dir DIR] "
+                   "[--kube-scheduler true|false]\n",
                    argv[0]);
       return 2;
     }
@@ -316,9 +325,9 @@ int main(int argc, char** argv) {
       << o.dir
       << "/kubeconfig\n  qps: 5000\n  burst: 5000\n"
          "leaderElection:\n  leaderElect: false\n";
-  CreatePods(c, "kube", 0, o.pods, "default-scheduler", 1);
-  double kube_rate;
-  {
+  double kube_rate = 0;
+  if (o.kube_scheduler) {
+    CreatePods(c, "kube", 0, o.pods, "default-scheduler", 1);
     BindWatch watch(c, "kube", o.pods);
     auto started = Clock::now();
     Sh(script + " start-scheduler " + o.dir + " --config=" + kcfg + " 2>&1");
@@ -337,10 +346,12 @@ int main(int argc, char** argv) {
 
   // 4. Memory: fill the cluster up to `total_pods` pods (CPU only, for gantry), then read
   // gantry's peak resident memory once it has bound them.
-  int more = o.total_pods - 3 * o.pods;
+  int more = o.total_pods - (o.kube_scheduler ? 3 : 2) * o.pods;
   if (more > 0) {
-    CreatePods(c, "memory", 0, more, "gantry", 0);
+    // gantry binds these as they come: watch from before the first is created.
+    CreateNamespace(c, "memory");
     BindWatch watch(c, "memory", more);
+    CreatePods(c, "memory", 0, more, "gantry", 0);
     watch.Wait(600);
   }
   std::this_thread::sleep_for(std::chrono::seconds(2));

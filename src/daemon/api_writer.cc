@@ -185,6 +185,20 @@ void ApiWriter::WriteGroupStatus(GroupStatus s) {
 }
 
 void ApiWriter::WriteEvent(ObjectEvent e) {
+  if (e.type == "Normal") {
+    std::lock_guard<std::mutex> lock(bucket_mu_);
+    auto now = std::chrono::steady_clock::now();
+    bucket_tokens_ =
+        std::min(kNormalEventBurst,
+                 bucket_tokens_ + kNormalEventsPerSecond *
+                                      std::chrono::duration<double>(now - bucket_time_).count());
+    bucket_time_ = now;
+    if (bucket_tokens_ < 1) {
+      events_dropped_++;
+      return;
+    }
+    bucket_tokens_ -= 1;
+  }
   status_.Submit([this, e = std::move(e)] {
     const std::string namespace_ = e.namespace_.empty() ? "default" : e.namespace_;
     const std::string now = NowRfc3339();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -51,9 +52,16 @@ class ApiWriter {
   void Bind(BindRequest request);
   void WriteCondition(PodCondition condition);
   void WriteGroupStatus(GroupStatus status);
+  // Warning events are always written. Normal ones (a pod was scheduled) are best effort:
+  // beyond kNormalEventsPerSecond (burst kNormalEventBurst) they are dropped, so that a
+  // burst of binds is not slowed by as many event writes.
   void WriteEvent(ObjectEvent event);
   size_t binds_queued() const { return binds_.queued(); }
   int64_t write_failures() const { return write_failures_.load(); }
+  int64_t events_dropped() const { return events_dropped_.load(); }
+
+  static constexpr double kNormalEventsPerSecond = 50;
+  static constexpr double kNormalEventBurst = 100;
 
  private:
   BindResult DoBind(const BindRequest& request);
@@ -63,6 +71,10 @@ class ApiWriter {
   std::string identity_;
   std::function<void(BindResult)> on_bound_;
   std::atomic<int64_t> write_failures_{0};
+  std::atomic<int64_t> events_dropped_{0};
+  std::mutex bucket_mu_;
+  double bucket_tokens_ = kNormalEventBurst;
+  std::chrono::steady_clock::time_point bucket_time_ = std::chrono::steady_clock::now();
   // Declared last: destroyed first, so their threads stop before the members they use.
   WorkPool status_;
   WorkPool binds_;

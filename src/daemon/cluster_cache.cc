@@ -113,6 +113,7 @@ ClusterCache::JobRecord& ClusterCache::JobFor(PodRecord& pod) {
     job.ours = Ours(pod.info);
   }
   job.pods.insert(pod.info.meta.Key());
+  status_dirty_.insert(key);
   return job;
 }
 
@@ -225,6 +226,7 @@ void ClusterCache::SyncPod(const std::string& key) {
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
   PodRecord& pod = it->second;
+  if (!pod.job_key.empty()) status_dirty_.insert(pod.job_key);
   const k8s::PodInfo& info = pod.info;
   enum class Want { kNothing, kPending, kRunning, kAsIs } want = Want::kNothing;
   NodeId node = kNone;
@@ -295,6 +297,7 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
     DropTask(pod);
     if (pod.assumed) assumed_--;
     std::string job_key = pod.job_key;
+    status_dirty_.insert(job_key);
     if (auto job = jobs_.find(job_key); job != jobs_.end()) job->second.pods.erase(key);
     pods_.erase(it);
     ForgetJobIfEmpty(job_key);
@@ -384,6 +387,7 @@ void ClusterCache::OnPodGroup(k8s::GroupApi api, k8s::EventType type, const json
       }
     }
   }
+  status_dirty_.insert(gk);
   auto job = jobs_.find(gk);
   if (job == jobs_.end()) return;
   std::vector<std::string> keys(job->second.pods.begin(), job->second.pods.end());
@@ -448,6 +452,7 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions) {
     }
     pod.assumed = true;
     assumed_++;
+    status_dirty_.insert(pod.job_key);
     BindRequest r;
     r.namespace_ = pod.info.meta.namespace_;
     r.name = pod.info.meta.name;
@@ -480,8 +485,15 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
                                  std::vector<GroupStatus>* groups,
                                  std::vector<ObjectEvent>* events) {
   std::unordered_map<JobId, const std::string*> reasons;
-  for (const PendingJob& p : decisions.pending) reasons[p.job] = &p.reason;
-  for (auto& [job_key, job] : jobs_) {
+  for (const PendingJob& p : decisions.pending) {
+    reasons[p.job] = &p.reason;
+    if (p.job < job_of_id_.size()) status_dirty_.insert(job_of_id_[p.job]);
+  }
+  const std::set<std::string> keys = std::exchange(status_dirty_, {});
+  for (const std::string& job_key : keys) {
+    auto found = jobs_.find(job_key);
+    if (found == jobs_.end()) continue;
+    JobRecord& job = found->second;
     if (!job.ours) continue;
     std::string hold = HoldReason(job);
     std::string reason = hold;

@@ -163,6 +163,9 @@ class ClusterCache {
   std::map<std::string, SpecId> spec_ids_;
   std::vector<ObjectEvent> problems_;
   int64_t assumed_ = 0;
+  // Jobs whose pods or group changed since the last CollectStatus: with the session's
+  // pending jobs, the only ones whose status can have changed.
+  std::set<std::string> status_dirty_;
 };
 
 }  // namespace gantry

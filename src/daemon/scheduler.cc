@@ -66,6 +66,9 @@ Scheduler::Scheduler(DaemonConfig config, k8s::Client& client, MetricsRegistry& 
   m_.leader =
       MustRegister(metrics.AddGauge("gantry_leader", "1 while this replica is the leader."));
   m_.nodes = MustRegister(metrics.AddGauge("gantry_nodes", "Nodes known to the scheduler."));
+  m_.events_dropped = MustRegister(
+      metrics.AddGauge("gantry_normal_events_dropped",
+                       "Normal events (Scheduled) not written because of their rate limit."));
   writer_ = std::make_unique<ApiWriter>(client_, config_.bind_workers, identity_,
                                         [this](BindResult r) { Push(std::move(r)); });
   heartbeat_ns_ = SteadyNanos();
@@ -215,6 +218,7 @@ void Scheduler::PublishGauges() {
   m_.gpus_allocated->Set(gpus_used);
   m_.gpus_capacity->Set(static_cast<double>(state.capacity().Get(kGpu)) / 1000.0);
   m_.nodes->Set(static_cast<double>(nodes));
+  m_.events_dropped->Set(static_cast<double>(writer_->events_dropped()));
 }
 
 void Scheduler::Run(const std::atomic<bool>& stop) {
@@ -233,8 +237,8 @@ void Scheduler::Run(const std::atomic<bool>& stop) {
   for (const Source& s : sources) {
     Kind kind = s.kind;
     informers_.push_back(std::make_unique<k8s::Informer>(
-        client_, s.path, [this, kind](k8s::EventType type, const nlohmann::json& object) {
-          Push(WatchItem{kind, type, object});
+        client_, s.path, [this, kind](k8s::EventType type, nlohmann::json object) {
+          Push(WatchItem{kind, type, std::move(object)});
         }));
   }
   for (auto& informer : informers_) {

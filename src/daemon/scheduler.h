@@ -88,6 +88,7 @@ class Scheduler {
     GaugeFamily* gpus_capacity;
     GaugeFamily* leader;
     GaugeFamily* nodes;
+    GaugeFamily* events_dropped;
   } m_{};
 
   std::unique_ptr<ApiWriter> writer_;  // last: its threads stop first

@@ -52,7 +52,9 @@ void Informer::Sleep(double seconds, const std::atomic<bool>& stop) {
 
 bool Informer::List(const std::atomic<bool>& stop) {
   lists_++;
-  std::unordered_map<std::string, json> items;
+  // Each page is reported as it comes, so that memory holds one page of objects, not
+  // the whole list; deletions are known only once the last page has come.
+  std::unordered_set<std::string> seen;
   std::string continue_token;
   std::string version;
   do {
@@ -80,7 +82,7 @@ bool Informer::List(const std::atomic<bool>& stop) {
     if (response->status == 410 && !continue_token.empty()) {
       // The continue token expired mid-list: start over.
       continue_token.clear();
-      items.clear();
+      seen.clear();
       continue;
     }
     if (!response->ok()) {
@@ -100,25 +102,24 @@ bool Informer::List(const std::atomic<bool>& stop) {
       version = meta["resourceVersion"].get<std::string>();
     }
     if (page.contains("items") && page["items"].is_array()) {
-      for (json& item : page["items"]) items.emplace(KeyOf(item), std::move(item));
+      // Report the difference from what the consumer already has.
+      for (json& item : page["items"]) {
+        std::string key = KeyOf(item);
+        if (!seen.insert(key).second) continue;
+        std::string v = VersionOf(item);
+        auto it = versions_.find(key);
+        if (it == versions_.end()) {
+          versions_.emplace(key, v);
+          handler_(EventType::kAdded, std::move(item));
+        } else if (it->second != v) {
+          it->second = v;
+          handler_(EventType::kModified, std::move(item));
+        }
+      }
     }
   } while (!continue_token.empty() && !stop.load());
   if (stop.load()) return false;
 
-  // Report the difference from what the consumer already has.
-  std::unordered_set<std::string> seen;
-  for (auto& [key, item] : items) {
-    seen.insert(key);
-    std::string v = VersionOf(item);
-    auto it = versions_.find(key);
-    if (it == versions_.end()) {
-      versions_.emplace(key, v);
-      handler_(EventType::kAdded, item);
-    } else if (it->second != v) {
-      it->second = v;
-      handler_(EventType::kModified, item);
-    }
-  }
   for (auto it = versions_.begin(); it != versions_.end();) {
     if (seen.count(it->first)) {
       ++it;
@@ -168,11 +169,11 @@ Informer::WatchEnd Informer::Watch(const std::atomic<bool>& stop) {
       if (it != versions_.end() && it->second == v) return true;  // seen already
       bool known = it != versions_.end();
       versions_[key] = v;
-      handler_(known ? EventType::kModified : EventType::kAdded, object);
+      handler_(known ? EventType::kModified : EventType::kAdded, std::move(object));
     } else if (type == "DELETED") {
       if (it == versions_.end()) return true;
       versions_.erase(it);
-      handler_(EventType::kDeleted, object);
+      handler_(EventType::kDeleted, std::move(object));
     }
     return true;
   };

@@ -19,9 +19,10 @@ namespace gantry::k8s {
 
 enum class EventType { kAdded, kModified, kDeleted };
 
-// Called on the informer's thread. For a deletion found by a relist, `object` carries
-// only metadata (namespace, name, uid).
-using EventHandler = std::function<void(EventType type, const nlohmann::json& object)>;
+// Called on the informer's thread, which gives the object away (a consumer that keeps it
+// moves it instead of copying). For a deletion found by a relist, `object` carries only
+// metadata (namespace, name).
+using EventHandler = std::function<void(EventType type, nlohmann::json object)>;
 
 struct InformerOptions {
   int64_t page_size = 500;
