@@ -79,8 +79,11 @@ int RunValidate(const std::vector<std::string>& files) {
       bad++;
       continue;
     }
-    // A file of one document without a kind is a gantry configuration.
-    if (docs->size() == 1 && Str((*docs)[0].object, "kind").empty()) {
+    // A file of one document without a kind is a gantry configuration, unless it has an
+    // apiVersion or metadata: then it is a Kubernetes object that lacks its kind.
+    const json& first = docs->empty() ? json() : (*docs)[0].object;
+    if (docs->size() == 1 && Str(first, "kind").empty() &&
+        !(first.is_object() && (first.contains("apiVersion") || first.contains("metadata")))) {
       DaemonConfig config;
       Status st = LoadDaemonConfig(file, &config);
       if (!st.ok()) {

@@ -3,7 +3,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace gantry {
@@ -52,6 +54,9 @@ Status ParseLeaderElection(const YAML::Node& node, const std::string& source,
                            LeaderElectionConfig* out) {
   if (!node.IsMap())
     return Status::Invalid(Where(source, node, "leaderElection") + ": expected a mapping");
+  // Where the timings were given, so that an error points at the field's own line.
+  // (Held in optionals: assigning one YAML::Node to another rewrites the tree.)
+  std::optional<YAML::Node> lease_at, renew_at, retry_at;
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
     const std::string field = "leaderElection." + key;
@@ -63,10 +68,13 @@ Status ParseLeaderElection(const YAML::Node& node, const std::string& source,
       GANTRY_RETURN_IF_ERROR(Scalar(kv.second, source, field, &out->name));
     } else if (key == "leaseDuration") {
       GANTRY_RETURN_IF_ERROR(Duration(kv.second, source, field, &out->lease_duration_s));
+      lease_at.emplace(kv.second);
     } else if (key == "renewDeadline") {
       GANTRY_RETURN_IF_ERROR(Duration(kv.second, source, field, &out->renew_deadline_s));
+      renew_at.emplace(kv.second);
     } else if (key == "retryPeriod") {
       GANTRY_RETURN_IF_ERROR(Duration(kv.second, source, field, &out->retry_period_s));
+      retry_at.emplace(kv.second);
     } else {
       return Status::Invalid(Where(source, kv.first, field) +
                              ": unknown field (enabled, namespace, name, leaseDuration, "
@@ -74,11 +82,13 @@ Status ParseLeaderElection(const YAML::Node& node, const std::string& source,
     }
   }
   if (out->renew_deadline_s >= out->lease_duration_s) {
-    return Status::Invalid(Where(source, node, "leaderElection.renewDeadline") +
+    const YAML::Node& at = renew_at ? *renew_at : lease_at ? *lease_at : node;
+    return Status::Invalid(Where(source, at, "leaderElection.renewDeadline") +
                            ": must be shorter than leaseDuration");
   }
   if (out->retry_period_s >= out->renew_deadline_s) {
-    return Status::Invalid(Where(source, node, "leaderElection.retryPeriod") +
+    const YAML::Node& at = retry_at ? *retry_at : renew_at ? *renew_at : node;
+    return Status::Invalid(Where(source, at, "leaderElection.retryPeriod") +
                            ": must be shorter than renewDeadline");
   }
   return Status::Ok();
@@ -92,17 +102,27 @@ Result<double> ParseDurationSeconds(const std::string& text) {
   size_t i = 0;
   while (i < text.size()) {
     size_t start = i;
-    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
+    int digits = 0, dots = 0;
+    while (i < text.size() &&
+           (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) {
+      (text[i] == '.' ? dots : digits)++;
       ++i;
-    if (start == i) return Status::Invalid("bad duration \"" + text + "\" (e.g. 1s, 500ms, 2m)");
-    double value = std::stod(text.substr(start, i - start));
+    }
+    // A number is digits with at most one '.' ("1.5", ".5", "5."), never "." or "1.2.3".
+    if (digits == 0 || dots > 1) {
+      return Status::Invalid("bad duration \"" + text + "\" (e.g. 1s, 500ms, 2m)");
+    }
+    double value = std::strtod(text.substr(start, i - start).c_str(), nullptr);
+    if (!std::isfinite(value)) return Status::Invalid("bad duration \"" + text + "\": too long");
+    // The unit runs to the next number; "µs" and "μs" are not ASCII letters.
     size_t unit_start = i;
-    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
+    while (i < text.size() && !std::isdigit(static_cast<unsigned char>(text[i])) && text[i] != '.')
+      ++i;
     std::string unit = text.substr(unit_start, i - unit_start);
     double scale;
     if (unit == "ns") {
       scale = 1e-9;
-    } else if (unit == "us" || unit == "µs") {
+    } else if (unit == "us" || unit == "\u00b5s" || unit == "\u03bcs") {
       scale = 1e-6;
     } else if (unit == "ms") {
       scale = 1e-3;

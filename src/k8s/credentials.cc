@@ -86,16 +86,10 @@ Result<std::string> Base64Decode(const std::string& text) {
   return out;
 }
 
-Result<Credentials> LoadKubeconfig(const std::string& path, const std::string& context) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    return Status::NotFound("kubeconfig " + path + ": cannot read it");
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid("kubeconfig " + path + ":" + std::to_string(e.mark.line + 1) + ": " +
-                           e.msg);
-  }
+namespace {
+
+Result<Credentials> ParseKubeconfig(const YAML::Node& root, const std::string& path,
+                                    const std::string& context) {
   std::string context_name = context.empty() ? Scalar(root, "current-context") : context;
   if (context_name.empty()) return Status::Invalid("kubeconfig " + path + ": no current-context");
   YAML::Node ctx = Named(root["contexts"], context_name);
@@ -150,6 +144,34 @@ Result<Credentials> LoadKubeconfig(const std::string& path, const std::string& c
   }
   while (!c.token.empty() && (c.token.back() == '\n' || c.token.back() == '\r')) c.token.pop_back();
   return c;
+}
+
+std::string YamlError(const std::string& path, const YAML::Exception& e) {
+  std::string at = e.mark.is_null() ? "" : ":" + std::to_string(e.mark.line + 1);
+  return "kubeconfig " + path + at + ": " + e.msg;
+}
+
+}  // namespace
+
+Result<Credentials> LoadKubeconfig(const std::string& path, const std::string& context) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    return Status::NotFound("kubeconfig " + path + ": cannot read it");
+  } catch (const YAML::Exception& e) {
+    return Status::Invalid(YamlError(path, e));
+  }
+  // Anything but a mapping (a list, a scalar) would make yaml-cpp throw on lookups.
+  if (root.IsDefined() && !root.IsNull() && !root.IsMap()) {
+    return Status::Invalid("kubeconfig " + path +
+                           ": expected a mapping (clusters, users, contexts, current-context)");
+  }
+  try {
+    return ParseKubeconfig(root, path, context);
+  } catch (const YAML::Exception& e) {  // an entry of the wrong shape, e.g. contexts: [a]
+    return Status::Invalid(YamlError(path, e));
+  }
 }
 
 Result<Credentials> InClusterCredentials(const std::string& root) {

@@ -52,6 +52,19 @@ Result<int64_t> Integer(const json& object, const char* key, const std::string& 
   return v.get<int64_t>();
 }
 
+// An int32 field (pod priority, PriorityClass value): a larger number is an error, not
+// a wrap.
+Result<int32_t> Int32(const json& object, const char* key, const std::string& where,
+                      int32_t fallback) {
+  auto v = Integer(object, key, where, fallback);
+  if (!v.ok()) return v.status();
+  if (*v < INT32_MIN || *v > INT32_MAX) {
+    return Status::Invalid(where + "." + key + ": " + std::to_string(*v) +
+                           " is out of range for an int32");
+  }
+  return static_cast<int32_t>(*v);
+}
+
 Labels LabelsOf(const json& map) {
   Labels labels;
   if (!map.is_object()) return labels;
@@ -115,6 +128,15 @@ Status ParseAffinity(const json& spec, const std::string& where, NodeAffinity* o
       for (size_t k = 0; values.is_array() && k < values.size(); ++k) {
         if (values[k].is_string()) r.values.push_back(values[k].get<std::string>());
       }
+      // Kubernetes: In and NotIn need values, Exists and DoesNotExist take none.
+      bool wants_values =
+          r.op == SelectorRequirement::Op::kIn || r.op == SelectorRequirement::Op::kNotIn;
+      if (wants_values && r.values.empty()) {
+        return Status::Invalid(eat + ".values: operator " + op + " needs at least one value");
+      }
+      if (!wants_values && !r.values.empty()) {
+        return Status::Invalid(eat + ".values: operator " + op + " takes no values");
+      }
       term.push_back(std::move(r));
     }
     out->terms.push_back(std::move(term));
@@ -129,12 +151,23 @@ Status PodRequests(const json& spec, const std::string& where, ResourceVector* o
   auto container_requests = [&](const json& c, const std::string& at, ResourceVector* r) {
     const json& resources = Field(c, "resources");
     ResourceVector requests, limits;
+    const json& given = Field(resources, "requests");
     GANTRY_RETURN_IF_ERROR(
         ParseResourceList(Field(resources, "limits"), at + ".resources.limits", &limits));
-    GANTRY_RETURN_IF_ERROR(
-        ParseResourceList(Field(resources, "requests"), at + ".resources.requests", &requests));
+    GANTRY_RETURN_IF_ERROR(ParseResourceList(given, at + ".resources.requests", &requests));
+    // Only a request that is absent takes the limit; an explicit "0" stays 0.
     for (const auto& e : limits.entries()) {
-      if (requests.Get(e.id) == 0) requests.Set(e.id, e.amount);
+      if (!given.is_object() || !given.contains(ResourceName(e.id))) requests.Set(e.id, e.amount);
+    }
+    // Whole GPUs per container (two containers of 0.5 are not one GPU).
+    for (const auto& [list, name] : {std::pair{&limits, "limits"}, {&requests, "requests"}}) {
+      if (list->Get(kGpu) % kMilliPerUnit != 0) {
+        return Status::Invalid(at + ".resources." + name + "." + std::string(kGpuResourceName) +
+                               ": " + FormatQuantity(list->Get(kGpu)) +
+                               " is not a whole number of GPUs; ask for a share of one with "
+                               "the annotation " +
+                               std::string(kGpuFractionAnnotation));
+      }
     }
     *r = std::move(requests);
     return Status::Ok();
@@ -233,9 +266,9 @@ Result<PodInfo> ParsePod(const json& object) {
   if (pod.scheduler_name.empty()) pod.scheduler_name = "default-scheduler";
   pod.node_name = String(spec, "nodeName");
   pod.phase = String(status, "phase");
-  auto priority = Integer(spec, "priority", where + ": spec", 0);
+  auto priority = Int32(spec, "priority", where + ": spec", 0);
   if (!priority.ok()) return priority.status();
-  pod.priority = static_cast<int32_t>(*priority);
+  pod.priority = *priority;
   pod.spec.priority = pod.priority;
 
   ResourceVector requests;
@@ -269,8 +302,10 @@ Result<PodInfo> ParsePod(const json& object) {
     pod.spec.gpu.milli = static_cast<int32_t>(*f);
   }
   if (!memory.empty()) {
+    // A plain number of MiB: a quantity suffix ("10Gi") would be read as that many MiB.
     auto m = ParseQuantity(memory);
-    if (!m.ok() || *m <= 0 || *m % kMilliPerUnit != 0) {
+    if (memory.find_first_not_of("0123456789") != std::string::npos || !m.ok() || *m <= 0 ||
+        *m % kMilliPerUnit != 0) {
       return Status::Invalid(where + ": metadata.annotations[" + kGpuMemoryAnnotation + "]: \"" +
                              memory + "\" is not a whole number of MiB");
     }
@@ -400,9 +435,9 @@ Result<PriorityClassInfo> ParsePriorityClass(const json& object) {
   if (!meta.ok()) return meta.status();
   PriorityClassInfo pc;
   pc.meta = std::move(meta).value();
-  auto value = Integer(object, "value", "priorityclass " + pc.meta.name, 0);
+  auto value = Int32(object, "value", "priorityclass " + pc.meta.name, 0);
   if (!value.ok()) return value.status();
-  pc.value = static_cast<int32_t>(*value);
+  pc.value = *value;
   return pc;
 }
 

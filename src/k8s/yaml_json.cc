@@ -27,7 +27,24 @@ json ScalarToJson(const YAML::Node& node) {
       return text;
     }
   }
-  if (std::regex_match(text, kFloat)) return std::stod(text);
+  // The core schema's other integers: 0o17 (octal) and 0x1F (hexadecimal).
+  static const std::regex kOct("0o[0-7]+");
+  static const std::regex kHex("0x[0-9a-fA-F]+");
+  const bool oct = std::regex_match(text, kOct);
+  if (oct || std::regex_match(text, kHex)) {
+    try {
+      return std::stoll(text.substr(2), nullptr, oct ? 8 : 16);
+    } catch (const std::out_of_range&) {
+      return text;
+    }
+  }
+  if (std::regex_match(text, kFloat)) {
+    try {
+      return std::stod(text);
+    } catch (const std::out_of_range&) {
+      return text;  // 1e400 has no JSON number; keep the text, as for huge integers
+    }
+  }
   return text;
 }
 

@@ -1,0 +1,334 @@
+// The daemon's configuration file (deploy/gantry-config.yaml) and Go-style durations.
+#include "daemon/config.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "k8s/yaml_json.h"
+#include "tests/unit/test_util.h"
+
+namespace gantry {
+namespace {
+
+::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
+}
+
+std::vector<std::string> PluginNames(const SchedulerConfig& c) {
+  std::vector<std::string> names;
+  for (const PluginConfig& p : c.plugins) names.push_back(p.name);
+  return names;
+}
+
+// The error a configuration is rejected with; fails the test when it is accepted.
+std::string Error(const std::string& yaml) {
+  DaemonConfig c;
+  Status st = ParseDaemonConfig(yaml, "cfg.yaml", &c);
+  EXPECT_FALSE(st.ok()) << yaml;
+  return st.message();
+}
+
+DaemonConfig Parse(const std::string& yaml) {
+  DaemonConfig c;
+  Status st = ParseDaemonConfig(yaml, "cfg.yaml", &c);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------
+// Durations
+
+TEST(ParseDurationSeconds, GoDurations) {
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds("1s")), 1.0);
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds("500ms")), 0.5);
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds("2m")), 120.0);
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds("1h30m")), 5400.0);
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds("1.5s")), 1.5);
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds("2h45m30s")), 2 * 3600 + 45 * 60 + 30.0);
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds("1m30.5s")), 90.5);
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds(".5s")), 0.5);
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds("0s")), 0.0);
+}
+
+TEST(ParseDurationSeconds, SmallUnits) {
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds("300ms")), 0.3);
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds("250us")), 250e-6);
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds("10ns")), 10e-9);
+  // Go also accepts the micro sign (U+00B5) and the Greek mu (U+03BC).
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds("7\u00b5s")), 7e-6);
+  EXPECT_DOUBLE_EQ(Must(ParseDurationSeconds("7\u03bcs")), 7e-6);
+}
+
+TEST(ParseDurationSeconds, BadUnit) {
+  auto r = ParseDurationSeconds("5d");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "\"5d\""));
+  EXPECT_TRUE(Contains(r.status().message(), "\"d\""));
+  EXPECT_TRUE(Contains(r.status().message(), "ns, us, ms, s, m, h"));
+  EXPECT_FALSE(ParseDurationSeconds("10sec").ok());
+  EXPECT_FALSE(ParseDurationSeconds("1S").ok());
+}
+
+TEST(ParseDurationSeconds, MissingUnitOrNumber) {
+  // Go: "missing unit in duration" for a bare number.
+  EXPECT_FALSE(ParseDurationSeconds("5").ok());
+  EXPECT_FALSE(ParseDurationSeconds("1h30").ok());
+  EXPECT_FALSE(ParseDurationSeconds("s").ok());
+  EXPECT_FALSE(ParseDurationSeconds("-1s").ok());
+  EXPECT_FALSE(ParseDurationSeconds(" 1s").ok());
+  EXPECT_FALSE(ParseDurationSeconds("1s ").ok());
+}
+
+TEST(ParseDurationSeconds, Empty) {
+  auto r = ParseDurationSeconds("");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "empty"));
+}
+
+TEST(ParseDurationSeconds, MalformedNumbersAreErrorsNotCrashes) {
+  // A lone dot or two dots are not numbers (std::stod throws on ".", and reads "1.2" of
+  // "1.2.3" quietly).
+  const std::vector<std::string> bad_ones = {".s", "1..5s", "1.2.3s", "..s",
+                                             std::string(400, '9') + "s"};
+  for (const std::string& bad : bad_ones) {
+    EXPECT_FALSE(ParseDurationSeconds(bad).ok()) << bad;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The configuration file
+
+TEST(ParseDaemonConfig, EmptyFileGivesTheDefaults) {
+  for (const char* text : {"", "# nothing here\n", "{}", "~"}) {
+    DaemonConfig c = Parse(text);
+    EXPECT_EQ(c.scheduler_name, "gantry") << text;
+    EXPECT_DOUBLE_EQ(c.schedule_period_s, 1.0);
+    EXPECT_EQ(c.bind_workers, 16);
+    EXPECT_EQ(c.listen_address, "0.0.0.0:10259");
+    EXPECT_TRUE(c.leader_election.enabled);
+    EXPECT_EQ(c.leader_election.namespace_, "gantry-system");
+    EXPECT_EQ(c.leader_election.name, "gantry");
+    EXPECT_DOUBLE_EQ(c.leader_election.lease_duration_s, 15.0);
+    EXPECT_DOUBLE_EQ(c.leader_election.renew_deadline_s, 10.0);
+    EXPECT_DOUBLE_EQ(c.leader_election.retry_period_s, 2.0);
+    EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
+    EXPECT_EQ(PluginNames(c.engine),
+              (std::vector<std::string>{"priority", "gang", "drf", "proportion", "predicates",
+                                        "binpack"}));
+    EXPECT_EQ(c.engine.nodes_to_score, 100);
+  }
+}
+
+TEST(ParseDaemonConfig, EveryField) {
+  DaemonConfig c = Parse(R"(schedulerName: ai-scheduler
+schedulePeriod: 250ms
+bindWorkers: 64
+listenAddress: 127.0.0.1:9090
+leaderElection:
+  enabled: false
+  namespace: kube-system
+  name: ai-scheduler-lock
+  leaseDuration: 1m
+  renewDeadline: 45s
+  retryPeriod: 5s
+engine:
+  actions: [allocate, backfill]
+  plugins: [gang, predicates, {name: binpack, arguments: {weight: 2}}]
+  nodesToScore: 0
+)");
+  EXPECT_EQ(c.scheduler_name, "ai-scheduler");
+  EXPECT_DOUBLE_EQ(c.schedule_period_s, 0.25);
+  EXPECT_EQ(c.bind_workers, 64);
+  EXPECT_EQ(c.listen_address, "127.0.0.1:9090");
+  EXPECT_FALSE(c.leader_election.enabled);
+  EXPECT_EQ(c.leader_election.namespace_, "kube-system");
+  EXPECT_EQ(c.leader_election.name, "ai-scheduler-lock");
+  EXPECT_DOUBLE_EQ(c.leader_election.lease_duration_s, 60.0);
+  EXPECT_DOUBLE_EQ(c.leader_election.renew_deadline_s, 45.0);
+  EXPECT_DOUBLE_EQ(c.leader_election.retry_period_s, 5.0);
+  EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"allocate", "backfill"}));
+  EXPECT_EQ(PluginNames(c.engine), (std::vector<std::string>{"gang", "predicates", "binpack"}));
+  ASSERT_EQ(c.engine.plugins.size(), 3u);
+  EXPECT_EQ(c.engine.plugins[2].arguments.at("weight"), "2");
+  EXPECT_EQ(c.engine.nodes_to_score, 0);
+}
+
+TEST(ParseDaemonConfig, PartialFilesKeepTheOtherDefaults) {
+  DaemonConfig c = Parse("bindWorkers: 4\nleaderElection:\n  name: other\n");
+  EXPECT_EQ(c.bind_workers, 4);
+  EXPECT_EQ(c.leader_election.name, "other");
+  EXPECT_EQ(c.leader_election.namespace_, "gantry-system");
+  EXPECT_DOUBLE_EQ(c.leader_election.lease_duration_s, 15.0);
+  EXPECT_EQ(c.scheduler_name, "gantry");
+  EXPECT_EQ(c.engine.nodes_to_score, 100);
+}
+
+TEST(ParseDaemonConfig, ParsingResetsTheOutput) {
+  DaemonConfig c;
+  c.bind_workers = 3;
+  c.scheduler_name = "stale";
+  ASSERT_TRUE(ParseDaemonConfig("schedulePeriod: 2s\n", "cfg.yaml", &c).ok());
+  EXPECT_EQ(c.bind_workers, 16);
+  EXPECT_EQ(c.scheduler_name, "gantry");
+  EXPECT_DOUBLE_EQ(c.schedule_period_s, 2.0);
+}
+
+TEST(ParseDaemonConfig, UnknownFieldNamesFileLineAndKnownFields) {
+  std::string e = Error("schedulerName: gantry\nbindWorker: 4\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:2: bindWorker: unknown field")) << e;
+  EXPECT_TRUE(Contains(
+      e, "schedulerName, schedulePeriod, bindWorkers, listenAddress, leaderElection, engine"))
+      << e;
+}
+
+TEST(ParseDaemonConfig, UnknownLeaderElectionField) {
+  std::string e = Error("leaderElection:\n  enabled: true\n  leaseDuraton: 20s\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:3: leaderElection.leaseDuraton: unknown field")) << e;
+  EXPECT_TRUE(Contains(e, "enabled, namespace, name, leaseDuration, renewDeadline, retryPeriod"))
+      << e;
+}
+
+TEST(ParseDaemonConfig, RenewDeadlineMustBeShorterThanLeaseDuration) {
+  // The error points at renewDeadline's line.
+  std::string e = Error("leaderElection:\n  leaseDuration: 10s\n  renewDeadline: 12s\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:3: leaderElection.renewDeadline")) << e;
+  EXPECT_TRUE(Contains(e, "shorter than leaseDuration")) << e;
+  // Equal is not shorter.
+  e = Error("leaderElection:\n  leaseDuration: 10s\n  renewDeadline: 10s\n");
+  EXPECT_TRUE(Contains(e, "leaderElection.renewDeadline")) << e;
+  // A lease shorter than the default renewDeadline (10s) needs a renewDeadline too; the
+  // error points at the leaseDuration that was given.
+  e = Error("leaderElection:\n  enabled: true\n  leaseDuration: 8s\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:3: leaderElection.renewDeadline")) << e;
+  EXPECT_EQ(Parse("leaderElection:\n  leaseDuration: 8s\n  renewDeadline: 6s\n")
+                .leader_election.renew_deadline_s,
+            6.0);
+}
+
+TEST(ParseDaemonConfig, RetryPeriodMustBeShorterThanRenewDeadline) {
+  std::string e = Error("leaderElection:\n  renewDeadline: 2s\n  retryPeriod: 2s\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:3: leaderElection.retryPeriod")) << e;
+  EXPECT_TRUE(Contains(e, "shorter than renewDeadline")) << e;
+}
+
+TEST(ParseDaemonConfig, BadLeaderElectionValues) {
+  std::string e = Error("leaderElection:\n  enabled: maybe\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:2: leaderElection.enabled")) << e;
+  EXPECT_TRUE(Contains(e, "\"maybe\"")) << e;
+  e = Error("leaderElection:\n  retryPeriod: 0s\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:2: leaderElection.retryPeriod: must be positive")) << e;
+  e = Error("leaderElection: true\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:1: leaderElection: expected a mapping")) << e;
+}
+
+TEST(ParseDaemonConfig, BindWorkersRange) {
+  EXPECT_EQ(Parse("bindWorkers: 1\n").bind_workers, 1);
+  EXPECT_EQ(Parse("bindWorkers: 1024\n").bind_workers, 1024);
+  for (const char* bad : {"0", "1025", "-3", "many", "2.5", "''"}) {
+    std::string e = Error(std::string("\nbindWorkers: ") + bad + "\n");
+    EXPECT_TRUE(Contains(e, "cfg.yaml:2: bindWorkers")) << e;
+    EXPECT_TRUE(Contains(e, "1 to 1024")) << e;
+  }
+}
+
+TEST(ParseDaemonConfig, BadScalars) {
+  std::string e = Error("schedulePeriod: 1 second\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:1: schedulePeriod")) << e;
+  e = Error("schedulePeriod: 0s\n");
+  EXPECT_TRUE(Contains(e, "schedulePeriod: must be positive")) << e;
+  e = Error("schedulerName: ''\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:1: schedulerName: must not be empty")) << e;
+  e = Error("schedulerName: [a, b]\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:1: schedulerName: expected a value")) << e;
+  e = Error("listenAddress: localhost\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:1: listenAddress: expected host:port")) << e;
+  e = Error("- a\n- b\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:1: configuration: expected a mapping")) << e;
+}
+
+TEST(ParseDaemonConfig, BadPluginInEngineListsKnownNames) {
+  std::string e = Error("schedulerName: gantry\nengine:\n  plugins: [gang, predicates, binpak]\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:3")) << e;
+  EXPECT_TRUE(Contains(e, "unknown plugin \"binpak\"")) << e;
+  EXPECT_TRUE(Contains(e, "gang, priority, drf, proportion, predicates, binpack")) << e;
+}
+
+TEST(ParseDaemonConfig, BadActionInEngine) {
+  std::string e = Error("engine:\n  actions: [enqueue, shuffle]\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:2")) << e;
+  EXPECT_TRUE(Contains(e, "unknown action \"shuffle\"")) << e;
+  EXPECT_TRUE(Contains(e, "enqueue, allocate, backfill")) << e;
+}
+
+TEST(ParseDaemonConfig, YamlSyntaxError) {
+  std::string e = Error("schedulerName: gantry\nengine: {actions: [allocate}\n");
+  EXPECT_EQ(e.rfind("cfg.yaml:2:", 0), 0u) << e;
+}
+
+// ---------------------------------------------------------------------------------------
+// The shipped files
+
+#ifndef GANTRY_SOURCE_DIR
+#error "GANTRY_SOURCE_DIR must be defined (CMakeLists.txt)"
+#endif
+
+TEST(ShippedConfig, GantryConfigLoads) {
+  DaemonConfig c;
+  Status st = LoadDaemonConfig(std::string(GANTRY_SOURCE_DIR) + "/deploy/gantry-config.yaml", &c);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(c.scheduler_name, "gantry");
+  EXPECT_DOUBLE_EQ(c.schedule_period_s, 1.0);
+  EXPECT_EQ(c.bind_workers, 16);
+  EXPECT_EQ(c.listen_address, "0.0.0.0:10259");
+  EXPECT_TRUE(c.leader_election.enabled);
+  EXPECT_EQ(c.leader_election.namespace_, "gantry-system");
+  EXPECT_EQ(c.leader_election.name, "gantry");  // the Lease rbac.yaml lets it write
+  EXPECT_DOUBLE_EQ(c.leader_election.lease_duration_s, 15.0);
+  EXPECT_DOUBLE_EQ(c.leader_election.renew_deadline_s, 10.0);
+  EXPECT_DOUBLE_EQ(c.leader_election.retry_period_s, 2.0);
+  EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
+  EXPECT_EQ(
+      PluginNames(c.engine),
+      (std::vector<std::string>{"gang", "priority", "drf", "proportion", "predicates", "binpack"}));
+  EXPECT_EQ(c.engine.nodes_to_score, 100);
+}
+
+TEST(ShippedConfig, ConfigMapMatchesThePlainFile) {
+  // deploy/config.yaml says: "Same content as deploy/gantry-config.yaml; keep the two in step."
+  auto docs = Must(k8s::LoadYamlDocuments(std::string(GANTRY_SOURCE_DIR) + "/deploy/config.yaml"));
+  ASSERT_EQ(docs.size(), 1u);
+  ASSERT_EQ(docs[0].object["kind"], "ConfigMap");
+  std::string text = docs[0].object["data"]["config.yaml"].get<std::string>();
+  DaemonConfig from_map, from_file;
+  ASSERT_TRUE(ParseDaemonConfig(text, "config.yaml", &from_map).ok());
+  ASSERT_TRUE(
+      LoadDaemonConfig(std::string(GANTRY_SOURCE_DIR) + "/deploy/gantry-config.yaml", &from_file)
+          .ok());
+  EXPECT_EQ(from_map.scheduler_name, from_file.scheduler_name);
+  EXPECT_EQ(from_map.schedule_period_s, from_file.schedule_period_s);
+  EXPECT_EQ(from_map.bind_workers, from_file.bind_workers);
+  EXPECT_EQ(from_map.listen_address, from_file.listen_address);
+  EXPECT_EQ(from_map.leader_election.enabled, from_file.leader_election.enabled);
+  EXPECT_EQ(from_map.leader_election.namespace_, from_file.leader_election.namespace_);
+  EXPECT_EQ(from_map.leader_election.name, from_file.leader_election.name);
+  EXPECT_EQ(from_map.leader_election.lease_duration_s, from_file.leader_election.lease_duration_s);
+  EXPECT_EQ(from_map.leader_election.renew_deadline_s, from_file.leader_election.renew_deadline_s);
+  EXPECT_EQ(from_map.leader_election.retry_period_s, from_file.leader_election.retry_period_s);
+  EXPECT_EQ(from_map.engine.actions, from_file.engine.actions);
+  EXPECT_EQ(PluginNames(from_map.engine), PluginNames(from_file.engine));
+  EXPECT_EQ(from_map.engine.nodes_to_score, from_file.engine.nodes_to_score);
+}
+
+TEST(ShippedConfig, MissingFile) {
+  DaemonConfig c;
+  Status st = LoadDaemonConfig("/nonexistent/gantry.yaml", &c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), Status::Code::kNotFound);
+  EXPECT_TRUE(Contains(st.message(), "/nonexistent/gantry.yaml"));
+}
+
+}  // namespace
+}  // namespace gantry

@@ -1,0 +1,780 @@
+// Kubernetes objects decoded into what the scheduler needs. Expected values are worked
+// out from the Kubernetes documentation (resource requests, init containers, pod
+// overhead, taints and tolerations, node affinity) and from Volcano's and
+// scheduler-plugins' CRDs, not from the decoder's output.
+#include "k8s/objects.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/unit/test_util.h"
+
+namespace gantry::k8s {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr Milli kMi = 1024LL * 1024 * kMilliPerUnit;
+constexpr Milli kGi = 1024 * kMi;
+
+::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
+}
+
+// A pod ml/p whose spec and metadata extras are given as JSON text.
+json Pod(const std::string& spec, const std::string& metadata_extra = "",
+         const std::string& status = "{}") {
+  std::string metadata = R"({"name": "p", "namespace": "ml", "uid": "u-1", "resourceVersion": "7")";
+  if (!metadata_extra.empty()) metadata += ", " + metadata_extra;
+  metadata += "}";
+  return json::parse(R"({"apiVersion": "v1", "kind": "Pod", "metadata": )" + metadata +
+                     R"(, "spec": )" + spec + R"(, "status": )" + status + "}");
+}
+
+// The error a pod is rejected with; fails the test when it is accepted.
+std::string PodError(const json& pod) {
+  auto r = ParsePod(pod);
+  EXPECT_FALSE(r.ok()) << pod.dump();
+  return r.ok() ? "" : r.status().message();
+}
+
+// A pod with one container asking for `requests` and nothing else, annotated.
+json AnnotatedPod(const std::string& annotations, const std::string& requests = "{}") {
+  return Pod(R"({"containers": [{"name": "c", "resources": {"requests": )" + requests + "}}]}",
+             R"("annotations": )" + annotations);
+}
+
+// ---------------------------------------------------------------------------------------
+// Pods: metadata and plain fields
+
+TEST(ParsePod, MetadataAndPlainFields) {
+  json pod = Pod(R"({"schedulerName": "gantry", "nodeName": "n3", "priority": 1000,
+                     "containers": [{"name": "c"}]})",
+                 R"("deletionTimestamp": "2024-01-01T00:00:00Z")", R"({"phase": "Running"})");
+  PodInfo p = Must(ParsePod(pod));
+  EXPECT_EQ(p.meta.namespace_, "ml");
+  EXPECT_EQ(p.meta.name, "p");
+  EXPECT_EQ(p.meta.uid, "u-1");
+  EXPECT_EQ(p.meta.resource_version, "7");
+  EXPECT_TRUE(p.meta.deleting);
+  EXPECT_EQ(p.meta.Key(), "ml/p");
+  EXPECT_EQ(p.scheduler_name, "gantry");
+  EXPECT_EQ(p.node_name, "n3");
+  EXPECT_EQ(p.phase, "Running");
+  EXPECT_FALSE(p.finished());
+  EXPECT_EQ(p.priority, 1000);
+  EXPECT_EQ(p.spec.priority, 1000);
+  EXPECT_EQ(p.group_api, GroupApi::kNone);
+  EXPECT_EQ(p.group, "");
+  EXPECT_EQ(p.queue, "");
+  EXPECT_TRUE(p.gpu_devices.empty());
+  EXPECT_EQ(p.unschedulable_message, "");
+}
+
+TEST(ParsePod, SchedulerNameDefaultsToDefaultScheduler) {
+  // The API server defaults spec.schedulerName to "default-scheduler".
+  PodInfo p = Must(ParsePod(Pod(R"({"containers": [{"name": "c"}]})")));
+  EXPECT_EQ(p.scheduler_name, "default-scheduler");
+  EXPECT_FALSE(p.meta.deleting);
+  EXPECT_EQ(p.priority, 0);
+}
+
+TEST(ParsePod, FinishedPhases) {
+  for (const char* phase : {"Succeeded", "Failed"}) {
+    PodInfo p = Must(
+        ParsePod(Pod(R"({"containers": []})", "", std::string(R"({"phase": ")") + phase + "\"}")));
+    EXPECT_TRUE(p.finished()) << phase;
+  }
+  PodInfo pending = Must(ParsePod(Pod(R"({"containers": []})", "", R"({"phase": "Pending"})")));
+  EXPECT_FALSE(pending.finished());
+}
+
+TEST(ParsePod, NameIsRequired) {
+  auto r = ParsePod(json::parse(R"({"metadata": {"namespace": "ml"}, "spec": {}})"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "metadata.name"));
+}
+
+TEST(ParsePod, PriorityMustBeAnInteger) {
+  std::string e = PodError(Pod(R"({"priority": "high", "containers": []})"));
+  EXPECT_TRUE(Contains(e, "pod ml/p")) << e;
+  EXPECT_TRUE(Contains(e, "spec.priority")) << e;
+}
+
+// ---------------------------------------------------------------------------------------
+// Pods: what they ask for
+
+TEST(ParsePod, RequestsAreSummedOverContainers) {
+  json pod = Pod(R"({"containers": [
+      {"name": "a", "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}},
+      {"name": "b", "resources": {"requests": {"cpu": "1.5", "memory": "512Mi",
+                                               "example.com/foo": "3"}}}]})");
+  PodInfo p = Must(ParsePod(pod));
+  // 0.5 + 1.5 CPUs, 1Gi + 512Mi = 1536Mi, and one pod slot.
+  EXPECT_EQ(p.spec.requests.Get(kCpu), 2000);
+  EXPECT_EQ(p.spec.requests.Get(kMemory), 1536 * kMi);
+  EXPECT_EQ(p.spec.requests.Get(kPods), 1000);
+  EXPECT_EQ(p.spec.requests.Get(InternResource("example.com/foo")), 3000);
+  EXPECT_EQ(p.spec.requests.Get(kGpu), 0);
+  EXPECT_FALSE(p.spec.gpu.wants_gpu());
+}
+
+TEST(ParsePod, PodWithoutRequestsStillTakesAPodSlot) {
+  PodInfo p = Must(ParsePod(Pod(R"({"containers": [{"name": "c"}]})")));
+  EXPECT_EQ(p.spec.requests, (ResourceVector{{kPods, 1000}}));
+}
+
+TEST(ParsePod, InitContainersTakeTheLargestPerResource) {
+  // Kubernetes: the effective request is, per resource, the larger of the sum over app
+  // containers and the largest init container.
+  json pod = Pod(R"({
+      "containers": [
+        {"name": "a", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}},
+        {"name": "b", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}],
+      "initContainers": [
+        {"name": "i1", "resources": {"requests": {"cpu": "3", "memory": "1Gi"}}},
+        {"name": "i2", "resources": {"requests": {"cpu": "500m", "memory": "4Gi"}}}]})");
+  PodInfo p = Must(ParsePod(pod));
+  EXPECT_EQ(p.spec.requests.Get(kCpu), 3000);        // init 3 > 1 + 1
+  EXPECT_EQ(p.spec.requests.Get(kMemory), 4 * kGi);  // init 4Gi > 1Gi + 1Gi
+  EXPECT_EQ(p.spec.requests.Get(kPods), 1000);
+}
+
+TEST(ParsePod, SmallInitContainersDoNotAdd) {
+  json pod = Pod(R"({
+      "containers": [{"name": "a", "resources": {"requests": {"cpu": "2", "memory": "2Gi"}}}],
+      "initContainers": [
+        {"name": "i", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}]})");
+  PodInfo p = Must(ParsePod(pod));
+  EXPECT_EQ(p.spec.requests.Get(kCpu), 2000);
+  EXPECT_EQ(p.spec.requests.Get(kMemory), 2 * kGi);
+}
+
+TEST(ParsePod, LimitsStandInForMissingRequests) {
+  // "If you specify a limit for a resource, but do not specify any request, ... Kubernetes
+  // copies the limit you specified and uses it as the requested value."
+  json pod = Pod(R"({"containers": [
+      {"name": "a", "resources": {"limits": {"cpu": "2", "memory": "4Gi"}}},
+      {"name": "b", "resources": {"requests": {"cpu": "1"},
+                                  "limits": {"cpu": "3", "memory": "1Gi"}}}]})");
+  PodInfo p = Must(ParsePod(pod));
+  EXPECT_EQ(p.spec.requests.Get(kCpu), 3000);        // 2 (limit) + 1 (request, not 3)
+  EXPECT_EQ(p.spec.requests.Get(kMemory), 5 * kGi);  // 4Gi + 1Gi, both from limits
+}
+
+TEST(ParsePod, AnExplicitZeroRequestIsKeptDespiteALimit) {
+  // Defaulting copies a limit only where the request is absent; "0" is a request.
+  json pod = Pod(R"({"containers": [
+      {"name": "a", "resources": {"requests": {"cpu": "0"}, "limits": {"cpu": "2"}}}]})");
+  PodInfo p = Must(ParsePod(pod));
+  EXPECT_EQ(p.spec.requests.Get(kCpu), 0);
+}
+
+TEST(ParsePod, LimitsStandInForInitContainersToo) {
+  json pod = Pod(R"({"containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}],
+                     "initContainers": [{"name": "i", "resources": {"limits": {"cpu": "4"}}}]})");
+  EXPECT_EQ(Must(ParsePod(pod)).spec.requests.Get(kCpu), 4000);
+}
+
+TEST(ParsePod, OverheadIsAdded) {
+  // The Pod Overhead page's example: containers limited to 500m + 1500m CPU and
+  // 100Mi + 100Mi memory, overhead 250m and 120Mi: "2.25 CPU and 320 MiB of memory".
+  json pod = Pod(R"({
+      "containers": [
+        {"name": "busybox-ctr", "resources": {"limits": {"cpu": "500m", "memory": "100Mi"}}},
+        {"name": "nginx-ctr", "resources": {"limits": {"cpu": "1500m", "memory": "100Mi"}}}],
+      "overhead": {"cpu": "250m", "memory": "120Mi"}})");
+  PodInfo p = Must(ParsePod(pod));
+  EXPECT_EQ(p.spec.requests.Get(kCpu), 2250);
+  EXPECT_EQ(p.spec.requests.Get(kMemory), 320 * kMi);
+}
+
+TEST(ParsePod, OverheadIsAddedAfterTheInitContainerMaximum) {
+  json pod = Pod(R"({
+      "containers": [{"name": "a", "resources": {"requests": {"cpu": "1"}}}],
+      "initContainers": [{"name": "i", "resources": {"requests": {"cpu": "2"}}}],
+      "overhead": {"cpu": "100m"}})");
+  EXPECT_EQ(Must(ParsePod(pod)).spec.requests.Get(kCpu), 2100);  // max(1, 2) + 0.1
+}
+
+TEST(ParsePod, WholeGpusAreCountedNotKeptAsARequest) {
+  // GPUs are usually given in limits only; requests default to them.
+  json pod = Pod(R"({"containers": [
+      {"name": "a", "resources": {"limits": {"nvidia.com/gpu": 2}}},
+      {"name": "b", "resources": {"requests": {"nvidia.com/gpu": "1"},
+                                  "limits": {"nvidia.com/gpu": "1"}}}]})");
+  PodInfo p = Must(ParsePod(pod));
+  EXPECT_EQ(p.spec.gpu.count, 3);
+  EXPECT_EQ(p.spec.gpu.milli, 0);
+  EXPECT_EQ(p.spec.gpu.memory_mib, 0);
+  EXPECT_FALSE(p.spec.gpu.shared());
+  EXPECT_EQ(p.spec.requests.Get(kGpu), 0);  // GPUs travel in spec.gpu
+  EXPECT_EQ(p.spec.requests.Get(kPods), 1000);
+}
+
+TEST(ParsePod, FractionalWholeGpuIsAnErrorNamingTheField) {
+  std::string e = PodError(Pod(R"({"containers": [{"name": "a"},
+      {"name": "b", "resources": {"limits": {"nvidia.com/gpu": "1.5"}}}]})"));
+  EXPECT_TRUE(Contains(e, "pod ml/p: spec.containers[1].resources.limits.nvidia.com/gpu")) << e;
+  EXPECT_TRUE(Contains(e, "gantry.dev/gpu-fraction")) << e;  // says how to ask for a share
+  e = PodError(Pod(R"({"initContainers": [
+      {"name": "i", "resources": {"requests": {"nvidia.com/gpu": "500m"}}}]})"));
+  EXPECT_TRUE(Contains(e, "pod ml/p: spec.initContainers[0].resources.requests.nvidia.com/gpu"))
+      << e;
+}
+
+TEST(ParsePod, TwoHalfGpusAreNotOneWholeGpu) {
+  // Extended resources are whole numbers per container; the halves must not add up.
+  std::string e = PodError(Pod(R"({"containers": [
+      {"name": "a", "resources": {"limits": {"nvidia.com/gpu": 0.5}}},
+      {"name": "b", "resources": {"limits": {"nvidia.com/gpu": 0.5}}}]})"));
+  EXPECT_TRUE(Contains(e, "pod ml/p: spec.containers[0].resources.limits.nvidia.com/gpu")) << e;
+}
+
+TEST(ParsePod, BadQuantityNamesContainerAndResource) {
+  std::string e = PodError(Pod(
+      R"({"containers": [{"name": "a"}, {"name": "b", "resources": {"requests": {"cpu": "2x"}}}]})"));
+  EXPECT_TRUE(Contains(e, "pod ml/p: spec.containers[1].resources.requests.cpu")) << e;
+  EXPECT_TRUE(Contains(e, "2x")) << e;
+}
+
+TEST(ParsePod, BadOverheadNamesTheField) {
+  std::string e = PodError(Pod(R"({"containers": [], "overhead": {"memory": "-1Gi"}})"));
+  EXPECT_TRUE(Contains(e, "pod ml/p: spec.overhead.memory")) << e;
+}
+
+TEST(ParsePod, GpuFractionAnnotation) {
+  PodInfo p = Must(ParsePod(AnnotatedPod(R"({"gantry.dev/gpu-fraction": "0.25"})")));
+  EXPECT_EQ(p.spec.gpu.count, 0);
+  EXPECT_EQ(p.spec.gpu.milli, 250);
+  EXPECT_EQ(p.spec.gpu.memory_mib, 0);
+  EXPECT_TRUE(p.spec.gpu.shared());
+}
+
+TEST(ParsePod, GpuMemoryAnnotation) {
+  PodInfo p = Must(ParsePod(AnnotatedPod(R"({"gantry.dev/gpu-memory": "10240"})")));
+  EXPECT_EQ(p.spec.gpu.count, 0);
+  EXPECT_EQ(p.spec.gpu.milli, 0);
+  EXPECT_EQ(p.spec.gpu.memory_mib, 10240);
+  EXPECT_TRUE(p.spec.gpu.shared());
+}
+
+TEST(ParsePod, GpuFractionAndMemoryTogether) {
+  PodInfo p = Must(ParsePod(
+      AnnotatedPod(R"({"gantry.dev/gpu-fraction": "0.5", "gantry.dev/gpu-memory": "20480"})")));
+  EXPECT_EQ(p.spec.gpu.milli, 500);
+  EXPECT_EQ(p.spec.gpu.memory_mib, 20480);
+}
+
+TEST(ParsePod, GpuFractionOutsideZeroToOneIsRejected) {
+  for (const char* bad : {"2", "1", "0", "-0.5", "half"}) {
+    std::string e =
+        PodError(AnnotatedPod(std::string(R"({"gantry.dev/gpu-fraction": ")") + bad + "\"}"));
+    EXPECT_TRUE(Contains(e, "pod ml/p: metadata.annotations[gantry.dev/gpu-fraction]")) << e;
+    EXPECT_TRUE(Contains(e, std::string("\"") + bad + "\"")) << e;
+  }
+}
+
+TEST(ParsePod, GpuMemoryMustBeAWholeNumberOfMiB) {
+  // "10Gi" is not a number of MiB: read as a quantity it would ask for 10Gi MiB.
+  for (const char* bad : {"0", "1.5", "-1", "lots", "10Gi", "1k"}) {
+    std::string e =
+        PodError(AnnotatedPod(std::string(R"({"gantry.dev/gpu-memory": ")") + bad + "\"}"));
+    EXPECT_TRUE(Contains(e, "pod ml/p: metadata.annotations[gantry.dev/gpu-memory]")) << e;
+    EXPECT_TRUE(Contains(e, std::string("\"") + bad + "\"")) << e;
+  }
+}
+
+TEST(ParsePod, WholeGpusAndAFractionIsAnError) {
+  std::string e =
+      PodError(AnnotatedPod(R"({"gantry.dev/gpu-fraction": "0.5"})", R"({"nvidia.com/gpu": "1"})"));
+  EXPECT_TRUE(Contains(e, "pod ml/p: metadata.annotations")) << e;
+  EXPECT_TRUE(Contains(e, "not both")) << e;
+  e = PodError(AnnotatedPod(R"({"gantry.dev/gpu-memory": "1024"})", R"({"nvidia.com/gpu": 2})"));
+  EXPECT_TRUE(Contains(e, "not both")) << e;
+}
+
+// ---------------------------------------------------------------------------------------
+// Pods: where they may go
+
+TEST(ParsePod, NodeSelector) {
+  PodInfo p = Must(ParsePod(Pod(
+      R"({"containers": [], "nodeSelector": {"disktype": "ssd", "nvidia.com/gpu.product": "H100"}})")));
+  ASSERT_NE(p.spec.node_selector.Find("disktype"), nullptr);
+  EXPECT_EQ(*p.spec.node_selector.Find("disktype"), "ssd");
+  ASSERT_NE(p.spec.node_selector.Find("nvidia.com/gpu.product"), nullptr);
+  EXPECT_EQ(*p.spec.node_selector.Find("nvidia.com/gpu.product"), "H100");
+  EXPECT_EQ(p.spec.node_selector.pairs().size(), 2u);
+}
+
+TEST(ParsePod, Tolerations) {
+  json pod = Pod(R"({"containers": [], "tolerations": [
+      {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+      {"key": "team", "operator": "Equal", "value": "ml", "effect": "NoExecute"},
+      {"key": "zone", "value": "a"},
+      {"operator": "Exists"}]})");
+  PodInfo p = Must(ParsePod(pod));
+  ASSERT_EQ(p.spec.tolerations.size(), 4u);
+  const auto& t = p.spec.tolerations;
+  EXPECT_EQ(t[0].key, "nvidia.com/gpu");
+  EXPECT_EQ(t[0].op, Toleration::Op::kExists);
+  EXPECT_FALSE(t[0].any_effect);
+  EXPECT_EQ(t[0].effect, TaintEffect::kNoSchedule);
+
+  EXPECT_EQ(t[1].key, "team");
+  EXPECT_EQ(t[1].op, Toleration::Op::kEqual);
+  EXPECT_EQ(t[1].value, "ml");
+  EXPECT_FALSE(t[1].any_effect);
+  EXPECT_EQ(t[1].effect, TaintEffect::kNoExecute);
+
+  // The operator defaults to Equal; no effect tolerates every effect.
+  EXPECT_EQ(t[2].op, Toleration::Op::kEqual);
+  EXPECT_EQ(t[2].value, "a");
+  EXPECT_TRUE(t[2].any_effect);
+
+  // An empty key with Exists tolerates everything.
+  EXPECT_EQ(t[3].key, "");
+  EXPECT_EQ(t[3].op, Toleration::Op::kExists);
+  EXPECT_TRUE(t[3].any_effect);
+  EXPECT_TRUE(t[3].Tolerates(Taint{"anything", "x", TaintEffect::kNoExecute}));
+}
+
+TEST(ParsePod, BadTolerationOperatorAndEffect) {
+  std::string e =
+      PodError(Pod(R"({"containers": [], "tolerations": [{"key": "a", "operator": "Exists"},
+                                                 {"key": "b", "operator": "Equals"}]})"));
+  EXPECT_TRUE(Contains(e, "pod ml/p: spec.tolerations[1].operator")) << e;
+  EXPECT_TRUE(Contains(e, "\"Equals\"")) << e;
+  e = PodError(Pod(R"({"containers": [], "tolerations": [{"key": "a", "effect": "NoScheduel"}]})"));
+  EXPECT_TRUE(Contains(e, "pod ml/p: spec.tolerations[0].effect")) << e;
+  EXPECT_TRUE(Contains(e, "\"NoScheduel\"")) << e;
+}
+
+const char* kAffinityPath =
+    "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
+
+json AffinityPod(const std::string& terms) {
+  return Pod(R"({"containers": [], "affinity": {"nodeAffinity": {
+      "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": )" +
+             terms + "}}}}");
+}
+
+TEST(ParsePod, RequiredNodeAffinity) {
+  json pod = AffinityPod(R"([
+      {"matchExpressions": [
+        {"key": "gpu", "operator": "In", "values": ["a100", "h100"]},
+        {"key": "zone", "operator": "NotIn", "values": ["z1"]}]},
+      {"matchExpressions": [
+        {"key": "fast", "operator": "Exists"},
+        {"key": "spot", "operator": "DoesNotExist"}]}])");
+  PodInfo p = Must(ParsePod(pod));
+  using Op = SelectorRequirement::Op;
+  ASSERT_EQ(p.spec.affinity.terms.size(), 2u);
+  ASSERT_EQ(p.spec.affinity.terms[0].size(), 2u);
+  ASSERT_EQ(p.spec.affinity.terms[1].size(), 2u);
+  EXPECT_EQ(p.spec.affinity.terms[0][0], (SelectorRequirement{"gpu", Op::kIn, {"a100", "h100"}}));
+  EXPECT_EQ(p.spec.affinity.terms[0][1], (SelectorRequirement{"zone", Op::kNotIn, {"z1"}}));
+  EXPECT_EQ(p.spec.affinity.terms[1][0], (SelectorRequirement{"fast", Op::kExists, {}}));
+  EXPECT_EQ(p.spec.affinity.terms[1][1], (SelectorRequirement{"spot", Op::kDoesNotExist, {}}));
+
+  // Terms are ORed, expressions within a term ANDed.
+  EXPECT_TRUE(p.spec.affinity.Matches(Labels({{"gpu", "h100"}, {"zone", "z2"}})));
+  EXPECT_FALSE(p.spec.affinity.Matches(Labels({{"gpu", "h100"}, {"zone", "z1"}})));
+  EXPECT_TRUE(p.spec.affinity.Matches(Labels({{"fast", ""}, {"other", "x"}})));
+  EXPECT_FALSE(p.spec.affinity.Matches(Labels({{"fast", ""}, {"spot", "true"}})));
+}
+
+TEST(ParsePod, PreferredAffinityIsIgnored) {
+  json pod = Pod(R"({"containers": [], "affinity": {"nodeAffinity": {
+      "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference":
+        {"matchExpressions": [{"key": "a", "operator": "In", "values": ["b"]}]}}]}}})");
+  EXPECT_TRUE(Must(ParsePod(pod)).spec.affinity.terms.empty());
+}
+
+TEST(ParsePod, GtIsRejectedWithTheFieldPath) {
+  std::string e = PodError(AffinityPod(R"([
+      {"matchExpressions": [{"key": "a", "operator": "Exists"}]},
+      {"matchExpressions": [{"key": "b", "operator": "In", "values": ["x"]},
+                            {"key": "gpu-count", "operator": "Gt", "values": ["4"]}]}])"));
+  EXPECT_TRUE(
+      Contains(e, std::string("pod ml/p: ") + kAffinityPath + "[1].matchExpressions[1].operator"))
+      << e;
+  EXPECT_TRUE(Contains(e, "\"Gt\"")) << e;
+  e = PodError(
+      AffinityPod(R"([{"matchExpressions": [{"key": "a", "operator": "Lt", "values": ["1"]}]}])"));
+  EXPECT_TRUE(Contains(e, "\"Lt\"")) << e;
+}
+
+TEST(ParsePod, MatchFieldsIsRejected) {
+  std::string e = PodError(AffinityPod(R"([
+      {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}])"));
+  EXPECT_TRUE(Contains(e, std::string("pod ml/p: ") + kAffinityPath + "[0].matchFields")) << e;
+}
+
+TEST(ParsePod, InAndNotInNeedValuesExistsTakesNone) {
+  // Kubernetes: "If the operator is In or NotIn, the values array must be non-empty. If
+  // the operator is Exists or DoesNotExist, the values array must be empty."
+  for (const char* expr :
+       {R"({"key": "a", "operator": "In"})", R"({"key": "a", "operator": "NotIn", "values": []})",
+        R"({"key": "a", "operator": "Exists", "values": ["x"]})",
+        R"({"key": "a", "operator": "DoesNotExist", "values": ["x"]})"}) {
+    std::string e = PodError(AffinityPod(std::string(R"([{"matchExpressions": [)") + expr + "]}]"));
+    EXPECT_TRUE(Contains(e, std::string(kAffinityPath) + "[0].matchExpressions[0].values")) << e;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Pods: groups, queues, devices, conditions
+
+TEST(ParsePod, GroupFromTheSchedulingAnnotation) {
+  PodInfo p = Must(ParsePod(AnnotatedPod(R"({"scheduling.k8s.io/group-name": "llama"})")));
+  EXPECT_EQ(p.group, "llama");
+  EXPECT_EQ(p.group_api, GroupApi::kVolcano);
+}
+
+TEST(ParsePod, GroupFromTheOlderVolcanoAnnotation) {
+  PodInfo p = Must(ParsePod(AnnotatedPod(R"({"scheduling.volcano.sh/group-name": "old"})")));
+  EXPECT_EQ(p.group, "old");
+  EXPECT_EQ(p.group_api, GroupApi::kVolcano);
+}
+
+TEST(ParsePod, GroupFromTheCoschedulingLabel) {
+  PodInfo p = Must(ParsePod(
+      Pod(R"({"containers": []})", R"("labels": {"scheduling.x-k8s.io/pod-group": "nccl"})")));
+  EXPECT_EQ(p.group, "nccl");
+  EXPECT_EQ(p.group_api, GroupApi::kCoscheduling);
+}
+
+TEST(ParsePod, CoschedulingAnnotationIsNotALabel) {
+  // scheduler-plugins reads a label; the same key as an annotation makes no group.
+  PodInfo p = Must(ParsePod(AnnotatedPod(R"({"scheduling.x-k8s.io/pod-group": "nccl"})")));
+  EXPECT_EQ(p.group, "");
+  EXPECT_EQ(p.group_api, GroupApi::kNone);
+}
+
+TEST(ParsePod, Queue) {
+  EXPECT_EQ(Must(ParsePod(AnnotatedPod(R"({"gantry.dev/queue": "research"})"))).queue, "research");
+  EXPECT_EQ(Must(ParsePod(AnnotatedPod(R"({"scheduling.volcano.sh/queue-name": "prod"})"))).queue,
+            "prod");
+  // Gantry's own annotation wins over Volcano's.
+  EXPECT_EQ(Must(ParsePod(AnnotatedPod(
+                     R"({"gantry.dev/queue": "a", "scheduling.volcano.sh/queue-name": "b"})")))
+                .queue,
+            "a");
+}
+
+TEST(ParsePod, GpuDevices) {
+  PodInfo p = Must(ParsePod(AnnotatedPod(R"({"gantry.dev/gpu-devices": "0,3"})")));
+  EXPECT_EQ(p.gpu_devices, (std::vector<int32_t>{0, 3}));
+  std::string e = PodError(AnnotatedPod(R"({"gantry.dev/gpu-devices": "a,1"})"));
+  EXPECT_TRUE(Contains(e, "pod ml/p: metadata.annotations[gantry.dev/gpu-devices]")) << e;
+  EXPECT_TRUE(Contains(e, "a,1")) << e;
+}
+
+TEST(ParsePod, UnschedulableMessageIsReadBack) {
+  json pod = Pod(R"({"containers": []})", "", R"({"phase": "Pending", "conditions": [
+      {"type": "Initialized", "status": "True"},
+      {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+       "message": "0/4 nodes are available: 4 Insufficient nvidia.com/gpu."}]})");
+  EXPECT_EQ(Must(ParsePod(pod)).unschedulable_message,
+            "0/4 nodes are available: 4 Insufficient nvidia.com/gpu.");
+  json scheduled = Pod(R"({"containers": []})", "", R"({"conditions": [
+      {"type": "PodScheduled", "status": "True", "message": "old"}]})");
+  EXPECT_EQ(Must(ParsePod(scheduled)).unschedulable_message, "");
+}
+
+// ---------------------------------------------------------------------------------------
+// Nodes
+
+json NodeJson(const std::string& extra_metadata, const std::string& spec,
+              const std::string& allocatable) {
+  std::string metadata = R"({"name": "gpu-1")";
+  if (!extra_metadata.empty()) metadata += ", " + extra_metadata;
+  return json::parse(R"({"apiVersion": "v1", "kind": "Node", "metadata": )" + metadata +
+                     R"(}, "spec": )" + spec + R"(, "status": {"allocatable": )" + allocatable +
+                     "}}");
+}
+
+TEST(ParseNode, GpusFromAllocatableAndFeatureDiscoveryLabels) {
+  json n =
+      NodeJson(R"("labels": {"nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3",
+                                  "nvidia.com/gpu.memory": "81559", "zone": "z1"})",
+               "{}", R"({"cpu": "96", "memory": "1Ti", "pods": "110", "nvidia.com/gpu": "8"})");
+  Node node = Must(ParseNode(n));
+  EXPECT_EQ(node.name, "gpu-1");
+  ASSERT_EQ(node.gpus.size(), 8u);
+  for (const GpuDevice& g : node.gpus) {
+    EXPECT_EQ(GpuModels().Name(g.model), "NVIDIA-H100-80GB-HBM3");
+    EXPECT_EQ(g.memory_mib, 81559);
+  }
+  EXPECT_EQ(node.allocatable.Get(kCpu), 96000);
+  EXPECT_EQ(node.allocatable.Get(kMemory), 1024 * kGi);
+  EXPECT_EQ(node.allocatable.Get(kPods), 110000);
+  ASSERT_NE(node.labels.Find("zone"), nullptr);
+  EXPECT_EQ(*node.labels.Find("zone"), "z1");
+  EXPECT_FALSE(node.unschedulable);
+  EXPECT_TRUE(node.taints.empty());
+}
+
+TEST(ParseNode, NoGpus) {
+  Node node = Must(ParseNode(NodeJson("", "{}", R"({"cpu": "8", "memory": "32Gi"})")));
+  EXPECT_TRUE(node.gpus.empty());
+  EXPECT_EQ(node.allocatable.Get(kGpu), 0);
+  EXPECT_EQ(node.allocatable.Get(kCpu), 8000);
+}
+
+TEST(ParseNode, GpusWithoutLabels) {
+  Node node = Must(ParseNode(NodeJson("", "{}", R"({"nvidia.com/gpu": 4})")));
+  ASSERT_EQ(node.gpus.size(), 4u);
+  EXPECT_EQ(node.gpus[0].memory_mib, 0);  // unknown
+}
+
+TEST(ParseNode, TaintsAndUnschedulable) {
+  Node node = Must(ParseNode(NodeJson("", R"({"unschedulable": true, "taints": [
+      {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+      {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"},
+      {"key": "spot", "value": "true", "effect": "PreferNoSchedule"}]})",
+                                      "{}")));
+  EXPECT_TRUE(node.unschedulable);
+  ASSERT_EQ(node.taints.size(), 3u);
+  EXPECT_EQ(node.taints[0], (Taint{"nvidia.com/gpu", "present", TaintEffect::kNoSchedule}));
+  EXPECT_EQ(node.taints[1], (Taint{"node.kubernetes.io/unreachable", "", TaintEffect::kNoExecute}));
+  EXPECT_EQ(node.taints[2], (Taint{"spot", "true", TaintEffect::kPreferNoSchedule}));
+}
+
+TEST(ParseNode, BadTaintEffect) {
+  auto r = ParseNode(NodeJson("", R"({"taints": [{"key": "a", "effect": "NoSchedule"},
+                                                 {"key": "b", "effect": "Never"}]})",
+                              "{}"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "node gpu-1: spec.taints[1].effect"));
+  EXPECT_TRUE(Contains(r.status().message(), "\"Never\""));
+}
+
+TEST(ParseNode, BadGpuMemoryLabel) {
+  auto r = ParseNode(NodeJson(R"("labels": {"nvidia.com/gpu.memory": "lots"})", "{}",
+                              R"({"nvidia.com/gpu": "1"})"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "node gpu-1: metadata.labels[nvidia.com/gpu.memory]"));
+}
+
+TEST(ParseNode, BadAllocatable) {
+  auto r = ParseNode(NodeJson("", "{}", R"({"cpu": "eight"})"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "node gpu-1: status.allocatable.cpu"));
+}
+
+// ---------------------------------------------------------------------------------------
+// PodGroups
+
+json Group(const std::string& spec) {
+  return json::parse(R"({"metadata": {"name": "llama", "namespace": "ml", "uid": "g-1"},
+                         "spec": )" +
+                     spec + R"(, "status": {"phase": "Inqueue"}})");
+}
+
+std::string GroupError(const std::string& spec, GroupApi api) {
+  auto r = ParsePodGroup(Group(spec), api);
+  EXPECT_FALSE(r.ok()) << spec;
+  return r.ok() ? "" : r.status().message();
+}
+
+TEST(ParsePodGroup, VolcanoFields) {
+  PodGroupInfo g = Must(ParsePodGroup(Group(R"({"minMember": 8, "queue": "research",
+      "priorityClassName": "high",
+      "minResources": {"cpu": 64, "memory": "512Gi", "nvidia.com/gpu": 64}})"),
+                                      GroupApi::kVolcano));
+  EXPECT_EQ(g.meta.Key(), "ml/llama");
+  EXPECT_EQ(g.meta.uid, "g-1");
+  EXPECT_EQ(g.api, GroupApi::kVolcano);
+  EXPECT_EQ(g.min_member, 8);
+  EXPECT_EQ(g.queue, "research");
+  EXPECT_EQ(g.priority_class_name, "high");
+  EXPECT_EQ(g.min_resources.Get(kCpu), 64000);
+  EXPECT_EQ(g.min_resources.Get(kMemory), 512 * kGi);
+  EXPECT_EQ(g.min_resources.Get(kGpu), 64000);  // milli-GPUs
+  EXPECT_EQ(g.phase, "Inqueue");
+}
+
+TEST(ParsePodGroup, CoschedulingFields) {
+  PodGroupInfo g = Must(ParsePodGroup(
+      Group(R"({"minMember": 4, "minResources": {"cpu": "3", "nvidia.com/gpu": "4"}})"),
+      GroupApi::kCoscheduling));
+  EXPECT_EQ(g.api, GroupApi::kCoscheduling);
+  EXPECT_EQ(g.min_member, 4);
+  EXPECT_EQ(g.queue, "");
+  EXPECT_EQ(g.min_resources.Get(kCpu), 3000);
+  EXPECT_EQ(g.min_resources.Get(kGpu), 4000);
+}
+
+TEST(ParsePodGroup, MinMemberDefaultsToOneAndZeroBecomesOne) {
+  for (GroupApi api : {GroupApi::kVolcano, GroupApi::kCoscheduling}) {
+    EXPECT_EQ(Must(ParsePodGroup(Group("{}"), api)).min_member, 1);
+    EXPECT_EQ(Must(ParsePodGroup(Group(R"({"minMember": 0})"), api)).min_member, 1);
+    EXPECT_TRUE(Must(ParsePodGroup(Group("{}"), api)).min_resources.empty());
+  }
+}
+
+TEST(ParsePodGroup, BadMinMemberIsRejectedNamingTheField) {
+  for (GroupApi api : {GroupApi::kVolcano, GroupApi::kCoscheduling}) {
+    for (const char* bad : {R"(-1)", R"("lots")", R"(2.5)", R"("3")", R"(true)"}) {
+      std::string e = GroupError(std::string(R"({"minMember": )") + bad + "}", api);
+      EXPECT_TRUE(Contains(e, "podgroup ml/llama: spec.minMember")) << e;
+    }
+  }
+}
+
+TEST(ParsePodGroup, BadMinResources) {
+  std::string e = GroupError(R"({"minResources": {"cpu": "-2"}})", GroupApi::kVolcano);
+  EXPECT_TRUE(Contains(e, "podgroup ml/llama: spec.minResources.cpu")) << e;
+  e = GroupError(R"({"minResources": ["cpu"]})", GroupApi::kVolcano);
+  EXPECT_TRUE(Contains(e, "podgroup ml/llama: spec.minResources")) << e;
+}
+
+// ---------------------------------------------------------------------------------------
+// Queues and PriorityClasses
+
+json QueueJson(const std::string& spec) {
+  return json::parse(R"({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+                         "metadata": {"name": "research"}, "spec": )" +
+                     spec + "}");
+}
+
+TEST(ParseQueue, Fields) {
+  QueueInfo q = Must(ParseQueue(QueueJson(R"({"weight": 3, "reclaimable": true,
+      "capability": {"cpu": "256", "memory": "2Ti", "nvidia.com/gpu": 32},
+      "guarantee": {"resource": {"nvidia.com/gpu": 8, "cpu": 64}}})")));
+  EXPECT_EQ(q.meta.name, "research");
+  EXPECT_EQ(q.meta.namespace_, "");
+  EXPECT_EQ(q.meta.Key(), "research");
+  EXPECT_EQ(q.weight, 3);
+  EXPECT_EQ(q.capability, (ResourceVector{{kCpu, 256000}, {kMemory, 2048 * kGi}, {kGpu, 32000}}));
+  EXPECT_EQ(q.guarantee, (ResourceVector{{kCpu, 64000}, {kGpu, 8000}}));
+}
+
+TEST(ParseQueue, Defaults) {
+  QueueInfo q = Must(ParseQueue(QueueJson("{}")));
+  EXPECT_EQ(q.weight, 1);
+  EXPECT_TRUE(q.capability.empty());
+  EXPECT_TRUE(q.guarantee.empty());
+}
+
+TEST(ParseQueue, BadWeight) {
+  for (const char* bad : {"0", "-2", R"("heavy")", "1.5"}) {
+    auto r = ParseQueue(QueueJson(std::string(R"({"weight": )") + bad + "}"));
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_TRUE(Contains(r.status().message(), "queue research: spec.weight")) << bad;
+  }
+}
+
+TEST(ParseQueue, BadCapabilityAndGuarantee) {
+  auto r = ParseQueue(QueueJson(R"({"capability": {"nvidia.com/gpu": "many"}})"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "queue research: spec.capability.nvidia.com/gpu"));
+  r = ParseQueue(QueueJson(R"({"guarantee": {"resource": {"memory": "-1Gi"}}})"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "queue research: spec.guarantee.resource.memory"));
+}
+
+TEST(ParsePriorityClass, Value) {
+  PriorityClassInfo pc = Must(ParsePriorityClass(json::parse(
+      R"({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+          "metadata": {"name": "high-priority"}, "value": 1000000, "globalDefault": false})")));
+  EXPECT_EQ(pc.meta.name, "high-priority");
+  EXPECT_EQ(pc.value, 1000000);
+  // system-node-critical's value, the largest the API server gives out.
+  pc = Must(ParsePriorityClass(
+      json::parse(R"({"metadata": {"name": "system-node-critical"}, "value": 2000001000})")));
+  EXPECT_EQ(pc.value, 2000001000);
+  pc = Must(ParsePriorityClass(json::parse(R"({"metadata": {"name": "low"}, "value": -10})")));
+  EXPECT_EQ(pc.value, -10);
+  pc = Must(ParsePriorityClass(json::parse(R"({"metadata": {"name": "none"}})")));
+  EXPECT_EQ(pc.value, 0);
+}
+
+TEST(ParsePriorityClass, BadValue) {
+  // value is an int32: a larger number must not wrap around to a negative priority.
+  for (const char* bad : {R"("high")", "1.5", "3000000000", "-3000000000"}) {
+    auto r = ParsePriorityClass(
+        json::parse(std::string(R"({"metadata": {"name": "x"}, "value": )") + bad + "}"));
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_TRUE(Contains(r.status().message(), "priorityclass x.value")) << bad;
+  }
+}
+
+TEST(ParsePod, PriorityOutsideInt32IsRejected) {
+  std::string e = PodError(Pod(R"({"priority": 3000000000, "containers": []})"));
+  EXPECT_TRUE(Contains(e, "pod ml/p: spec.priority")) << e;
+}
+
+// ---------------------------------------------------------------------------------------
+// ResourceLists and device lists
+
+TEST(ParseResourceList, StringsAndNumbers) {
+  ResourceVector v;
+  ASSERT_TRUE(ParseResourceList(json::parse(R"({"cpu": "250m", "memory": "64Mi",
+      "nvidia.com/gpu": 2, "ephemeral-storage": "1G", "example.com/x": 0.5})"),
+                                "here", &v)
+                  .ok());
+  EXPECT_EQ(v.Get(kCpu), 250);
+  EXPECT_EQ(v.Get(kMemory), 64 * kMi);
+  EXPECT_EQ(v.Get(kGpu), 2000);
+  EXPECT_EQ(v.Get(InternResource("ephemeral-storage")), 1000000000LL * kMilliPerUnit);
+  EXPECT_EQ(v.Get(InternResource("example.com/x")), 500);
+}
+
+TEST(ParseResourceList, NullIsEmpty) {
+  ResourceVector v;
+  EXPECT_TRUE(ParseResourceList(json(), "here", &v).ok());
+  EXPECT_TRUE(v.empty());
+}
+
+TEST(ParseResourceList, Errors) {
+  ResourceVector v;
+  Status st = ParseResourceList(json::parse(R"({"cpu": "-1"})"), "spec.x", &v);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "spec.x.cpu: negative")) << st.message();
+  st = ParseResourceList(json::parse(R"({"memory": -5})"), "spec.x", &v);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "spec.x.memory")) << st.message();
+  st = ParseResourceList(json::parse(R"({"memory": "12x"})"), "spec.x", &v);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "spec.x.memory: ")) << st.message();
+  EXPECT_TRUE(Contains(st.message(), "12x")) << st.message();
+  st = ParseResourceList(json::parse(R"({"cpu": true})"), "spec.x", &v);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "spec.x.cpu: expected a quantity")) << st.message();
+  st = ParseResourceList(json::parse(R"(["cpu"])"), "spec.x", &v);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "spec.x: expected a map")) << st.message();
+}
+
+TEST(DeviceList, FormatAndParse) {
+  EXPECT_EQ(FormatDeviceList({}), "");
+  EXPECT_EQ(FormatDeviceList({3}), "3");
+  EXPECT_EQ(FormatDeviceList({0, 3}), "0,3");
+  EXPECT_EQ(FormatDeviceList({7, 1, 12}), "7,1,12");
+  EXPECT_EQ(Must(ParseDeviceList("0,3")), (std::vector<int32_t>{0, 3}));
+  EXPECT_EQ(Must(ParseDeviceList("5")), (std::vector<int32_t>{5}));
+  EXPECT_EQ(Must(ParseDeviceList("15,2,7")), (std::vector<int32_t>{15, 2, 7}));
+  EXPECT_TRUE(Must(ParseDeviceList("")).empty());
+  for (const std::vector<int32_t>& d :
+       {std::vector<int32_t>{0}, std::vector<int32_t>{1, 2, 3, 4, 5, 6, 7}}) {
+    EXPECT_EQ(Must(ParseDeviceList(FormatDeviceList(d))), d);
+  }
+}
+
+TEST(DeviceList, BadLists) {
+  for (const char* bad : {"a,1", "1,", ",1", "1,,2", "-1", "1 ,2", "0x1", "99999"}) {
+    auto r = ParseDeviceList(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_TRUE(Contains(r.status().message(), std::string("\"") + bad + "\"")) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace gantry::k8s
