@@ -58,21 +58,42 @@ Session::~Session() = default;
 void Session::BuildWorkingState() {
   const ClusterState& c = cluster();
   const size_t n = c.nodes().size();
+  // One pass over the nodes into flat arrays, without allocating per node: a session
+  // opens once per scheduling period, and clusters have thousands of nodes.
+  ResourceId max_id = kPods;
+  size_t devices = 0;
+  for (const Node& node : c.nodes()) {
+    for (const auto& e : node.allocatable.entries()) max_id = std::max(max_id, e.id);
+    for (const auto& e : node.used.entries()) max_id = std::max(max_id, e.id);
+    devices += node.gpus.size();
+  }
+  // Requests may name resources no node has (they fit nowhere): give them a column too,
+  // so that every placement's amounts have one.
+  for (const TaskSpec& spec : c.specs()) {
+    for (const auto& e : spec.requests.entries()) max_id = std::max(max_id, e.id);
+  }
+  resource_count_ = max_id + 1;
+  free_.assign(n * resource_count_, 0);
   nodes_.assign(n, NodeWork{});
-  gpu_free_milli_.clear();
-  gpu_free_memory_.clear();
+  gpu_free_milli_.resize(devices);
+  gpu_free_memory_.resize(devices);
   std::vector<int32_t> whole_free(n), gpu_count(n);
   std::vector<uint8_t> partial(n);
+  size_t slot = 0;
   for (size_t i = 0; i < n; ++i) {
     const Node& node = c.nodes()[i];
     NodeWork& w = nodes_[i];
-    w.free = node.allocatable;
-    w.free.Subtract(node.used);
-    w.gpu_begin = static_cast<int32_t>(gpu_free_milli_.size());
+    Milli* row = free_.data() + i * resource_count_;
+    for (const auto& e : node.allocatable.entries()) row[e.id] += e.amount;
+    for (const auto& e : node.used.entries()) row[e.id] -= e.amount;
+    w.shape_class = node.shape_class;
+    w.max_pods = node.allocatable.Get(kPods);
+    w.gpu_begin = static_cast<int32_t>(slot);
     w.gpu_count = static_cast<int32_t>(node.gpus.size());
     for (const GpuDevice& g : node.gpus) {
-      gpu_free_milli_.push_back(g.free_milli());
-      gpu_free_memory_.push_back(g.memory_mib - g.used_memory_mib);
+      gpu_free_milli_[slot] = g.free_milli();
+      gpu_free_memory_[slot] = g.memory_mib - g.used_memory_mib;
+      ++slot;
       w.gpu_used += g.used_milli;
       w.max_free_milli = std::max(w.max_free_milli, g.free_milli());
       if (g.used_milli == 0) {
@@ -143,6 +164,12 @@ Decisions Session::Run() {
   return out;
 }
 
+ResourceVector Session::free_vector(NodeId id) const {
+  ResourceVector out;
+  for (ResourceId r = 0; r < resource_count_; ++r) out.Set(r, free(id, r));
+  return out;
+}
+
 NodeGpus Session::node_gpus(NodeId id) const {
   const NodeWork& w = nodes_[id];
   const auto begin = static_cast<size_t>(w.gpu_begin);
@@ -205,14 +232,14 @@ bool Session::QueueAllocatable(QueueId queue, const ResourceVector& request,
   return true;
 }
 
-bool Session::StaticOk(const TaskSpec& spec, SpecId spec_id, const Node& node,
-                       FilterResult* result) {
+bool Session::StaticOk(const TaskSpec& spec, SpecId spec_id, NodeId node, FilterResult* result) {
   std::vector<StaticVerdict>& verdicts = static_verdicts_[spec_id];
-  if (verdicts.size() <= node.shape_class) verdicts.resize(cluster().shape_class_count());
-  StaticVerdict& v = verdicts[node.shape_class];
+  const uint32_t shape_class = nodes_[node].shape_class;
+  if (verdicts.size() <= shape_class) verdicts.resize(cluster().shape_class_count());
+  StaticVerdict& v = verdicts[shape_class];
   if (!v.known) {
     for (const NodePredicate* p : predicates_) {
-      v.result = p->FilterStatic(spec, node);
+      v.result = p->FilterStatic(spec, cluster().node(node));
       if (!v.result.ok()) break;
     }
     v.known = true;
@@ -223,7 +250,7 @@ bool Session::StaticOk(const TaskSpec& spec, SpecId spec_id, const Node& node,
 
 FilterResult Session::Filter(const TaskSpec& spec, SpecId spec_id, NodeId node) {
   FilterResult r;
-  if (!StaticOk(spec, spec_id, cluster().node(node), &r)) return r;
+  if (!StaticOk(spec, spec_id, node, &r)) return r;
   for (const NodePredicate* p : predicates_) {
     r = p->FilterDynamic(*this, spec, node);
     if (!r.ok()) return r;
@@ -429,11 +456,8 @@ void Session::ApplyPlacement(TaskId task_id, const Placement& p, int sign) {
   const ResourceVector accounted = ClusterState::Accounted(
       spec, static_cast<int32_t>(p.gpus.devices.size()), p.gpus.milli_each);
   NodeWork& w = nodes_[p.node];
-  if (sign > 0) {
-    w.free.Subtract(accounted);
-  } else {
-    w.free.Add(accounted);
-  }
+  Milli* row = free_.data() + static_cast<size_t>(p.node) * resource_count_;
+  for (const auto& e : accounted.entries()) row[e.id] -= sign * e.amount;
   w.tasks += sign;
   if (w.gpu_count > 0) {
     for (int32_t d : p.gpus.devices) {

@@ -31,9 +31,10 @@ struct SessionOptions {
   uint64_t seed = 0;  // for any random choice
 };
 
-// A node's state in the session.
+// A node's state in the session. Plain values, no heap: a session builds one per node,
+// and a large cluster has many. Its free resources are in the session's flat table
+// (Session::free, FirstShort), its devices' in the flat GPU arrays (node_gpus).
 struct NodeWork {
-  ResourceVector free;  // allocatable minus what is placed (per-device GPU state is below)
   int32_t gpu_begin = 0;  // its devices' slots in the session's flat GPU arrays
   int32_t gpu_count = 0;
   int32_t whole_free = 0;     // devices entirely free
@@ -41,6 +42,9 @@ struct NodeWork {
   Milli gpu_used = 0;         // milli-GPUs in use over all its devices
   int32_t max_free_milli = 0;  // the most free share on any one device
   int32_t tasks = 0;
+  // Copied from the Node, so that the per-candidate checks stay in this array.
+  uint32_t shape_class = 0;
+  Milli max_pods = 0;  // allocatable pods in milli; 0: no limit
 };
 
 // A job's state in the session.
@@ -81,6 +85,21 @@ class Session {
   const ClusterState& cluster() const { return snapshot_.cluster(); }
   const SessionOptions& options() const { return options_; }
   const NodeWork& node(NodeId id) const { return nodes_[id]; }
+  // What is free of a resource on a node: its allocatable minus what is placed there.
+  Milli free(NodeId id, ResourceId r) const {
+    return r < resource_count_ ? free_[static_cast<size_t>(id) * resource_count_ + r] : 0;
+  }
+  // All of a node's free resources as a vector (for tests and messages; not fast).
+  ResourceVector free_vector(NodeId id) const;
+  // The first resource of `requests` that the node has less of free, or -1: the same as
+  // requests.FirstExceeding(free_vector(id), /*named_only=*/false), without building it.
+  int64_t FirstShort(const ResourceVector& requests, NodeId id) const {
+    const Milli* row = free_.data() + static_cast<size_t>(id) * resource_count_;
+    for (const ResourceVector::Entry& e : requests.entries()) {
+      if (e.amount > (e.id < resource_count_ ? row[e.id] : 0)) return e.id;
+    }
+    return -1;
+  }
   NodeGpus node_gpus(NodeId id) const;
   // REQUIRES: the job has pending tasks (is in pending_jobs()).
   const JobWork& job(JobId id) const { return jobs_[job_slot_.at(id)]; }
@@ -132,7 +151,7 @@ class Session {
   bool ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuChoice* out) const;
   // Picks among candidates by score (and tie-break); used when scorers normalize.
   bool PickNormalized(const TaskSpec& spec, Placement* out);
-  bool StaticOk(const TaskSpec& spec, SpecId spec_id, const Node& node, FilterResult* result);
+  bool StaticOk(const TaskSpec& spec, SpecId spec_id, NodeId node, FilterResult* result);
   std::string Diagnose(const TaskSpec& spec, SpecId spec_id);
   void BuildWorkingState();
 
@@ -158,6 +177,10 @@ class Session {
   GpuPacking packing_ = GpuPacking::kTight;
 
   std::vector<NodeWork> nodes_;
+  // Free amounts, node-major: free_[node * resource_count_ + resource]. Resources are
+  // few (interned ids), so a dense table beats a sparse vector per node.
+  std::vector<Milli> free_;
+  uint32_t resource_count_ = 0;
   std::vector<int32_t> gpu_free_milli_;
   std::vector<int64_t> gpu_free_memory_;
   NodeIndex index_;
