@@ -57,52 +57,12 @@ Session::~Session() = default;
 
 void Session::BuildWorkingState() {
   const ClusterState& c = cluster();
-  const size_t n = c.nodes().size();
-  // One pass over the nodes into flat arrays, without allocating per node: a session
-  // opens once per scheduling period, and clusters have thousands of nodes.
-  ResourceId max_id = kPods;
-  size_t devices = 0;
-  for (const Node& node : c.nodes()) {
-    for (const auto& e : node.allocatable.entries()) max_id = std::max(max_id, e.id);
-    for (const auto& e : node.used.entries()) max_id = std::max(max_id, e.id);
-    devices += node.gpus.size();
-  }
-  // Requests may name resources no node has (they fit nowhere): give them a column too,
-  // so that every placement's amounts have one.
-  for (const TaskSpec& spec : c.specs()) {
-    for (const auto& e : spec.requests.entries()) max_id = std::max(max_id, e.id);
-  }
-  resource_count_ = max_id + 1;
-  free_.assign(n * resource_count_, 0);
-  nodes_.assign(n, NodeWork{});
-  gpu_free_milli_.resize(devices);
-  gpu_free_memory_.resize(devices);
+  table_ = snapshot_.node_table() != nullptr ? *snapshot_.node_table() : BuildNodeTable(c);
+  const size_t n = table_.nodes.size();
   std::vector<int32_t> whole_free(n), gpu_count(n);
   std::vector<uint8_t> partial(n);
-  size_t slot = 0;
   for (size_t i = 0; i < n; ++i) {
-    const Node& node = c.nodes()[i];
-    NodeWork& w = nodes_[i];
-    Milli* row = free_.data() + i * resource_count_;
-    for (const auto& e : node.allocatable.entries()) row[e.id] += e.amount;
-    for (const auto& e : node.used.entries()) row[e.id] -= e.amount;
-    w.shape_class = node.shape_class;
-    w.max_pods = node.allocatable.Get(kPods);
-    w.gpu_begin = static_cast<int32_t>(slot);
-    w.gpu_count = static_cast<int32_t>(node.gpus.size());
-    for (const GpuDevice& g : node.gpus) {
-      gpu_free_milli_[slot] = g.free_milli();
-      gpu_free_memory_[slot] = g.memory_mib - g.used_memory_mib;
-      ++slot;
-      w.gpu_used += g.used_milli;
-      w.max_free_milli = std::max(w.max_free_milli, g.free_milli());
-      if (g.used_milli == 0) {
-        w.whole_free++;
-      } else if (g.used_milli < kGpuMilliWhole) {
-        w.partial_count++;
-      }
-    }
-    w.tasks = node.task_count;
+    const NodeWork& w = table_.nodes[i];
     whole_free[i] = w.whole_free;
     gpu_count[i] = w.gpu_count;
     partial[i] = w.partial_count > 0;
@@ -166,17 +126,17 @@ Decisions Session::Run() {
 
 ResourceVector Session::free_vector(NodeId id) const {
   ResourceVector out;
-  for (ResourceId r = 0; r < resource_count_; ++r) out.Set(r, free(id, r));
+  for (ResourceId r = 0; r < table_.resource_count; ++r) out.Set(r, free(id, r));
   return out;
 }
 
 NodeGpus Session::node_gpus(NodeId id) const {
-  const NodeWork& w = nodes_[id];
+  const NodeWork& w = table_.nodes[id];
   const auto begin = static_cast<size_t>(w.gpu_begin);
   const auto count = static_cast<size_t>(w.gpu_count);
   return NodeGpus{std::span<const GpuDevice>(cluster().node(id).gpus),
-                  std::span<const int32_t>(gpu_free_milli_).subspan(begin, count),
-                  std::span<const int64_t>(gpu_free_memory_).subspan(begin, count)};
+                  std::span<const int32_t>(table_.gpu_free_milli).subspan(begin, count),
+                  std::span<const int64_t>(table_.gpu_free_memory).subspan(begin, count)};
 }
 
 int Session::CompareQueues(QueueId a, QueueId b) const {
@@ -234,7 +194,7 @@ bool Session::QueueAllocatable(QueueId queue, const ResourceVector& request,
 
 bool Session::StaticOk(const TaskSpec& spec, SpecId spec_id, NodeId node, FilterResult* result) {
   std::vector<StaticVerdict>& verdicts = static_verdicts_[spec_id];
-  const uint32_t shape_class = nodes_[node].shape_class;
+  const uint32_t shape_class = table_.nodes[node].shape_class;
   if (verdicts.size() <= shape_class) verdicts.resize(cluster().shape_class_count());
   StaticVerdict& v = verdicts[shape_class];
   if (!v.known) {
@@ -271,7 +231,7 @@ void Session::ForEachCandidate(const TaskSpec& spec, Fn&& fn) const {
   const int32_t max = index_.max_whole();
   const GpuRequest& gpu = spec.gpu;
   if (packing_ == GpuPacking::kNone) {
-    const size_t n = nodes_.size();
+    const size_t n = table_.nodes.size();
     if (n == 0) return;
     const size_t start = static_cast<size_t>(rotation_ % n);
     for (size_t k = 0; k < n; ++k) {
@@ -424,7 +384,7 @@ std::string Session::Diagnose(const TaskSpec& spec, SpecId spec_id) {
   };
   std::map<std::pair<uint8_t, uint32_t>, Kind> kinds;
   GpuChoice choice;
-  for (NodeId n = 0; n < nodes_.size(); ++n) {
+  for (NodeId n = 0; n < table_.nodes.size(); ++n) {
     FilterResult r = Filter(spec, spec_id, n);
     if (r.ok() && !ChooseDevicesFor(spec, n, &choice)) {
       r = FilterResult::Fail(FilterCode::kInsufficientGpus);
@@ -441,7 +401,7 @@ std::string Session::Diagnose(const TaskSpec& spec, SpecId spec_id) {
   std::vector<std::pair<std::string, int64_t>> sorted(counts.begin(), counts.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string out = "0/" + std::to_string(nodes_.size()) + " nodes are available";
+  std::string out = "0/" + std::to_string(table_.nodes.size()) + " nodes are available";
   for (size_t i = 0; i < sorted.size(); ++i) {
     out += i == 0 ? ": " : ", ";
     out += std::to_string(sorted[i].second) + " " + sorted[i].first;
@@ -455,22 +415,22 @@ void Session::ApplyPlacement(TaskId task_id, const Placement& p, int sign) {
   const TaskSpec& spec = c.spec(task.spec);
   const ResourceVector accounted = ClusterState::Accounted(
       spec, static_cast<int32_t>(p.gpus.devices.size()), p.gpus.milli_each);
-  NodeWork& w = nodes_[p.node];
-  Milli* row = free_.data() + static_cast<size_t>(p.node) * resource_count_;
+  NodeWork& w = table_.nodes[p.node];
+  Milli* row = table_.free.data() + static_cast<size_t>(p.node) * table_.resource_count;
   for (const auto& e : accounted.entries()) row[e.id] -= sign * e.amount;
   w.tasks += sign;
   if (w.gpu_count > 0) {
     for (int32_t d : p.gpus.devices) {
       auto slot = static_cast<size_t>(w.gpu_begin + d);
-      gpu_free_milli_[slot] -= sign * p.gpus.milli_each;
+      table_.gpu_free_milli[slot] -= sign * p.gpus.milli_each;
       w.gpu_used += sign * p.gpus.milli_each;
-      gpu_free_memory_[slot] -= sign * p.gpus.memory_each;
+      table_.gpu_free_memory[slot] -= sign * p.gpus.memory_each;
     }
     w.whole_free = 0;
     w.partial_count = 0;
     w.max_free_milli = 0;
     for (int32_t i = 0; i < w.gpu_count; ++i) {
-      int32_t free = gpu_free_milli_[static_cast<size_t>(w.gpu_begin + i)];
+      int32_t free = table_.gpu_free_milli[static_cast<size_t>(w.gpu_begin + i)];
       w.max_free_milli = std::max(w.max_free_milli, free);
       if (free == kGpuMilliWhole) {
         w.whole_free++;

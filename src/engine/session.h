@@ -18,6 +18,7 @@
 #include "engine/decisions.h"
 #include "engine/gpu_placement.h"
 #include "engine/node_index.h"
+#include "engine/node_table.h"
 #include "engine/plugin.h"
 #include "engine/random.h"
 #include "engine/snapshot.h"
@@ -29,22 +30,6 @@ class Statement;
 struct SessionOptions {
   int64_t now = 0;    // the session's clock (seconds); the engine reads no other
   uint64_t seed = 0;  // for any random choice
-};
-
-// A node's state in the session. Plain values, no heap: a session builds one per node,
-// and a large cluster has many. Its free resources are in the session's flat table
-// (Session::free, FirstShort), its devices' in the flat GPU arrays (node_gpus).
-struct NodeWork {
-  int32_t gpu_begin = 0;  // its devices' slots in the session's flat GPU arrays
-  int32_t gpu_count = 0;
-  int32_t whole_free = 0;     // devices entirely free
-  int32_t partial_count = 0;  // devices partly used
-  Milli gpu_used = 0;         // milli-GPUs in use over all its devices
-  int32_t max_free_milli = 0;  // the most free share on any one device
-  int32_t tasks = 0;
-  // Copied from the Node, so that the per-candidate checks stay in this array.
-  uint32_t shape_class = 0;
-  Milli max_pods = 0;  // allocatable pods in milli; 0: no limit
 };
 
 // A job's state in the session.
@@ -84,19 +69,21 @@ class Session {
   // ---- The cluster and the session's working state.
   const ClusterState& cluster() const { return snapshot_.cluster(); }
   const SessionOptions& options() const { return options_; }
-  const NodeWork& node(NodeId id) const { return nodes_[id]; }
+  const NodeWork& node(NodeId id) const { return table_.nodes[id]; }
   // What is free of a resource on a node: its allocatable minus what is placed there.
   Milli free(NodeId id, ResourceId r) const {
-    return r < resource_count_ ? free_[static_cast<size_t>(id) * resource_count_ + r] : 0;
+    const uint32_t n = table_.resource_count;
+    return r < n ? table_.free[static_cast<size_t>(id) * n + r] : 0;
   }
   // All of a node's free resources as a vector (for tests and messages; not fast).
   ResourceVector free_vector(NodeId id) const;
   // The first resource of `requests` that the node has less of free, or -1: the same as
   // requests.FirstExceeding(free_vector(id), /*named_only=*/false), without building it.
   int64_t FirstShort(const ResourceVector& requests, NodeId id) const {
-    const Milli* row = free_.data() + static_cast<size_t>(id) * resource_count_;
+    const uint32_t n = table_.resource_count;
+    const Milli* row = table_.free.data() + static_cast<size_t>(id) * n;
     for (const ResourceVector::Entry& e : requests.entries()) {
-      if (e.amount > (e.id < resource_count_ ? row[e.id] : 0)) return e.id;
+      if (e.amount > (e.id < n ? row[e.id] : 0)) return e.id;
     }
     return -1;
   }
@@ -109,7 +96,7 @@ class Session {
   // Allocatable of all nodes (GPU in milli).
   const ResourceVector& capacity() const { return cluster().capacity(); }
   // A GPU node's used share of its GPUs, in milli-GPUs.
-  Milli gpu_used_milli(NodeId id) const { return nodes_[id].gpu_used; }
+  Milli gpu_used_milli(NodeId id) const { return table_.nodes[id].gpu_used; }
   // How a scorer's packing preference should order candidates (the first configured
   // scorer that has one, else tight).
   GpuPacking packing() const { return packing_; }
@@ -176,13 +163,7 @@ class Session {
   std::vector<uint32_t> tie_rank_;  // per node, for TieBreak::kShuffled
   GpuPacking packing_ = GpuPacking::kTight;
 
-  std::vector<NodeWork> nodes_;
-  // Free amounts, node-major: free_[node * resource_count_ + resource]. Resources are
-  // few (interned ids), so a dense table beats a sparse vector per node.
-  std::vector<Milli> free_;
-  uint32_t resource_count_ = 0;
-  std::vector<int32_t> gpu_free_milli_;
-  std::vector<int64_t> gpu_free_memory_;
+  NodeTable table_;  // the session's own copy: placements change it
   NodeIndex index_;
   std::vector<JobWork> jobs_;  // one per pending job, same order as pending_jobs_
   std::unordered_map<JobId, uint32_t> job_slot_;
