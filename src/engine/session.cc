@@ -68,6 +68,7 @@ void Session::BuildWorkingState() {
     partial[i] = w.partial_count > 0;
   }
   index_.Build(whole_free, partial, gpu_count);
+  devices_of_.assign(n, nullptr);
 
   bool has_enqueue = std::find(config_.actions.begin(), config_.actions.end(), "enqueue") !=
                      config_.actions.end();
@@ -134,7 +135,11 @@ NodeGpus Session::node_gpus(NodeId id) const {
   const NodeWork& w = table_.nodes[id];
   const auto begin = static_cast<size_t>(w.gpu_begin);
   const auto count = static_cast<size_t>(w.gpu_count);
-  return NodeGpus{std::span<const GpuDevice>(cluster().node(id).gpus),
+  // The devices' static properties live in the Node, far from the session's arrays:
+  // remember where, so that a node visited for many tasks is looked up once.
+  const GpuDevice*& devices = devices_of_[id];
+  if (devices == nullptr) devices = cluster().node(id).gpus.data();
+  return NodeGpus{std::span<const GpuDevice>(devices, count),
                   std::span<const int32_t>(table_.gpu_free_milli).subspan(begin, count),
                   std::span<const int64_t>(table_.gpu_free_memory).subspan(begin, count)};
 }
@@ -192,11 +197,16 @@ bool Session::QueueAllocatable(QueueId queue, const ResourceVector& request,
   return true;
 }
 
-bool Session::StaticOk(const TaskSpec& spec, SpecId spec_id, NodeId node, FilterResult* result) {
+std::vector<Session::StaticVerdict>& Session::StaticVerdictsOf(SpecId spec_id) {
   std::vector<StaticVerdict>& verdicts = static_verdicts_[spec_id];
-  const uint32_t shape_class = table_.nodes[node].shape_class;
-  if (verdicts.size() <= shape_class) verdicts.resize(cluster().shape_class_count());
-  StaticVerdict& v = verdicts[shape_class];
+  if (verdicts.size() < cluster().shape_class_count())
+    verdicts.resize(cluster().shape_class_count());
+  return verdicts;
+}
+
+const FilterResult& Session::StaticResult(const TaskSpec& spec,
+                                          std::vector<StaticVerdict>& verdicts, NodeId node) {
+  StaticVerdict& v = verdicts[table_.nodes[node].shape_class];
   if (!v.known) {
     for (const NodePredicate* p : predicates_) {
       v.result = p->FilterStatic(spec, cluster().node(node));
@@ -204,18 +214,25 @@ bool Session::StaticOk(const TaskSpec& spec, SpecId spec_id, NodeId node, Filter
     }
     v.known = true;
   }
-  *result = v.result;
-  return v.result.ok();
+  return v.result;
 }
 
 FilterResult Session::Filter(const TaskSpec& spec, SpecId spec_id, NodeId node) {
-  FilterResult r;
-  if (!StaticOk(spec, spec_id, node, &r)) return r;
+  FilterResult r = StaticResult(spec, StaticVerdictsOf(spec_id), node);
+  if (!r.ok()) return r;
   for (const NodePredicate* p : predicates_) {
     r = p->FilterDynamic(*this, spec, node);
     if (!r.ok()) return r;
   }
   return r;
+}
+
+bool Session::Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts, NodeId node) {
+  if (!StaticResult(spec, verdicts, node).ok()) return false;
+  for (const NodePredicate* p : predicates_) {
+    if (!p->FilterDynamic(*this, spec, node).ok()) return false;
+  }
+  return true;
 }
 
 template <typename Fn>
@@ -331,9 +348,11 @@ bool Session::FindPlacement(TaskId task_id, Placement* out, std::string* why_not
     candidate_scores_.resize(scorers_.size());
     for (auto& scores : candidate_scores_) scores.clear();
   }
+  // Looked up once here rather than per candidate.
+  std::vector<StaticVerdict>& verdicts = StaticVerdictsOf(spec_id);
   ForEachCandidate(spec, [&](NodeId n) {
     ++visited;
-    if (!Filter(spec, spec_id, n).ok()) return true;
+    if (!Passes(spec, verdicts, n)) return true;
     if (!ChooseDevicesFor(spec, n, &choice)) return true;
     ++found;
     if (normalizing_) {

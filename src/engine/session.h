@@ -138,7 +138,6 @@ class Session {
   bool ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuChoice* out) const;
   // Picks among candidates by score (and tie-break); used when scorers normalize.
   bool PickNormalized(const TaskSpec& spec, Placement* out);
-  bool StaticOk(const TaskSpec& spec, SpecId spec_id, NodeId node, FilterResult* result);
   std::string Diagnose(const TaskSpec& spec, SpecId spec_id);
   void BuildWorkingState();
 
@@ -164,6 +163,7 @@ class Session {
   GpuPacking packing_ = GpuPacking::kTight;
 
   NodeTable table_;  // the session's own copy: placements change it
+  mutable std::vector<const GpuDevice*> devices_of_;  // per node, once looked up
   NodeIndex index_;
   std::vector<JobWork> jobs_;  // one per pending job, same order as pending_jobs_
   std::unordered_map<JobId, uint32_t> job_slot_;
@@ -177,6 +177,13 @@ class Session {
     FilterResult result;
   };
   std::vector<std::vector<StaticVerdict>> static_verdicts_;
+  // The spec's verdicts, one slot per shape class.
+  std::vector<StaticVerdict>& StaticVerdictsOf(SpecId spec_id);
+  // The static predicates' verdict on the node's class, worked out on first use.
+  const FilterResult& StaticResult(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts,
+                                   NodeId node);
+  // Filter(...).ok(), for the hot loop: no result to copy, verdicts already at hand.
+  bool Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts, NodeId node);
   // Per spec: 1 when it found no node, so that its other tasks fail fast.
   std::vector<uint8_t> unschedulable_;
   std::vector<std::string> unschedulable_why_;
