@@ -79,11 +79,8 @@ void Session::BuildWorkingState() {
   }
   pending_jobs_.assign(c.jobs_with_pending().begin(), c.jobs_with_pending().end());
   jobs_.assign(pending_jobs_.size(), JobWork{});
-  job_slot_.clear();
-  job_slot_.reserve(pending_jobs_.size());
   for (size_t slot = 0; slot < pending_jobs_.size(); ++slot) {
     JobId id = pending_jobs_[slot];
-    job_slot_.emplace(id, static_cast<uint32_t>(slot));
     const Job& job = c.job(id);
     JobWork& w = jobs_[slot];
     w.inqueue = !has_enqueue || job.running > 0;

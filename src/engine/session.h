@@ -6,11 +6,12 @@
 // Deterministic: the same snapshot, configuration and options give the same decisions.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/action.h"
@@ -89,7 +90,7 @@ class Session {
   }
   NodeGpus node_gpus(NodeId id) const;
   // REQUIRES: the job has pending tasks (is in pending_jobs()).
-  const JobWork& job(JobId id) const { return jobs_[job_slot_.at(id)]; }
+  const JobWork& job(JobId id) const { return jobs_[SlotOf(id)]; }
   const QueueWork& queue(QueueId id) const { return queues_[id]; }
   // Jobs with pending tasks, in id order.
   const std::vector<JobId>& pending_jobs() const { return pending_jobs_; }
@@ -119,7 +120,7 @@ class Session {
 
   // ---- Bookkeeping for actions.
   void SetInqueue(JobId job) { mutable_job(job).inqueue = true; }
-  JobWork& mutable_job(JobId job) { return jobs_[job_slot_.at(job)]; }
+  JobWork& mutable_job(JobId job) { return jobs_[SlotOf(job)]; }
   // Opens a transaction of placements (see Statement).
   Statement NewStatement();
 
@@ -166,7 +167,14 @@ class Session {
   mutable std::vector<const GpuDevice*> devices_of_;  // per node, once looked up
   NodeIndex index_;
   std::vector<JobWork> jobs_;  // one per pending job, same order as pending_jobs_
-  std::unordered_map<JobId, uint32_t> job_slot_;
+  // A job's slot in jobs_: pending_jobs_ is in id order, so a binary search finds it
+  // without a hash map to fill per session (one entry per pending job, every period).
+  // Throws std::out_of_range for a job without pending tasks, as a map's at() would.
+  size_t SlotOf(JobId id) const {
+    auto it = std::lower_bound(pending_jobs_.begin(), pending_jobs_.end(), id);
+    if (it == pending_jobs_.end() || *it != id) throw std::out_of_range("job has no pending tasks");
+    return static_cast<size_t>(it - pending_jobs_.begin());
+  }
   std::vector<QueueWork> queues_;
   std::vector<JobId> pending_jobs_;
 
