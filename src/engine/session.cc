@@ -79,6 +79,16 @@ void Session::BuildWorkingState() {
   }
   pending_jobs_.assign(c.jobs_with_pending().begin(), c.jobs_with_pending().end());
   jobs_.assign(pending_jobs_.size(), JobWork{});
+  size_t slots = 16;
+  while (slots < 2 * pending_jobs_.size()) slots *= 2;
+  slot_keys_.assign(slots, kNone);
+  slot_values_.assign(slots, 0);
+  for (size_t slot = 0; slot < pending_jobs_.size(); ++slot) {
+    size_t i = SlotHash(pending_jobs_[slot]) & (slots - 1);
+    while (slot_keys_[i] != kNone) i = (i + 1) & (slots - 1);
+    slot_keys_[i] = pending_jobs_[slot];
+    slot_values_[i] = static_cast<uint32_t>(slot);
+  }
   for (size_t slot = 0; slot < pending_jobs_.size(); ++slot) {
     JobId id = pending_jobs_[slot];
     const Job& job = c.job(id);

@@ -167,14 +167,22 @@ class Session {
   mutable std::vector<const GpuDevice*> devices_of_;  // per node, once looked up
   NodeIndex index_;
   std::vector<JobWork> jobs_;  // one per pending job, same order as pending_jobs_
-  // A job's slot in jobs_: pending_jobs_ is in id order, so a binary search finds it
-  // without a hash map to fill per session (one entry per pending job, every period).
-  // Throws std::out_of_range for a job without pending tasks, as a map's at() would.
+  // A job's slot in jobs_. Looked up in every job comparison, so it must be one probe,
+  // and filled every period for every pending job, so without a heap node per entry
+  // (std::unordered_map) or a table as large as all jobs ever seen: open addressing over
+  // twice the pending jobs. Throws std::out_of_range for a job without pending tasks.
   size_t SlotOf(JobId id) const {
-    auto it = std::lower_bound(pending_jobs_.begin(), pending_jobs_.end(), id);
-    if (it == pending_jobs_.end() || *it != id) throw std::out_of_range("job has no pending tasks");
-    return static_cast<size_t>(it - pending_jobs_.begin());
+    const size_t mask = slot_keys_.size() - 1;
+    for (size_t i = SlotHash(id) & mask;; i = (i + 1) & mask) {
+      if (slot_keys_[i] == kNone) throw std::out_of_range("job has no pending tasks");
+      if (slot_keys_[i] == id) return slot_values_[i];
+    }
   }
+  static size_t SlotHash(JobId id) {
+    return static_cast<size_t>((id * 0x9e3779b97f4a7c15ULL) >> 32);
+  }
+  std::vector<JobId> slot_keys_;  // kNone: empty
+  std::vector<uint32_t> slot_values_;
   std::vector<QueueWork> queues_;
   std::vector<JobId> pending_jobs_;
 
