@@ -1,7 +1,9 @@
 #include "engine/fragmentation.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 
 namespace gantry {
 
@@ -102,10 +104,9 @@ double FragmentationMeasure::CachedNodeFragmentation(Milli cpu_free, GpuModelId 
       std::upper_bound(cpu_steps_.begin(), cpu_steps_.end(), cpu_free) - cpu_steps_.begin());
   StateKey key;
   if (!KeyOf(cpu_level, model, free_milli, &key)) return NodeFragmentation(cpu_free, model, free_milli);
-  auto it = cache_.find(key);
-  if (it != cache_.end()) return it->second;
+  if (const double* known = cache_.Find(key)) return *known;
   double frag = NodeFragmentation(cpu_free, model, free_milli);
-  cache_.emplace(key, frag);
+  cache_.Insert(key, frag);
   return frag;
 }
 
@@ -143,23 +144,45 @@ double FragmentationMeasure::FillFragmentation(Milli cpu_free, GpuModelId model,
                                                std::span<const int32_t> free_milli) const {
   StateKey key;
   if (!KeyOf(cpu_free, model, free_milli, &key)) return ComputeFill(cpu_free, model, free_milli);
-  auto it = fill_cache_.find(key);
-  if (it != fill_cache_.end()) return it->second;
+  if (const double* known = fill_cache_.Find(key)) return *known;
   double frag = ComputeFill(cpu_free, model, free_milli);
-  fill_cache_.emplace(key, frag);
+  fill_cache_.Insert(key, frag);
   return frag;
+}
+
+void FragmentationMeasure::StateMemo::Insert(const StateKey& key, double value) {
+  if (2 * (size_ + 1) > slots_.size()) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(64, 2 * old.size()), Slot{});
+    size_ = 0;
+    for (const Slot& slot : old) {
+      if (slot.used) Insert(slot.key, slot.value);
+    }
+  }
+  size_t i = IndexOf(key);
+  while (slots_[i].used) i = (i + 1) & (slots_.size() - 1);
+  slots_[i] = Slot{key, value, true};
+  ++size_;
 }
 
 int64_t FgdScore(double frag_before, double frag_after) {
   // int(100 / (1 + e^-x)) >= k exactly when x >= ln(k / (100 - k)): count the thresholds
-  // below x instead of calling exp() for every candidate.
-  static const std::vector<double> kThresholds = [] {
-    std::vector<double> t;
-    for (int k = 1; k < 100; ++k) t.push_back(std::log(static_cast<double>(k) / (100.0 - k)));
+  // at or below x instead of calling exp() for every candidate. Padded with +inf to 128
+  // for a branch-free binary search (this runs for every candidate node of every task).
+  static const std::array<double, 128> kThresholds = [] {
+    std::array<double, 128> t;
+    t.fill(std::numeric_limits<double>::infinity());
+    for (int k = 1; k < 100; ++k) t[k - 1] = std::log(static_cast<double>(k) / (100.0 - k));
     return t;
   }();
   const double x = (frag_before - frag_after) / 1000.0;
-  const int64_t k = std::upper_bound(kThresholds.begin(), kThresholds.end(), x) - kThresholds.begin();
+  int64_t k = 99;  // NaN or +inf: above every threshold
+  if (x < std::numeric_limits<double>::infinity()) {
+    size_t below = 0;  // thresholds <= x: kThresholds[0, below) are
+    for (size_t step = 64; step > 0; step /= 2)
+      below += kThresholds[below + step - 1] <= x ? step : 0;
+    k = static_cast<int64_t>(below);
+  }
   // 100 only where the sigmoid rounds to exactly 1 (a drop of ~37 GPUs on one node).
   if (k == 99 && 100.0 / (1.0 + std::exp(-x)) >= 100.0) return 100;
   return k;

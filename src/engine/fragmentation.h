@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
 #include "model/cluster.h"
@@ -73,8 +72,39 @@ class FragmentationMeasure {
   std::vector<Milli> cpu_steps_;   // distinct CPU requests, ascending
   mutable std::vector<int32_t> roomy_;      // scratch, per level
   mutable std::vector<int64_t> too_small_;  // scratch, per level
-  mutable std::unordered_map<StateKey, double, StateKeyHash> cache_;
-  mutable std::unordered_map<StateKey, double, StateKeyHash> fill_cache_;
+  // Node states to their measure. Open addressing in one array: looked up for every
+  // candidate node of every task, where std::unordered_map's node per entry cost a cache
+  // miss each time.
+  class StateMemo {
+   public:
+    // The value stored for `key`, or null.
+    const double* Find(const StateKey& key) const {
+      if (slots_.empty()) return nullptr;
+      for (size_t i = IndexOf(key);; i = (i + 1) & (slots_.size() - 1)) {
+        const Slot& slot = slots_[i];
+        if (!slot.used) return nullptr;
+        if (slot.key == key) return &slot.value;
+      }
+    }
+    // REQUIRES: Find(key) is null.
+    void Insert(const StateKey& key, double value);
+
+   private:
+    struct Slot {
+      StateKey key;
+      double value = 0;
+      bool used = false;
+    };
+    size_t IndexOf(const StateKey& key) const {
+      uint64_t h = StateKeyHash()(key);
+      h = (h ^ (h >> 33)) * 0xff51afd7ed558ccdULL;  // spread into the low bits used
+      return static_cast<size_t>(h ^ (h >> 29)) & (slots_.size() - 1);
+    }
+    std::vector<Slot> slots_;  // a power of two in size, at most half used
+    size_t size_ = 0;
+  };
+  mutable StateMemo cache_;
+  mutable StateMemo fill_cache_;
   double gpu_weight_ = 0;  // total weight of the GPU task types
   // The key of a node state for the caches; false when the node has too many devices.
   bool KeyOf(Milli cpu_free, GpuModelId model, std::span<const int32_t> free_milli, StateKey* key) const;

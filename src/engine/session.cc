@@ -57,36 +57,18 @@ Session::~Session() = default;
 
 void Session::BuildWorkingState() {
   const ClusterState& c = cluster();
-  const size_t n = c.nodes().size();
-  nodes_.assign(n, NodeWork{});
-  gpu_free_milli_.clear();
-  gpu_free_memory_.clear();
+  table_ = snapshot_.node_table() != nullptr ? *snapshot_.node_table() : BuildNodeTable(c);
+  const size_t n = table_.nodes.size();
   std::vector<int32_t> whole_free(n), gpu_count(n);
   std::vector<uint8_t> partial(n);
   for (size_t i = 0; i < n; ++i) {
-    const Node& node = c.nodes()[i];
-    NodeWork& w = nodes_[i];
-    w.free = node.allocatable;
-    w.free.Subtract(node.used);
-    w.gpu_begin = static_cast<int32_t>(gpu_free_milli_.size());
-    w.gpu_count = static_cast<int32_t>(node.gpus.size());
-    for (const GpuDevice& g : node.gpus) {
-      gpu_free_milli_.push_back(g.free_milli());
-      gpu_free_memory_.push_back(g.memory_mib - g.used_memory_mib);
-      w.gpu_used += g.used_milli;
-      w.max_free_milli = std::max(w.max_free_milli, g.free_milli());
-      if (g.used_milli == 0) {
-        w.whole_free++;
-      } else if (g.used_milli < kGpuMilliWhole) {
-        w.partial_count++;
-      }
-    }
-    w.tasks = node.task_count;
+    const NodeWork& w = table_.nodes[i];
     whole_free[i] = w.whole_free;
     gpu_count[i] = w.gpu_count;
     partial[i] = w.partial_count > 0;
   }
   index_.Build(whole_free, partial, gpu_count);
+  devices_of_.assign(n, nullptr);
 
   bool has_enqueue = std::find(config_.actions.begin(), config_.actions.end(), "enqueue") !=
                      config_.actions.end();
@@ -97,11 +79,18 @@ void Session::BuildWorkingState() {
   }
   pending_jobs_.assign(c.jobs_with_pending().begin(), c.jobs_with_pending().end());
   jobs_.assign(pending_jobs_.size(), JobWork{});
-  job_slot_.clear();
-  job_slot_.reserve(pending_jobs_.size());
+  size_t slots = 16;
+  while (slots < 2 * pending_jobs_.size()) slots *= 2;
+  slot_keys_.assign(slots, kNone);
+  slot_values_.assign(slots, 0);
+  for (size_t slot = 0; slot < pending_jobs_.size(); ++slot) {
+    size_t i = SlotHash(pending_jobs_[slot]) & (slots - 1);
+    while (slot_keys_[i] != kNone) i = (i + 1) & (slots - 1);
+    slot_keys_[i] = pending_jobs_[slot];
+    slot_values_[i] = static_cast<uint32_t>(slot);
+  }
   for (size_t slot = 0; slot < pending_jobs_.size(); ++slot) {
     JobId id = pending_jobs_[slot];
-    job_slot_.emplace(id, static_cast<uint32_t>(slot));
     const Job& job = c.job(id);
     JobWork& w = jobs_[slot];
     w.inqueue = !has_enqueue || job.running > 0;
@@ -144,13 +133,23 @@ Decisions Session::Run() {
   return out;
 }
 
+ResourceVector Session::free_vector(NodeId id) const {
+  ResourceVector out;
+  for (ResourceId r = 0; r < table_.resource_count; ++r) out.Set(r, free(id, r));
+  return out;
+}
+
 NodeGpus Session::node_gpus(NodeId id) const {
-  const NodeWork& w = nodes_[id];
+  const NodeWork& w = table_.nodes[id];
   const auto begin = static_cast<size_t>(w.gpu_begin);
   const auto count = static_cast<size_t>(w.gpu_count);
-  return NodeGpus{std::span<const GpuDevice>(cluster().node(id).gpus),
-                  std::span<const int32_t>(gpu_free_milli_).subspan(begin, count),
-                  std::span<const int64_t>(gpu_free_memory_).subspan(begin, count)};
+  // The devices' static properties live in the Node, far from the session's arrays:
+  // remember where, so that a node visited for many tasks is looked up once.
+  const GpuDevice*& devices = devices_of_[id];
+  if (devices == nullptr) devices = cluster().node(id).gpus.data();
+  return NodeGpus{std::span<const GpuDevice>(devices, count),
+                  std::span<const int32_t>(table_.gpu_free_milli).subspan(begin, count),
+                  std::span<const int64_t>(table_.gpu_free_memory).subspan(begin, count)};
 }
 
 int Session::CompareQueues(QueueId a, QueueId b) const {
@@ -206,30 +205,42 @@ bool Session::QueueAllocatable(QueueId queue, const ResourceVector& request,
   return true;
 }
 
-bool Session::StaticOk(const TaskSpec& spec, SpecId spec_id, const Node& node,
-                       FilterResult* result) {
+std::vector<Session::StaticVerdict>& Session::StaticVerdictsOf(SpecId spec_id) {
   std::vector<StaticVerdict>& verdicts = static_verdicts_[spec_id];
-  if (verdicts.size() <= node.shape_class) verdicts.resize(cluster().shape_class_count());
-  StaticVerdict& v = verdicts[node.shape_class];
+  if (verdicts.size() < cluster().shape_class_count())
+    verdicts.resize(cluster().shape_class_count());
+  return verdicts;
+}
+
+const FilterResult& Session::StaticResult(const TaskSpec& spec,
+                                          std::vector<StaticVerdict>& verdicts, NodeId node) {
+  StaticVerdict& v = verdicts[table_.nodes[node].shape_class];
   if (!v.known) {
     for (const NodePredicate* p : predicates_) {
-      v.result = p->FilterStatic(spec, node);
+      v.result = p->FilterStatic(spec, cluster().node(node));
       if (!v.result.ok()) break;
     }
     v.known = true;
   }
-  *result = v.result;
-  return v.result.ok();
+  return v.result;
 }
 
 FilterResult Session::Filter(const TaskSpec& spec, SpecId spec_id, NodeId node) {
-  FilterResult r;
-  if (!StaticOk(spec, spec_id, cluster().node(node), &r)) return r;
+  FilterResult r = StaticResult(spec, StaticVerdictsOf(spec_id), node);
+  if (!r.ok()) return r;
   for (const NodePredicate* p : predicates_) {
     r = p->FilterDynamic(*this, spec, node);
     if (!r.ok()) return r;
   }
   return r;
+}
+
+bool Session::Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts, NodeId node) {
+  if (!StaticResult(spec, verdicts, node).ok()) return false;
+  for (const NodePredicate* p : predicates_) {
+    if (!p->FilterDynamic(*this, spec, node).ok()) return false;
+  }
+  return true;
 }
 
 template <typename Fn>
@@ -245,7 +256,7 @@ void Session::ForEachCandidate(const TaskSpec& spec, Fn&& fn) const {
   const int32_t max = index_.max_whole();
   const GpuRequest& gpu = spec.gpu;
   if (packing_ == GpuPacking::kNone) {
-    const size_t n = nodes_.size();
+    const size_t n = table_.nodes.size();
     if (n == 0) return;
     const size_t start = static_cast<size_t>(rotation_ % n);
     for (size_t k = 0; k < n; ++k) {
@@ -345,9 +356,11 @@ bool Session::FindPlacement(TaskId task_id, Placement* out, std::string* why_not
     candidate_scores_.resize(scorers_.size());
     for (auto& scores : candidate_scores_) scores.clear();
   }
+  // Looked up once here rather than per candidate.
+  std::vector<StaticVerdict>& verdicts = StaticVerdictsOf(spec_id);
   ForEachCandidate(spec, [&](NodeId n) {
     ++visited;
-    if (!Filter(spec, spec_id, n).ok()) return true;
+    if (!Passes(spec, verdicts, n)) return true;
     if (!ChooseDevicesFor(spec, n, &choice)) return true;
     ++found;
     if (normalizing_) {
@@ -398,7 +411,7 @@ std::string Session::Diagnose(const TaskSpec& spec, SpecId spec_id) {
   };
   std::map<std::pair<uint8_t, uint32_t>, Kind> kinds;
   GpuChoice choice;
-  for (NodeId n = 0; n < nodes_.size(); ++n) {
+  for (NodeId n = 0; n < table_.nodes.size(); ++n) {
     FilterResult r = Filter(spec, spec_id, n);
     if (r.ok() && !ChooseDevicesFor(spec, n, &choice)) {
       r = FilterResult::Fail(FilterCode::kInsufficientGpus);
@@ -415,7 +428,7 @@ std::string Session::Diagnose(const TaskSpec& spec, SpecId spec_id) {
   std::vector<std::pair<std::string, int64_t>> sorted(counts.begin(), counts.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string out = "0/" + std::to_string(nodes_.size()) + " nodes are available";
+  std::string out = "0/" + std::to_string(table_.nodes.size()) + " nodes are available";
   for (size_t i = 0; i < sorted.size(); ++i) {
     out += i == 0 ? ": " : ", ";
     out += std::to_string(sorted[i].second) + " " + sorted[i].first;
@@ -429,25 +442,22 @@ void Session::ApplyPlacement(TaskId task_id, const Placement& p, int sign) {
   const TaskSpec& spec = c.spec(task.spec);
   const ResourceVector accounted = ClusterState::Accounted(
       spec, static_cast<int32_t>(p.gpus.devices.size()), p.gpus.milli_each);
-  NodeWork& w = nodes_[p.node];
-  if (sign > 0) {
-    w.free.Subtract(accounted);
-  } else {
-    w.free.Add(accounted);
-  }
+  NodeWork& w = table_.nodes[p.node];
+  Milli* row = table_.free.data() + static_cast<size_t>(p.node) * table_.resource_count;
+  for (const auto& e : accounted.entries()) row[e.id] -= sign * e.amount;
   w.tasks += sign;
   if (w.gpu_count > 0) {
     for (int32_t d : p.gpus.devices) {
       auto slot = static_cast<size_t>(w.gpu_begin + d);
-      gpu_free_milli_[slot] -= sign * p.gpus.milli_each;
+      table_.gpu_free_milli[slot] -= sign * p.gpus.milli_each;
       w.gpu_used += sign * p.gpus.milli_each;
-      gpu_free_memory_[slot] -= sign * p.gpus.memory_each;
+      table_.gpu_free_memory[slot] -= sign * p.gpus.memory_each;
     }
     w.whole_free = 0;
     w.partial_count = 0;
     w.max_free_milli = 0;
     for (int32_t i = 0; i < w.gpu_count; ++i) {
-      int32_t free = gpu_free_milli_[static_cast<size_t>(w.gpu_begin + i)];
+      int32_t free = table_.gpu_free_milli[static_cast<size_t>(w.gpu_begin + i)];
       w.max_free_milli = std::max(w.max_free_milli, free);
       if (free == kGpuMilliWhole) {
         w.whole_free++;

@@ -6,11 +6,12 @@
 // Deterministic: the same snapshot, configuration and options give the same decisions.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/action.h"
@@ -18,6 +19,7 @@
 #include "engine/decisions.h"
 #include "engine/gpu_placement.h"
 #include "engine/node_index.h"
+#include "engine/node_table.h"
 #include "engine/plugin.h"
 #include "engine/random.h"
 #include "engine/snapshot.h"
@@ -29,18 +31,6 @@ class Statement;
 struct SessionOptions {
   int64_t now = 0;    // the session's clock (seconds); the engine reads no other
   uint64_t seed = 0;  // for any random choice
-};
-
-// A node's state in the session.
-struct NodeWork {
-  ResourceVector free;  // allocatable minus what is placed (per-device GPU state is below)
-  int32_t gpu_begin = 0;  // its devices' slots in the session's flat GPU arrays
-  int32_t gpu_count = 0;
-  int32_t whole_free = 0;     // devices entirely free
-  int32_t partial_count = 0;  // devices partly used
-  Milli gpu_used = 0;         // milli-GPUs in use over all its devices
-  int32_t max_free_milli = 0;  // the most free share on any one device
-  int32_t tasks = 0;
 };
 
 // A job's state in the session.
@@ -80,17 +70,34 @@ class Session {
   // ---- The cluster and the session's working state.
   const ClusterState& cluster() const { return snapshot_.cluster(); }
   const SessionOptions& options() const { return options_; }
-  const NodeWork& node(NodeId id) const { return nodes_[id]; }
+  const NodeWork& node(NodeId id) const { return table_.nodes[id]; }
+  // What is free of a resource on a node: its allocatable minus what is placed there.
+  Milli free(NodeId id, ResourceId r) const {
+    const uint32_t n = table_.resource_count;
+    return r < n ? table_.free[static_cast<size_t>(id) * n + r] : 0;
+  }
+  // All of a node's free resources as a vector (for tests and messages; not fast).
+  ResourceVector free_vector(NodeId id) const;
+  // The first resource of `requests` that the node has less of free, or -1: the same as
+  // requests.FirstExceeding(free_vector(id), /*named_only=*/false), without building it.
+  int64_t FirstShort(const ResourceVector& requests, NodeId id) const {
+    const uint32_t n = table_.resource_count;
+    const Milli* row = table_.free.data() + static_cast<size_t>(id) * n;
+    for (const ResourceVector::Entry& e : requests.entries()) {
+      if (e.amount > (e.id < n ? row[e.id] : 0)) return e.id;
+    }
+    return -1;
+  }
   NodeGpus node_gpus(NodeId id) const;
   // REQUIRES: the job has pending tasks (is in pending_jobs()).
-  const JobWork& job(JobId id) const { return jobs_[job_slot_.at(id)]; }
+  const JobWork& job(JobId id) const { return jobs_[SlotOf(id)]; }
   const QueueWork& queue(QueueId id) const { return queues_[id]; }
   // Jobs with pending tasks, in id order.
   const std::vector<JobId>& pending_jobs() const { return pending_jobs_; }
   // Allocatable of all nodes (GPU in milli).
   const ResourceVector& capacity() const { return cluster().capacity(); }
   // A GPU node's used share of its GPUs, in milli-GPUs.
-  Milli gpu_used_milli(NodeId id) const { return nodes_[id].gpu_used; }
+  Milli gpu_used_milli(NodeId id) const { return table_.nodes[id].gpu_used; }
   // How a scorer's packing preference should order candidates (the first configured
   // scorer that has one, else tight).
   GpuPacking packing() const { return packing_; }
@@ -113,7 +120,7 @@ class Session {
 
   // ---- Bookkeeping for actions.
   void SetInqueue(JobId job) { mutable_job(job).inqueue = true; }
-  JobWork& mutable_job(JobId job) { return jobs_[job_slot_.at(job)]; }
+  JobWork& mutable_job(JobId job) { return jobs_[SlotOf(job)]; }
   // Opens a transaction of placements (see Statement).
   Statement NewStatement();
 
@@ -132,7 +139,6 @@ class Session {
   bool ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuChoice* out) const;
   // Picks among candidates by score (and tie-break); used when scorers normalize.
   bool PickNormalized(const TaskSpec& spec, Placement* out);
-  bool StaticOk(const TaskSpec& spec, SpecId spec_id, const Node& node, FilterResult* result);
   std::string Diagnose(const TaskSpec& spec, SpecId spec_id);
   void BuildWorkingState();
 
@@ -157,12 +163,26 @@ class Session {
   std::vector<uint32_t> tie_rank_;  // per node, for TieBreak::kShuffled
   GpuPacking packing_ = GpuPacking::kTight;
 
-  std::vector<NodeWork> nodes_;
-  std::vector<int32_t> gpu_free_milli_;
-  std::vector<int64_t> gpu_free_memory_;
+  NodeTable table_;  // the session's own copy: placements change it
+  mutable std::vector<const GpuDevice*> devices_of_;  // per node, once looked up
   NodeIndex index_;
   std::vector<JobWork> jobs_;  // one per pending job, same order as pending_jobs_
-  std::unordered_map<JobId, uint32_t> job_slot_;
+  // A job's slot in jobs_. Looked up in every job comparison, so it must be one probe,
+  // and filled every period for every pending job, so without a heap node per entry
+  // (std::unordered_map) or a table as large as all jobs ever seen: open addressing over
+  // twice the pending jobs. Throws std::out_of_range for a job without pending tasks.
+  size_t SlotOf(JobId id) const {
+    const size_t mask = slot_keys_.size() - 1;
+    for (size_t i = SlotHash(id) & mask;; i = (i + 1) & mask) {
+      if (slot_keys_[i] == kNone) throw std::out_of_range("job has no pending tasks");
+      if (slot_keys_[i] == id) return slot_values_[i];
+    }
+  }
+  static size_t SlotHash(JobId id) {
+    return static_cast<size_t>((id * 0x9e3779b97f4a7c15ULL) >> 32);
+  }
+  std::vector<JobId> slot_keys_;  // kNone: empty
+  std::vector<uint32_t> slot_values_;
   std::vector<QueueWork> queues_;
   std::vector<JobId> pending_jobs_;
 
@@ -173,6 +193,13 @@ class Session {
     FilterResult result;
   };
   std::vector<std::vector<StaticVerdict>> static_verdicts_;
+  // The spec's verdicts, one slot per shape class.
+  std::vector<StaticVerdict>& StaticVerdictsOf(SpecId spec_id);
+  // The static predicates' verdict on the node's class, worked out on first use.
+  const FilterResult& StaticResult(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts,
+                                   NodeId node);
+  // Filter(...).ok(), for the hot loop: no result to copy, verdicts already at hand.
+  bool Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts, NodeId node);
   // Per spec: 1 when it found no node, so that its other tasks fail fast.
   std::vector<uint8_t> unschedulable_;
   std::vector<std::string> unschedulable_why_;

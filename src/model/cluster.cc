@@ -1,8 +1,18 @@
 #include "model/cluster.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace gantry {
+namespace {
+
+// Unique over the process (simulations run side by side on threads), never 0.
+uint64_t NextStamp() {
+  static std::atomic<uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+}  // namespace
 
 Interner& GpuModels() {
   static Interner* models = new Interner();
@@ -84,6 +94,7 @@ Result<NodeId> ClusterState::AddNode(Node node) {
   node_ids_.emplace(node.name, id);
   nodes_.push_back(std::move(node));
   tasks_on_node_.emplace_back();
+  node_stamps_.push_back(NextStamp());
   return id;
 }
 
@@ -249,6 +260,7 @@ void ClusterState::Account(TaskId task_id, NodeId node_id, std::span<const int32
   node.used.Add(accounted);
   node.task_count++;
   tasks_on_node_[node_id].push_back(task_id);
+  node_stamps_[node_id] = NextStamp();
   task.state = TaskState::kRunning;
   task.node = node_id;
   task.gpus.assign(gpus.begin(), gpus.end());
@@ -289,6 +301,7 @@ void ClusterState::Unaccount(TaskId task_id) {
   }
   node.used.Subtract(accounted);
   node.task_count--;
+  node_stamps_[task.node] = NextStamp();
   auto& on_node = tasks_on_node_[task.node];
   auto it = std::find(on_node.begin(), on_node.end(), task_id);
   *it = on_node.back();

@@ -207,6 +207,11 @@ class ClusterState {
   QueueId FindQueue(std::string_view name) const;
   JobId FindJob(std::string_view name) const;
 
+  // Changes whenever the node does (added, a task placed or released). Stamps come from
+  // one process-wide counter, so equal stamps mean the same node state, even across
+  // copies of a ClusterState: a cache of per-node state refreshes only the nodes whose
+  // stamp moved (see engine/node_table.h).
+  uint64_t node_stamp(NodeId id) const { return node_stamps_[id]; }
   // The running tasks on a node, in no particular order.
   const std::vector<TaskId>& tasks_on(NodeId node) const { return tasks_on_node_[node]; }
   // Jobs that have at least one pending task, in id order.
@@ -256,6 +261,7 @@ class ClusterState {
   std::vector<TaskId> free_task_ids_;
   std::vector<JobId> free_job_ids_;
   std::vector<std::vector<TaskId>> tasks_on_node_;
+  std::vector<uint64_t> node_stamps_;
   ResourceVector capacity_;
   WorkloadProfile profile_;
   std::vector<GpuDevice> largest_devices_;  // per GPU model, the one with most memory

@@ -60,6 +60,9 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   double alloc_time = 0;
   int64_t pending_tasks = 0, running = 0;
   std::vector<ReplayRow> rows;
+  // Sessions open every period on the same cluster, which changes on few nodes between
+  // them: the cache refreshes those instead of each session reading every node.
+  NodeTableCache node_table;
   while (true) {
     // Departures up to now.
     while (!ends.empty() && ends.top().first <= t) {
@@ -108,7 +111,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     if (pending_tasks > 0) {
       Decisions decisions;
       {
-        Snapshot snapshot(cluster);
+        Snapshot snapshot(cluster, &node_table);
         Session session(snapshot, config, SessionOptions{t, seed + static_cast<uint64_t>(result.sessions)});
         decisions = session.Run();
       }

@@ -121,9 +121,13 @@ Result<std::vector<SimJob>> GenerateWorkload(const GeneratorOptions& o) {
 }
 
 std::vector<TraceNode> GenerateNodes(int32_t count) {
+  // 768 GiB, not 1 TiB: memory is counted in milli-bytes, and the cluster's int64 total
+  // overflows past 8,388 nodes of 1 TiB (11,184 of 768 GiB). The generated mix never uses
+  // more than 704 GiB of a node (its CPU runs out first), so memory never decides a placement.
+  constexpr int64_t kNodeMemoryMiB = 768 * 1024;
   std::vector<TraceNode> nodes;
   for (int32_t i = 0; i < count; ++i) {
-    nodes.push_back(TraceNode{"gen-node-" + std::to_string(i), 128000, 1024 * 1024, 8, "A100"});
+    nodes.push_back(TraceNode{"gen-node-" + std::to_string(i), 128000, kNodeMemoryMiB, 8, "A100"});
   }
   return nodes;
 }

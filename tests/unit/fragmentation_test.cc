@@ -226,6 +226,26 @@ TEST(FgdScoreTest, HandTable) {
   for (const Case& c : cases) EXPECT_EQ(FgdScore(c.before, c.after), c.want) << c.before << " -> " << c.after;
 }
 
+TEST(FgdScoreTest, CountsThresholdsExactlyAtAndAroundEachOne) {
+  // The count of thresholds ln(k / (100 - k)) at or below x, by a plain scan: on each
+  // threshold and its neighbouring doubles, and at the extremes.
+  std::vector<double> thresholds;
+  for (int k = 1; k < 100; ++k)
+    thresholds.push_back(std::log(static_cast<double>(k) / (100.0 - k)));
+  auto count = [&](double x) {
+    int64_t n = 0;
+    for (double t : thresholds) n += t <= x ? 1 : 0;
+    return n;
+  };
+  for (double t : thresholds) {
+    for (double x : {std::nextafter(t, -1e9), t, std::nextafter(t, 1e9)}) {
+      ASSERT_EQ(FgdScore(x * 1000.0, 0.0), count(x * 1000.0 / 1000.0)) << "x = " << x;
+    }
+  }
+  EXPECT_EQ(FgdScore(-1e300, 1e300), 0);
+  EXPECT_EQ(FgdScore(1e300, -1e300), 100);
+}
+
 TEST(FgdScoreTest, EqualsTruncatedSigmoidAndIsMonotone) {
   // Every fragmentation drop a node of up to 10 GPUs can see, in steps of 0.5 milli.
   int64_t last = -1;

@@ -321,7 +321,7 @@ TEST_F(SessionGangTest, FailedGangLeavesNoTrace) {
     EXPECT_EQ(s.node(n).partial_count, 0) << n;
     EXPECT_EQ(s.node(n).tasks, 0) << n;
     EXPECT_EQ(s.gpu_used_milli(n), 0) << n;
-    EXPECT_EQ(s.node(n).free, c_.node(n).allocatable) << n;
+    EXPECT_EQ(s.free_vector(n), c_.node(n).allocatable) << n;
     for (int32_t free : s.node_gpus(n).free_milli) EXPECT_EQ(free, 1000) << n;
   }
   EXPECT_TRUE(s.queue(q_).allocated.empty());
@@ -387,9 +387,10 @@ std::string WorkingState(const Session& s) {
   std::string out;
   for (NodeId n = 0; n < c.nodes().size(); ++n) {
     const NodeWork& w = s.node(n);
-    out += c.node(n).name + ": free " + w.free.ToString() + ", whole " + std::to_string(w.whole_free) +
-           ", partial " + std::to_string(w.partial_count) + ", tasks " + std::to_string(w.tasks) +
-           ", used " + std::to_string(s.gpu_used_milli(n)) + ", devices";
+    out += c.node(n).name + ": free " + s.free_vector(n).ToString() + ", whole " +
+           std::to_string(w.whole_free) + ", partial " + std::to_string(w.partial_count) +
+           ", tasks " + std::to_string(w.tasks) + ", used " + std::to_string(s.gpu_used_milli(n)) +
+           ", devices";
     NodeGpus g = s.node_gpus(n);
     for (size_t i = 0; i < g.devices.size(); ++i) {
       out += " " + std::to_string(g.free_milli[i]) + "/" + std::to_string(g.free_memory_mib[i]);
@@ -454,8 +455,8 @@ TEST_F(StatementTest, AllocateAppliesAtOnceAndDiscardRestoresExactly) {
 
   // gpu-0: 32000 - 4000 - 1000 CPU; devices 0 and 1 taken, device 2 a quarter used.
   const NodeWork& g = s.node(gpu_);
-  EXPECT_EQ(g.free.Get(kCpu), 27000);
-  EXPECT_EQ(g.free.Get(kMemory), 256 * kGi);
+  EXPECT_EQ(s.free(gpu_, kCpu), 27000);
+  EXPECT_EQ(s.free(gpu_, kMemory), 256 * kGi);
   EXPECT_EQ(g.whole_free, 5);
   EXPECT_EQ(g.partial_count, 1);
   EXPECT_EQ(g.tasks, 2);
@@ -465,8 +466,8 @@ TEST_F(StatementTest, AllocateAppliesAtOnceAndDiscardRestoresExactly) {
             (std::vector<int32_t>{0, 0, 750, 1000, 1000, 1000, 1000, 1000}));
   EXPECT_EQ(devices.free_memory_mib[0], 80000);  // whole GPUs take no memory of their own
   EXPECT_EQ(devices.free_memory_mib[2], 60000);
-  EXPECT_EQ(s.node(cpu_).free.Get(kCpu), 14000);
-  EXPECT_EQ(s.node(cpu_).free.Get(kMemory), 63 * kGi);
+  EXPECT_EQ(s.free(cpu_, kCpu), 14000);
+  EXPECT_EQ(s.free(cpu_, kMemory), 63 * kGi);
   EXPECT_EQ(s.node(cpu_).tasks, 1);
   const ResourceVector all{{kCpu, 7000}, {kMemory, 1 * kGi}, {kGpu, 2250}};
   EXPECT_EQ(s.job(job_).placed, 3);
@@ -482,7 +483,7 @@ TEST_F(StatementTest, AllocateAppliesAtOnceAndDiscardRestoresExactly) {
   EXPECT_EQ(s.node(gpu_).whole_free, 8);
   EXPECT_EQ(s.node(gpu_).partial_count, 0);
   EXPECT_EQ(s.gpu_used_milli(gpu_), 0);
-  EXPECT_EQ(s.node(gpu_).free.Get(kCpu), 32000);
+  EXPECT_EQ(s.free(gpu_, kCpu), 32000);
   EXPECT_TRUE(s.queue(q_).allocated.empty());
   EXPECT_EQ(s.job(job_).placed, 0);
   // Discarding twice (or destroying after a discard) changes nothing more.

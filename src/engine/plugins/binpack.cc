@@ -41,7 +41,7 @@ class UsageScorer : public Plugin, public NodeScorer {
         used = s.gpu_used_milli(id);
       } else {
         request = spec.requests.Get(rw.id);
-        used = total - w.free.Get(rw.id);
+        used = total - s.free(id, rw.id);
       }
       if (request == 0 || total <= 0) continue;
       Milli after = std::min(used + request, total);

@@ -37,7 +37,7 @@ double FgdScorer::FragOf(const Session& s, NodeId node) const {
   if (!frag_known_[node]) {
     NodeGpus gpus = s.node_gpus(node);
     GpuModelId model = gpus.devices.empty() ? 0 : gpus.devices[0].model;
-    frag_[node] = Frag(s.node(node).free.Get(kCpu), model, gpus.free_milli);
+    frag_[node] = Frag(s.free(node, kCpu), model, gpus.free_milli);
     frag_known_[node] = 1;
   }
   return frag_[node];
@@ -52,7 +52,7 @@ bool FgdScorer::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId nod
                               GpuChoice* out) const {
   const NodeGpus gpus = s.node_gpus(node);
   const double before = FragOf(s, node);
-  const Milli cpu_after = s.node(node).free.Get(kCpu) - spec.requests.Get(kCpu);
+  const Milli cpu_after = s.free(node, kCpu) - spec.requests.Get(kCpu);
   const GpuModelId model = gpus.devices.empty() ? 0 : gpus.devices[0].model;
   free_.assign(gpus.free_milli.begin(), gpus.free_milli.end());
   out->Clear();
@@ -125,7 +125,7 @@ class GantryPackingScorer : public FgdScorer {
     const NodeWork& w = s.node(node);
     const Milli gpu_total = static_cast<Milli>(w.gpu_count) * kGpuMilliWhole;
     const Milli gpu_free = gpu_total - w.gpu_used;
-    const Milli cpu_free = w.free.Get(kCpu);
+    const Milli cpu_free = s.free(node, kCpu);
     if (!spec.gpu.wants_gpu()) {
       // CPU per free milli-GPU; a node without free GPUs is best of all.
       return fgd + (gpu_free == 0 ? kTieRange - 1

@@ -35,12 +35,10 @@ class PredicatesPlugin : public Plugin, public NodePredicate {
 
   FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId id) const override {
     const NodeWork& w = s.node(id);
-    const Node& node = s.cluster().node(id);
-    Milli max_pods = node.allocatable.Get(kPods);
-    if (max_pods > 0 && static_cast<Milli>(w.tasks + 1) * kMilliPerUnit > max_pods) {
+    if (w.max_pods > 0 && static_cast<Milli>(w.tasks + 1) * kMilliPerUnit > w.max_pods) {
       return FilterResult::Fail(FilterCode::kTooManyPods);
     }
-    int64_t over = spec.requests.FirstExceeding(w.free, /*named_only=*/false);
+    int64_t over = s.FirstShort(spec.requests, id);
     if (over >= 0) return FilterResult::Fail(FilterCode::kInsufficient, static_cast<uint32_t>(over));
     const GpuRequest& gpu = spec.gpu;
     if (!gpu.wants_gpu()) return FilterResult::Ok();

@@ -31,7 +31,7 @@ class TracePolicy : public Plugin, public NodeScorer {
   }
 
  protected:
-  static Milli CpuFree(const Session& s, NodeId n) { return s.node(n).free.Get(kCpu); }
+  static Milli CpuFree(const Session& s, NodeId n) { return s.free(n, kCpu); }
   static Milli GpuFree(const Session& s, NodeId n) {
     return static_cast<Milli>(s.node(n).gpu_count) * kGpuMilliWhole - s.gpu_used_milli(n);
   }

@@ -1,0 +1,106 @@
+#include "engine/node_table.h"
+
+#include <algorithm>
+
+namespace gantry {
+namespace {
+
+// The largest resource id a node names (allocatable or used).
+ResourceId MaxResourceOf(const Node& node) {
+  ResourceId max_id = 0;
+  for (const auto& e : node.allocatable.entries()) max_id = std::max(max_id, e.id);
+  for (const auto& e : node.used.entries()) max_id = std::max(max_id, e.id);
+  return max_id;
+}
+
+// The largest resource id the specs from `first` on request.
+ResourceId MaxResourceOfSpecs(const ClusterState& c, size_t first) {
+  ResourceId max_id = 0;
+  for (size_t s = first; s < c.specs().size(); ++s) {
+    for (const auto& e : c.specs()[s].requests.entries()) max_id = std::max(max_id, e.id);
+  }
+  return max_id;
+}
+
+// Writes node `id`'s row, devices and counts. Its gpu_begin must be set already.
+void FillNode(const Node& node, NodeId id, NodeTable* t) {
+  NodeWork& w = t->nodes[id];
+  const int32_t begin = w.gpu_begin;
+  w = NodeWork{};
+  w.gpu_begin = begin;
+  Milli* row = t->free.data() + static_cast<size_t>(id) * t->resource_count;
+  std::fill(row, row + t->resource_count, 0);
+  for (const auto& e : node.allocatable.entries()) row[e.id] += e.amount;
+  for (const auto& e : node.used.entries()) row[e.id] -= e.amount;
+  w.shape_class = node.shape_class;
+  w.max_pods = node.allocatable.Get(kPods);
+  w.gpu_count = static_cast<int32_t>(node.gpus.size());
+  auto slot = static_cast<size_t>(begin);
+  for (const GpuDevice& g : node.gpus) {
+    t->gpu_free_milli[slot] = g.free_milli();
+    t->gpu_free_memory[slot] = g.memory_mib - g.used_memory_mib;
+    ++slot;
+    w.gpu_used += g.used_milli;
+    w.max_free_milli = std::max(w.max_free_milli, g.free_milli());
+    if (g.used_milli == 0) {
+      w.whole_free++;
+    } else if (g.used_milli < kGpuMilliWhole) {
+      w.partial_count++;
+    }
+  }
+  w.tasks = node.task_count;
+}
+
+}  // namespace
+
+NodeTable BuildNodeTable(const ClusterState& c) {
+  const size_t n = c.nodes().size();
+  // kPods at least, so that the columns a session reads by name always exist.
+  ResourceId max_id = std::max(kPods, MaxResourceOfSpecs(c, 0));
+  size_t devices = 0;
+  for (const Node& node : c.nodes()) {
+    max_id = std::max(max_id, MaxResourceOf(node));
+    devices += node.gpus.size();
+  }
+  NodeTable t;
+  t.resource_count = max_id + 1;
+  t.free.assign(n * t.resource_count, 0);
+  t.nodes.assign(n, NodeWork{});
+  t.gpu_free_milli.resize(devices);
+  t.gpu_free_memory.resize(devices);
+  size_t slot = 0;
+  for (NodeId i = 0; i < n; ++i) {
+    t.nodes[i].gpu_begin = static_cast<int32_t>(slot);
+    FillNode(c.nodes()[i], i, &t);
+    slot += c.nodes()[i].gpus.size();
+  }
+  return t;
+}
+
+const NodeTable& NodeTableCache::Sync(const ClusterState& c) {
+  const size_t n = c.nodes().size();
+  bool rebuild = stamps_.size() != n ||
+                 MaxResourceOfSpecs(c, specs_seen_) >= std::max<uint32_t>(table_.resource_count, 1);
+  std::vector<NodeId> changed;
+  for (NodeId i = 0; i < n && !rebuild; ++i) {
+    if (stamps_[i] == c.node_stamp(i)) continue;
+    const Node& node = c.node(i);
+    rebuild = static_cast<int32_t>(node.gpus.size()) != table_.nodes[i].gpu_count ||
+              MaxResourceOf(node) >= table_.resource_count;
+    changed.push_back(i);
+  }
+  if (rebuild) {
+    table_ = BuildNodeTable(c);
+    stamps_.resize(n);
+    for (NodeId i = 0; i < n; ++i) stamps_[i] = c.node_stamp(i);
+  } else {
+    for (NodeId i : changed) {
+      FillNode(c.node(i), i, &table_);
+      stamps_[i] = c.node_stamp(i);
+    }
+  }
+  specs_seen_ = c.specs().size();
+  return table_;
+}
+
+}  // namespace gantry

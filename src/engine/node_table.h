@@ -1,0 +1,61 @@
+// The per-node state a session works on, in flat arrays: free resources, each GPU
+// device's free share and memory, and a few counts per node. A session copies it and
+// changes its copy as it places tasks (the ClusterState is never touched).
+//
+// Building it walks every Node (and the heap blocks of its resource vectors and
+// devices), which on a cluster of thousands of nodes costs more than a whole scheduling
+// period's decisions. A NodeTableCache keeps one table in step with a ClusterState from
+// session to session instead, refreshing only the nodes whose stamp moved.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/cluster.h"
+
+namespace gantry {
+
+// A node's state in the session. Plain values, no heap: there is one per node.
+struct NodeWork {
+  int32_t gpu_begin = 0;  // its devices' slots in the flat GPU arrays
+  int32_t gpu_count = 0;
+  int32_t whole_free = 0;      // devices entirely free
+  int32_t partial_count = 0;   // devices partly used
+  Milli gpu_used = 0;          // milli-GPUs in use over all its devices
+  int32_t max_free_milli = 0;  // the most free share on any one device
+  int32_t tasks = 0;
+  // Copied from the Node, so that the per-candidate checks stay in this array.
+  uint32_t shape_class = 0;
+  Milli max_pods = 0;  // allocatable pods in milli; 0: no limit
+};
+
+struct NodeTable {
+  std::vector<NodeWork> nodes;
+  // Free amounts (allocatable minus used), node-major: free[node * resource_count + id].
+  // Resources are few (interned ids), so a dense table beats a sparse vector per node.
+  // Every resource id of a node or of a task spec has a column.
+  std::vector<Milli> free;
+  uint32_t resource_count = 0;
+  std::vector<int32_t> gpu_free_milli;  // per device, nodes' devices in node order
+  std::vector<int64_t> gpu_free_memory;
+};
+
+// The table of a cluster, built from scratch.
+NodeTable BuildNodeTable(const ClusterState& cluster);
+
+// Keeps a NodeTable equal to BuildNodeTable(cluster) across changes to the cluster, for
+// a caller that opens many sessions on one changing ClusterState (the simulator).
+class NodeTableCache {
+ public:
+  // Brings the table up to date with `cluster` and returns it. Refreshes the nodes whose
+  // stamp changed since the last call; rebuilds all when nodes were added, a node's
+  // device count changed or a new resource appeared.
+  const NodeTable& Sync(const ClusterState& cluster);
+
+ private:
+  NodeTable table_;
+  std::vector<uint64_t> stamps_;  // per node, the stamp the table reflects
+  size_t specs_seen_ = 0;         // specs whose resources are known to have columns
+};
+
+}  // namespace gantry
