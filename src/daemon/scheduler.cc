@@ -157,7 +157,7 @@ void Scheduler::Apply(Item& item) {
 
 void Scheduler::RunCycle() {
   auto started = std::chrono::steady_clock::now();
-  Snapshot snapshot(cache_.state());
+  Snapshot snapshot(cache_.state(), &node_table_);
   SessionOptions options;
   options.now = std::chrono::duration_cast<std::chrono::seconds>(
                     std::chrono::system_clock::now().time_since_epoch())

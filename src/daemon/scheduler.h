@@ -21,6 +21,7 @@
 #include "daemon/cluster_cache.h"
 #include "daemon/config.h"
 #include "daemon/metrics.h"
+#include "engine/node_table.h"
 #include "k8s/client.h"
 #include "k8s/informer.h"
 
@@ -62,6 +63,7 @@ class Scheduler {
   k8s::Client& client_;
   std::string identity_;
   ClusterCache cache_;
+  NodeTableCache node_table_;  // the engine's per-node table, kept in step between cycles
   std::vector<std::unique_ptr<k8s::Informer>> informers_;
   std::vector<std::thread> informer_threads_;
 

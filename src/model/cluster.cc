@@ -79,7 +79,8 @@ Status ClusterState::PrepareNode(Node& node) {
 }
 
 Result<NodeId> ClusterState::AddNode(Node node) {
-  if (node_ids_.count(node.name)) return Status::Invalid("node \"" + node.name + "\" is defined twice");
+  if (node_ids_.count(node.name))
+    return Status::Invalid("node \"" + node.name + "\" is defined twice");
   GANTRY_RETURN_IF_ERROR(PrepareNode(node));
   ResourceVector capacity = capacity_;
   if (!capacity.CheckedAddInPlace(node.allocatable)) {
@@ -96,6 +97,10 @@ Result<NodeId> ClusterState::AddNode(Node node) {
   tasks_on_node_.emplace_back();
   node_stamps_.push_back(NextStamp());
   return id;
+}
+
+void ClusterState::Touch(NodeId id) {
+  node_stamps_[id] = NextStamp();
 }
 
 Result<QueueId> ClusterState::AddQueue(Queue queue) {
@@ -177,8 +182,10 @@ int32_t ClusterState::GpuShareOn(const GpuRequest& gpu, const GpuDevice& device)
   if (gpu.memory_mib > 0) {
     // A memory request on a device of unknown memory cannot be sized: it takes the device.
     if (device.memory_mib <= 0) return kGpuMilliWhole;
-    int64_t by_memory = (gpu.memory_mib * kGpuMilliWhole + device.memory_mib - 1) / device.memory_mib;
-    share = static_cast<int32_t>(std::max<int64_t>(share, std::min<int64_t>(by_memory, kGpuMilliWhole)));
+    int64_t by_memory =
+        (gpu.memory_mib * kGpuMilliWhole + device.memory_mib - 1) / device.memory_mib;
+    share = static_cast<int32_t>(
+        std::max<int64_t>(share, std::min<int64_t>(by_memory, kGpuMilliWhole)));
   }
   return std::max(share, 1);
 }
@@ -202,8 +209,8 @@ ResourceVector ClusterState::Accounted(const TaskSpec& spec, int32_t n_gpus,
 }
 
 Status ClusterState::CheckPlacement(const Task& task, const Node& node,
-                                    std::span<const int32_t> gpus, bool check_room,
-                                    int32_t* share, int64_t* memory_each) const {
+                                    std::span<const int32_t> gpus, bool check_room, int32_t* share,
+                                    int64_t* memory_each) const {
   const TaskSpec& spec = specs_[task.spec];
   std::string where = "task \"" + task.name + "\" on node \"" + node.name + "\"";
   // GPUs: the right number of distinct devices, each with room.
@@ -217,11 +224,12 @@ Status ClusterState::CheckPlacement(const Task& task, const Node& node,
   for (size_t i = 0; i < gpus.size(); ++i) {
     int32_t index = gpus[i];
     if (index < 0 || static_cast<size_t>(index) >= node.gpus.size()) {
-      return Status::Invalid(where + ": GPU index " + std::to_string(index) + " out of range (node has " +
-                             std::to_string(node.gpus.size()) + ")");
+      return Status::Invalid(where + ": GPU index " + std::to_string(index) +
+                             " out of range (node has " + std::to_string(node.gpus.size()) + ")");
     }
     for (size_t j = 0; j < i; ++j) {
-      if (gpus[j] == index) return Status::Invalid(where + ": GPU " + std::to_string(index) + " given twice");
+      if (gpus[j] == index)
+        return Status::Invalid(where + ": GPU " + std::to_string(index) + " given twice");
     }
     const GpuDevice& device = node.gpus[index];
     *share = GpuShareOn(spec.gpu, device);
@@ -251,8 +259,7 @@ void ClusterState::Account(TaskId task_id, NodeId node_id, std::span<const int32
                            int32_t share, int64_t memory_each) {
   Task& task = tasks_[task_id];
   Node& node = nodes_[node_id];
-  ResourceVector accounted =
-      Accounted(specs_[task.spec], static_cast<int32_t>(gpus.size()), share);
+  ResourceVector accounted = Accounted(specs_[task.spec], static_cast<int32_t>(gpus.size()), share);
   for (int32_t index : gpus) {
     node.gpus[index].used_milli += share;
     node.gpus[index].used_memory_mib += memory_each;

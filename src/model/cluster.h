@@ -55,10 +55,10 @@ struct Node {
   std::vector<GpuDevice> gpus;
   bool unschedulable = false;
   // Filled by ClusterState:
-  bool removed = false;  // deleted from the cluster; kept so that its id stays valid
+  bool removed = false;               // deleted from the cluster; kept so that its id stays valid
   std::vector<std::string> topology;  // values of ClusterState::topology_keys(), "" if absent
-  uint32_t shape_class = 0;  // nodes alike in every static respect share a class
-  ResourceVector used;       // requests of the tasks placed here (GPU as milli)
+  uint32_t shape_class = 0;           // nodes alike in every static respect share a class
+  ResourceVector used;                // requests of the tasks placed here (GPU as milli)
   int32_t task_count = 0;
 };
 
@@ -72,9 +72,7 @@ struct GpuRequest {
 
   bool wants_gpu() const { return count > 0 || milli > 0 || memory_mib > 0; }
   bool shared() const { return count == 0 && (milli > 0 || memory_mib > 0); }
-  bool AllowsModel(GpuModelId model) const {
-    return models.empty() || AllowsListedModel(model);
-  }
+  bool AllowsModel(GpuModelId model) const { return models.empty() || AllowsListedModel(model); }
   bool AllowsListedModel(GpuModelId model) const;
   bool operator==(const GpuRequest&) const = default;
 };
@@ -188,7 +186,8 @@ class ClusterState {
   // Marks a node removed: it leaves the capacity and takes no new tasks; tasks still
   // recorded on it keep their accounting until they are removed.
   void RemoveNode(NodeId id);
-  Status UpdateQueue(QueueId id, int64_t weight, ResourceVector guarantee, ResourceVector capability);
+  Status UpdateQueue(QueueId id, int64_t weight, ResourceVector guarantee,
+                     ResourceVector capability);
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Queue>& queues() const { return queues_; }
@@ -246,6 +245,8 @@ class ClusterState {
                int64_t memory_each);
   // Returns what a running task holds to its node, job and queue.
   void Unaccount(TaskId task);
+  // Gives a node a new stamp: its state changed.
+  void Touch(NodeId id);
 
   std::vector<std::string> topology_keys_;
   std::vector<Node> nodes_;

@@ -100,6 +100,7 @@ Status ClusterState::UpdateNode(NodeId id, Node node) {
   node.task_count = old.task_count;
   node.removed = false;
   old = std::move(node);
+  Touch(id);
   return Status::Ok();
 }
 
@@ -110,6 +111,7 @@ void ClusterState::RemoveNode(NodeId id) {
   node.removed = true;
   node.unschedulable = true;
   node.shape_class = ShapeClassOf(node);
+  Touch(id);
 }
 
 Status ClusterState::UpdateQueue(QueueId id, int64_t weight, ResourceVector guarantee,

@@ -155,6 +155,17 @@ TEST(ClusterUpdate, UpdateNodeKeepsUsageAndChangesCapacity) {
   EXPECT_FALSE(w.c.UpdateNode(n, GpuNode("renamed", 1)).ok());
 }
 
+TEST(ClusterUpdate, NodeChangesMoveTheNodeStamp) {
+  World w;
+  NodeId n = Must(w.c.AddNode(GpuNode("n0", 4)));
+  uint64_t added = w.c.node_stamp(n);
+  ASSERT_TRUE(w.c.UpdateNode(n, GpuNode("n0", 4, 32000)).ok());
+  uint64_t updated = w.c.node_stamp(n);
+  EXPECT_NE(updated, added);
+  w.c.RemoveNode(n);
+  EXPECT_NE(w.c.node_stamp(n), updated);
+}
+
 TEST(ClusterUpdate, RemovedNodeLeavesCapacityAndComesBackByName) {
   World w;
   NodeId n = Must(w.c.AddNode(GpuNode("n0", 4)));
