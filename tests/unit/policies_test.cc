@@ -19,7 +19,9 @@ namespace {
 
 constexpr Milli kGi = 1024LL * 1024 * 1024 * kMilliPerUnit;
 
-GpuModelId Model() { return GpuModels().Intern("policy-G1"); }
+GpuModelId Model() {
+  return GpuModels().Intern("policy-G1");
+}
 
 TaskSpec WholeSpec(int32_t gpus, Milli cpu) {
   TaskSpec spec;
@@ -169,7 +171,8 @@ TEST(PolicyConfigTest, UnknownPolicyErrorListsTheKnownOnes) {
   ASSERT_FALSE(config.ok());
   const std::string& message = config.status().message();
   EXPECT_NE(message.find("\"nope\""), std::string::npos) << message;
-  for (const char* name : {"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd", "gantry"}) {
+  for (const char* name :
+       {"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd", "gantry"}) {
     EXPECT_NE(message.find(name), std::string::npos) << name << " missing from: " << message;
   }
   EXPECT_FALSE(PolicyConfig("").ok());
@@ -436,7 +439,8 @@ TEST(FgdPolicyTest, CountsCpuThatTypicalTasksNeed) {
   NodeId roomy = t.AddNode("roomy", 1, 64000);
   t.cluster().SetWorkloadProfile(OneType(8000, 500));
   t.Submit(SharedSpec(300, 4000));
-  for (uint64_t seed : {1, 2, 3, 4}) EXPECT_EQ(t.PlaceOne("fgd", seed).node, roomy) << "seed " << seed;
+  for (uint64_t seed : {1, 2, 3, 4})
+    EXPECT_EQ(t.PlaceOne("fgd", seed).node, roomy) << "seed " << seed;
 }
 
 TEST(FgdPolicyTest, ScoresAreTheSigmoidOfTheFragmentationDrop) {
@@ -481,7 +485,8 @@ TEST(GantryPolicyTest, GpuTaskGoesToANodeInUseBeforeAnIdleOneWhenFgdTies) {
   t.Occupy(busy, WholeSpec(1, 4000), {0});
   t.cluster().SetWorkloadProfile(OneWholeGpuType(4000));
   t.Submit(WholeSpec(1, 4000));
-  for (uint64_t seed : {1, 2, 3, 4, 5, 6}) EXPECT_EQ(t.PlaceOne("gantry", seed).node, busy) << "seed " << seed;
+  for (uint64_t seed : {1, 2, 3, 4, 5, 6})
+    EXPECT_EQ(t.PlaceOne("gantry", seed).node, busy) << "seed " << seed;
   (void)idle;
 }
 
@@ -500,7 +505,8 @@ TEST(GantryPolicyTest, AmongNodesInUseTheCpuToGpuShapeDecides) {
   t.Occupy(poor, WholeSpec(2, 56000), {0, 1});
   t.cluster().SetWorkloadProfile(OneWholeGpuType(4000));
   t.Submit(WholeSpec(1, 4000));
-  for (uint64_t seed : {1, 2, 3, 4}) EXPECT_EQ(t.PlaceOne("gantry", seed).node, poor) << "seed " << seed;
+  for (uint64_t seed : {1, 2, 3, 4})
+    EXPECT_EQ(t.PlaceOne("gantry", seed).node, poor) << "seed " << seed;
   (void)rich;
 }
 
@@ -514,8 +520,36 @@ TEST(GantryPolicyTest, CpuOnlyTaskGoesWhereNoGpuIsLeftToServe) {
   t.Occupy(full, WholeSpec(2, 8000), {0, 1});
   t.cluster().SetWorkloadProfile(OneWholeGpuType(4000));
   t.Submit(CpuSpec(4000));
-  for (uint64_t seed : {1, 2, 3, 4}) EXPECT_EQ(t.PlaceOne("gantry", seed).node, full) << "seed " << seed;
+  for (uint64_t seed : {1, 2, 3, 4})
+    EXPECT_EQ(t.PlaceOne("gantry", seed).node, full) << "seed " << seed;
   (void)free_node;
+}
+
+TEST(GantryPolicyTest, WhenTasksWithoutGpusAreAQuarterOfTheWorkloadItOrdersLikeFgd) {
+  // The set-up of AmongNodesInUseTheCpuToGpuShapeDecides, but a third of the typical tasks
+  // ask for no GPU: gantry then drops its CPU-shape tie-breaks and, with both nodes in
+  // use, takes whatever fgd takes, which varies with the seed.
+  TestCluster t;
+  NodeId rich = t.AddNode("cpu-rich", 4, 64000);
+  NodeId poor = t.AddNode("cpu-poor", 4, 64000);
+  t.Occupy(rich, WholeSpec(2, 4000), {0, 1});
+  t.Occupy(poor, WholeSpec(2, 56000), {0, 1});
+  WorkloadProfile profile = OneWholeGpuType(4000);
+  profile.types[0].count = 2;
+  TaskType cpu_only;
+  cpu_only.requests.Set(kCpu, 2000);
+  cpu_only.count = 1;
+  profile.types.push_back(cpu_only);
+  profile.total = 3;
+  t.cluster().SetWorkloadProfile(profile);
+  t.Submit(WholeSpec(1, 4000));
+  std::set<NodeId> chosen;
+  for (uint64_t seed = 1; seed <= 16; ++seed) {
+    NodeId node = t.PlaceOne("gantry", seed).node;
+    EXPECT_EQ(node, t.PlaceOne("fgd", seed).node) << "seed " << seed;
+    chosen.insert(node);
+  }
+  EXPECT_EQ(chosen, (std::set<NodeId>{rich, poor}));
 }
 
 // ---------------------------------------------------------------- random
