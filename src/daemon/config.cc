@@ -11,15 +11,10 @@
 namespace gantry {
 namespace {
 
-std::string Where(const std::string& source, const YAML::Node& node, const std::string& field) {
-  std::string out = source;
-  if (node.Mark().line >= 0) out += ":" + std::to_string(node.Mark().line + 1);
-  return out + ": " + field;
-}
-
 Status Scalar(const YAML::Node& node, const std::string& source, const std::string& field,
               std::string* out) {
-  if (!node.IsScalar()) return Status::Invalid(Where(source, node, field) + ": expected a value");
+  if (!node.IsScalar())
+    return Status::Invalid(YamlWhere(source, node, field) + ": expected a value");
   *out = node.Scalar();
   return Status::Ok();
 }
@@ -29,8 +24,8 @@ Status Duration(const YAML::Node& node, const std::string& source, const std::st
   std::string text;
   GANTRY_RETURN_IF_ERROR(Scalar(node, source, field, &text));
   auto d = ParseDurationSeconds(text);
-  if (!d.ok()) return Status::Invalid(Where(source, node, field) + ": " + d.status().message());
-  if (*d <= 0) return Status::Invalid(Where(source, node, field) + ": must be positive");
+  if (!d.ok()) return Status::Invalid(YamlWhere(source, node, field) + ": " + d.status().message());
+  if (*d <= 0) return Status::Invalid(YamlWhere(source, node, field) + ": must be positive");
   *out = *d;
   return Status::Ok();
 }
@@ -44,8 +39,8 @@ Status Bool(const YAML::Node& node, const std::string& source, const std::string
   } else if (text == "false") {
     *out = false;
   } else {
-    return Status::Invalid(Where(source, node, field) + ": expected true or false, got \"" + text +
-                           "\"");
+    return Status::Invalid(YamlWhere(source, node, field) + ": expected true or false, got \"" +
+                           text + "\"");
   }
   return Status::Ok();
 }
@@ -53,7 +48,7 @@ Status Bool(const YAML::Node& node, const std::string& source, const std::string
 Status ParseLeaderElection(const YAML::Node& node, const std::string& source,
                            LeaderElectionConfig* out) {
   if (!node.IsMap())
-    return Status::Invalid(Where(source, node, "leaderElection") + ": expected a mapping");
+    return Status::Invalid(YamlWhere(source, node, "leaderElection") + ": expected a mapping");
   // Where the timings were given, so that an error points at the field's own line.
   // (Held in optionals: assigning one YAML::Node to another rewrites the tree.)
   std::optional<YAML::Node> lease_at, renew_at, retry_at;
@@ -76,19 +71,19 @@ Status ParseLeaderElection(const YAML::Node& node, const std::string& source,
       GANTRY_RETURN_IF_ERROR(Duration(kv.second, source, field, &out->retry_period_s));
       retry_at.emplace(kv.second);
     } else {
-      return Status::Invalid(Where(source, kv.first, field) +
+      return Status::Invalid(YamlWhere(source, kv.first, field) +
                              ": unknown field (enabled, namespace, name, leaseDuration, "
                              "renewDeadline, retryPeriod)");
     }
   }
   if (out->renew_deadline_s >= out->lease_duration_s) {
     const YAML::Node& at = renew_at ? *renew_at : lease_at ? *lease_at : node;
-    return Status::Invalid(Where(source, at, "leaderElection.renewDeadline") +
+    return Status::Invalid(YamlWhere(source, at, "leaderElection.renewDeadline") +
                            ": must be shorter than leaseDuration");
   }
   if (out->retry_period_s >= out->renew_deadline_s) {
     const YAML::Node& at = retry_at ? *retry_at : renew_at ? *renew_at : node;
-    return Status::Invalid(Where(source, at, "leaderElection.retryPeriod") +
+    return Status::Invalid(YamlWhere(source, at, "leaderElection.retryPeriod") +
                            ": must be shorter than renewDeadline");
   }
   return Status::Ok();
@@ -152,14 +147,14 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
   *out = DaemonConfig{};
   if (!root || root.IsNull()) return Status::Ok();
   if (!root.IsMap())
-    return Status::Invalid(Where(source, root, "configuration") + ": expected a mapping");
+    return Status::Invalid(YamlWhere(source, root, "configuration") + ": expected a mapping");
   for (const auto& kv : root) {
     const std::string key = kv.first.Scalar();
     const YAML::Node& value = kv.second;
     if (key == "schedulerName") {
       GANTRY_RETURN_IF_ERROR(Scalar(value, source, key, &out->scheduler_name));
       if (out->scheduler_name.empty())
-        return Status::Invalid(Where(source, value, key) + ": must not be empty");
+        return Status::Invalid(YamlWhere(source, value, key) + ": must not be empty");
     } else if (key == "schedulePeriod") {
       GANTRY_RETURN_IF_ERROR(Duration(value, source, key, &out->schedule_period_s));
     } else if (key == "bindWorkers") {
@@ -168,14 +163,14 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
       char* end = nullptr;
       long n = std::strtol(v.c_str(), &end, 10);
       if (v.empty() || *end != '\0' || n < 1 || n > 1024) {
-        return Status::Invalid(Where(source, value, key) +
+        return Status::Invalid(YamlWhere(source, value, key) +
                                ": expected a number from 1 to 1024, got \"" + v + "\"");
       }
       out->bind_workers = static_cast<int>(n);
     } else if (key == "listenAddress") {
       GANTRY_RETURN_IF_ERROR(Scalar(value, source, key, &out->listen_address));
       if (out->listen_address.rfind(':') == std::string::npos) {
-        return Status::Invalid(Where(source, value, key) + ": expected host:port, got \"" +
+        return Status::Invalid(YamlWhere(source, value, key) + ": expected host:port, got \"" +
                                out->listen_address + "\"");
       }
     } else if (key == "leaderElection") {
@@ -183,7 +178,7 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
     } else if (key == "engine") {
       GANTRY_RETURN_IF_ERROR(ParseSchedulerConfig(value, source, &out->engine));
     } else {
-      return Status::Invalid(Where(source, kv.first, key) +
+      return Status::Invalid(YamlWhere(source, kv.first, key) +
                              ": unknown field (schedulerName, schedulePeriod, bindWorkers, "
                              "listenAddress, leaderElection, engine)");
     }

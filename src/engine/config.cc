@@ -10,19 +10,14 @@
 namespace gantry {
 namespace {
 
-std::string Where(const std::string& source, const YAML::Node& node, const std::string& field) {
-  std::string out = source;
-  if (node.Mark().line >= 0) out += ":" + std::to_string(node.Mark().line + 1);
-  return out + ": " + field;
-}
-
 Status ParseStringList(const YAML::Node& node, const std::string& source, const std::string& field,
                        std::vector<std::string>* out) {
-  if (!node.IsSequence()) return Status::Invalid(Where(source, node, field) + ": expected a list");
+  if (!node.IsSequence())
+    return Status::Invalid(YamlWhere(source, node, field) + ": expected a list");
   out->clear();
   for (size_t i = 0; i < node.size(); ++i) {
     if (!node[i].IsScalar()) {
-      return Status::Invalid(Where(source, node[i], field + "[" + std::to_string(i) + "]") +
+      return Status::Invalid(YamlWhere(source, node[i], field + "[" + std::to_string(i) + "]") +
                              ": expected a name");
     }
     out->push_back(node[i].Scalar());
@@ -31,6 +26,12 @@ Status ParseStringList(const YAML::Node& node, const std::string& source, const 
 }
 
 }  // namespace
+
+std::string YamlWhere(const std::string& source, const YAML::Node& node, const std::string& field) {
+  std::string out = source;
+  if (node.Mark().line >= 0) out += ":" + std::to_string(node.Mark().line + 1);
+  return out + ": " + field;
+}
 
 SchedulerConfig SchedulerConfig::Default() {
   SchedulerConfig c;
@@ -45,7 +46,8 @@ Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
                             SchedulerConfig* out) {
   *out = SchedulerConfig::Default();
   if (!node || node.IsNull()) return Status::Ok();
-  if (!node.IsMap()) return Status::Invalid(Where(source, node, "config") + ": expected a mapping");
+  if (!node.IsMap())
+    return Status::Invalid(YamlWhere(source, node, "config") + ": expected a mapping");
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
     const YAML::Node& value = kv.second;
@@ -53,11 +55,13 @@ Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
       GANTRY_RETURN_IF_ERROR(ParseStringList(value, source, "config.actions", &out->actions));
       for (size_t i = 0; i < out->actions.size(); ++i) {
         Status st = MakeAction(out->actions[i]).status();
-        if (!st.ok()) return st.WithPrefix(Where(source, value[i], "config.actions[" + std::to_string(i) + "]"));
+        if (!st.ok())
+          return st.WithPrefix(
+              YamlWhere(source, value[i], "config.actions[" + std::to_string(i) + "]"));
       }
     } else if (key == "plugins") {
       if (!value.IsSequence()) {
-        return Status::Invalid(Where(source, value, "config.plugins") + ": expected a list");
+        return Status::Invalid(YamlWhere(source, value, "config.plugins") + ": expected a list");
       }
       out->plugins.clear();
       for (size_t i = 0; i < value.size(); ++i) {
@@ -73,27 +77,28 @@ Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
               pc.name = pkv.second.Scalar();
             } else if (pkey == "arguments") {
               if (!pkv.second.IsMap()) {
-                return Status::Invalid(Where(source, pkv.second, field + ".arguments") +
+                return Status::Invalid(YamlWhere(source, pkv.second, field + ".arguments") +
                                        ": expected a mapping");
               }
               for (const auto& akv : pkv.second) {
                 if (!akv.second.IsScalar()) {
-                  return Status::Invalid(Where(source, akv.second, field + ".arguments." +
-                                                                      akv.first.Scalar()) +
-                                         ": expected a single value");
+                  return Status::Invalid(
+                      YamlWhere(source, akv.second, field + ".arguments." + akv.first.Scalar()) +
+                      ": expected a single value");
                 }
                 pc.arguments[akv.first.Scalar()] = akv.second.Scalar();
               }
             } else {
-              return Status::Invalid(Where(source, pkv.first, field + "." + pkey) +
+              return Status::Invalid(YamlWhere(source, pkv.first, field + "." + pkey) +
                                      ": unknown field (known: name, arguments)");
             }
           }
         } else {
-          return Status::Invalid(Where(source, p, field) + ": expected a name or {name, arguments}");
+          return Status::Invalid(YamlWhere(source, p, field) +
+                                 ": expected a name or {name, arguments}");
         }
         Status st = MakePlugin(pc).status();
-        if (!st.ok()) return st.WithPrefix(Where(source, p, field));
+        if (!st.ok()) return st.WithPrefix(YamlWhere(source, p, field));
         out->plugins.push_back(std::move(pc));
       }
     } else if (key == "nodesToScore") {
@@ -104,7 +109,7 @@ Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
         n = -1;
       }
       if (n < 0 || n > INT32_MAX) {
-        return Status::Invalid(Where(source, value, "config.nodesToScore") +
+        return Status::Invalid(YamlWhere(source, value, "config.nodesToScore") +
                                ": expected a non-negative integer (0 scores every node)");
       }
       out->nodes_to_score = static_cast<int32_t>(n);
@@ -117,16 +122,16 @@ Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
       } else if (v == "shuffled") {
         out->tie_break = SchedulerConfig::TieBreak::kShuffled;
       } else {
-        return Status::Invalid(Where(source, value, "config.tieBreak") +
+        return Status::Invalid(YamlWhere(source, value, "config.tieBreak") +
                                ": expected lowest, random or shuffled, got \"" + v + "\"");
       }
     } else {
-      return Status::Invalid(Where(source, kv.first, "config." + key) +
+      return Status::Invalid(YamlWhere(source, kv.first, "config." + key) +
                              ": unknown field (known: actions, plugins, nodesToScore, tieBreak)");
     }
   }
   Status st = ValidateSchedulerConfig(*out);
-  return st.ok() ? st : st.WithPrefix(Where(source, node, "config"));
+  return st.ok() ? st : st.WithPrefix(YamlWhere(source, node, "config"));
 }
 
 Status ValidateSchedulerConfig(const SchedulerConfig& config) {

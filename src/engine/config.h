@@ -48,6 +48,9 @@ struct SchedulerConfig {
 Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
                             SchedulerConfig* out);
 
+// "FILE:LINE: field", for errors about a YAML node.
+std::string YamlWhere(const std::string& source, const YAML::Node& node, const std::string& field);
+
 // Checks names and plugin arguments (each plugin parses its own). Parse calls it.
 Status ValidateSchedulerConfig(const SchedulerConfig& config);
 

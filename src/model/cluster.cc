@@ -282,6 +282,11 @@ void ClusterState::Account(TaskId task_id, NodeId node_id, std::span<const int32
 }
 
 Status ClusterState::Place(TaskId task_id, NodeId node_id, std::span<const int32_t> gpus) {
+  return PlaceChecked(task_id, node_id, gpus, /*check_room=*/true);
+}
+
+Status ClusterState::PlaceChecked(TaskId task_id, NodeId node_id, std::span<const int32_t> gpus,
+                                  bool check_room) {
   if (task_id >= tasks_.size()) return Status::Invalid("unknown task");
   const Task& task = tasks_[task_id];
   if (task.state != TaskState::kPending) {
@@ -291,7 +296,7 @@ Status ClusterState::Place(TaskId task_id, NodeId node_id, std::span<const int32
   int32_t share = 0;
   int64_t memory_each = 0;
   GANTRY_RETURN_IF_ERROR(
-      CheckPlacement(task, nodes_[node_id], gpus, /*check_room=*/true, &share, &memory_each));
+      CheckPlacement(task, nodes_[node_id], gpus, check_room, &share, &memory_each));
   Account(task_id, node_id, gpus, share, memory_each);
   return Status::Ok();
 }

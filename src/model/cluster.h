@@ -241,6 +241,9 @@ class ClusterState {
   // the task fits there.
   Status CheckPlacement(const Task& task, const Node& node, std::span<const int32_t> gpus,
                         bool check_room, int32_t* share, int64_t* memory_each) const;
+  // Place, with or without the room check (PlaceBound).
+  Status PlaceChecked(TaskId task_id, NodeId node_id, std::span<const int32_t> gpus,
+                      bool check_room);
   void Account(TaskId task_id, NodeId node_id, std::span<const int32_t> gpus, int32_t share,
                int64_t memory_each);
   // Returns what a running task holds to its node, job and queue.

@@ -8,18 +8,7 @@
 namespace gantry {
 
 Status ClusterState::PlaceBound(TaskId task_id, NodeId node_id, std::span<const int32_t> gpus) {
-  if (task_id >= tasks_.size()) return Status::Invalid("unknown task");
-  const Task& task = tasks_[task_id];
-  if (task.state != TaskState::kPending) {
-    return Status::Invalid("task \"" + task.name + "\" is not pending");
-  }
-  if (node_id >= nodes_.size()) return Status::Invalid("task \"" + task.name + "\": unknown node");
-  int32_t share = 0;
-  int64_t memory_each = 0;
-  GANTRY_RETURN_IF_ERROR(
-      CheckPlacement(task, nodes_[node_id], gpus, /*check_room=*/false, &share, &memory_each));
-  Account(task_id, node_id, gpus, share, memory_each);
-  return Status::Ok();
+  return PlaceChecked(task_id, node_id, gpus, /*check_room=*/false);
 }
 
 void ClusterState::Unplace(TaskId task_id) {

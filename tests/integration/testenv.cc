@@ -1,5 +1,7 @@
 #include "tests/integration/testenv.h"
 
+#include "k8s/yaml_json.h"
+
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -27,41 +29,6 @@ std::string Quote(const std::string& s) {
   return "'" + s + "'";
 }
 
-json ScalarToJson(const YAML::Node& node) {
-  const std::string& s = node.Scalar();
-  if (node.Tag() != "?") return s;  // quoted or explicitly tagged: a string
-  if (s == "true" || s == "True" || s == "TRUE") return true;
-  if (s == "false" || s == "False" || s == "FALSE") return false;
-  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") return nullptr;
-  static const std::regex kInt("[-+]?[0-9]+");
-  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  try {
-    if (std::regex_match(s, kInt)) return std::stoll(s);
-    if (std::regex_match(s, kFloat)) return std::stod(s);
-  } catch (const std::out_of_range&) {
-  }
-  return s;
-}
-
-json YamlToJson(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Scalar:
-      return ScalarToJson(node);
-    case YAML::NodeType::Sequence: {
-      json out = json::array();
-      for (const YAML::Node& item : node) out.push_back(YamlToJson(item));
-      return out;
-    }
-    case YAML::NodeType::Map: {
-      json out = json::object();
-      for (const auto& entry : node) out[entry.first.as<std::string>()] = YamlToJson(entry.second);
-      return out;
-    }
-    default:
-      return nullptr;
-  }
-}
-
 std::string Name(const json& object) {
   return object.value("/metadata/name"_json_pointer, std::string());
 }
@@ -69,17 +36,10 @@ std::string Name(const json& object) {
 }  // namespace
 
 Result<std::vector<json>> YamlFileToJson(const std::string& path) {
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAllFromFile(path);
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid(path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
-  }
+  auto documents = k8s::LoadYamlDocuments(path);
+  if (!documents.ok()) return documents.status();
   std::vector<json> out;
-  for (const YAML::Node& document : documents) {
-    if (document.IsNull()) continue;
-    out.push_back(YamlToJson(document));
-  }
+  for (k8s::YamlDocument& document : *documents) out.push_back(std::move(document.object));
   return out;
 }
 
