@@ -28,6 +28,14 @@ std::string VersionOf(const json& object) {
              : "";
 }
 
+// What a deletion found without its object (by a relist) reports: the key's metadata.
+json DeletedStub(const std::string& key) {
+  size_t slash = key.find('/');
+  json stub = {{"metadata", {{"name", slash == std::string::npos ? key : key.substr(slash + 1)}}}};
+  if (slash != std::string::npos) stub["metadata"]["namespace"] = key.substr(0, slash);
+  return stub;
+}
+
 }  // namespace
 
 Informer::Informer(Client& client, std::string path, EventHandler handler, InformerOptions options)
@@ -68,10 +76,7 @@ bool Informer::List(const std::atomic<bool>& stop) {
     if (response->status == 404) {
       // The resource does not exist here (no CRD): nothing to report, look again later.
       for (const auto& [key, v] : versions_) {
-        json gone = {{"metadata", {{"name", key.substr(key.find('/') + 1)}}}};
-        if (key.find('/') != std::string::npos)
-          gone["metadata"]["namespace"] = key.substr(0, key.find('/'));
-        handler_(EventType::kDeleted, gone);
+        handler_(EventType::kDeleted, DeletedStub(key));
       }
       versions_.clear();
       resource_version_.clear();
@@ -125,12 +130,7 @@ bool Informer::List(const std::atomic<bool>& stop) {
       ++it;
       continue;
     }
-    const std::string& key = it->first;
-    size_t slash = key.find('/');
-    json gone = {
-        {"metadata", {{"name", slash == std::string::npos ? key : key.substr(slash + 1)}}}};
-    if (slash != std::string::npos) gone["metadata"]["namespace"] = key.substr(0, slash);
-    handler_(EventType::kDeleted, gone);
+    handler_(EventType::kDeleted, DeletedStub(it->first));
     it = versions_.erase(it);
   }
   resource_version_ = version;
