@@ -6,49 +6,24 @@
 #include <random>
 #include <vector>
 
+#include "tests/unit/test_util.h"
+
 namespace gantry {
 namespace {
 
-GpuModelId ModelA() { return GpuModels().Intern("frag-A100"); }
-GpuModelId ModelV() { return GpuModels().Intern("frag-V100"); }
-
-TaskType Shared(Milli cpu, int32_t milli, int64_t count, std::vector<GpuModelId> models = {}) {
-  TaskType t;
-  t.requests.Set(kCpu, cpu);
-  t.gpu.milli = milli;
-  t.gpu.models = std::move(models);
-  t.count = count;
-  return t;
+GpuModelId ModelA() {
+  return GpuModels().Intern("frag-A100");
 }
-
-TaskType Whole(Milli cpu, int32_t gpus, int64_t count, std::vector<GpuModelId> models = {}) {
-  TaskType t;
-  t.requests.Set(kCpu, cpu);
-  t.gpu.count = gpus;
-  t.gpu.models = std::move(models);
-  t.count = count;
-  return t;
-}
-
-TaskType CpuOnly(Milli cpu, int64_t count) {
-  TaskType t;
-  t.requests.Set(kCpu, cpu);
-  t.count = count;
-  return t;
-}
-
-WorkloadProfile Profile(std::vector<TaskType> types) {
-  WorkloadProfile p;
-  for (const TaskType& t : types) p.total += t.count;
-  p.types = std::move(types);
-  return p;
+GpuModelId ModelV() {
+  return GpuModels().Intern("frag-V100");
 }
 
 // ---------------------------------------------------------------- NodeFragmentation
 
 // Shared 500 (cpu 4), one whole GPU (cpu 8), CPU-only (cpu 2): weights 0.5, 0.3, 0.2.
 WorkloadProfile ThreeTypes() {
-  return Profile({Shared(4000, 500, 5), Whole(8000, 1, 3), CpuOnly(2000, 2)});
+  return TypesProfile(
+      {SharedGpuType(4000, 500, 5), WholeGpuType(8000, 1, 3), CpuOnlyType(2000, 2)});
 }
 
 struct FragCase {
@@ -88,14 +63,14 @@ TEST(NodeFragmentationTest, HandComputedFromTheDefinition) {
 
 TEST(NodeFragmentationTest, GpuModelTheTypeMayNotUseCountsAllFreeGpu) {
   // One type, only on V100s.
-  FragmentationMeasure m(Profile({Shared(1000, 300, 1, {ModelV()})}));
+  FragmentationMeasure m(TypesProfile({SharedGpuType(1000, 300, 1, {ModelV()})}));
   std::vector<int32_t> free = {1000, 200};
   EXPECT_NEAR(m.NodeFragmentation(8000, ModelA(), free), 1200, 1e-9);
   EXPECT_NEAR(m.NodeFragmentation(8000, ModelV(), free), 200, 1e-9);
 }
 
 TEST(NodeFragmentationTest, MultiGpuTypesNeedEnoughWholeDevices) {
-  FragmentationMeasure m(Profile({Whole(0, 2, 1)}));
+  FragmentationMeasure m(TypesProfile({WholeGpuType(0, 2, 1)}));
   std::vector<int32_t> two_free = {1000, 1000, 500};
   std::vector<int32_t> one_free = {1000, 500, 500};
   EXPECT_NEAR(m.NodeFragmentation(1000, ModelA(), two_free), 500, 1e-9);
@@ -105,14 +80,15 @@ TEST(NodeFragmentationTest, MultiGpuTypesNeedEnoughWholeDevices) {
 TEST(NodeFragmentationTest, CoverageKeepsTheMostFrequentTypesAndRenormalizes) {
   // Counts 50, 30, 15, 5 of 100. Node: 16 cores, devices free 1000 and 200 (G = 1200).
   // Fragments: shared 500 -> 200, whole GPU -> 200, CPU-only -> 1200, shared 100 -> 0.
-  WorkloadProfile p =
-      Profile({Shared(4000, 500, 50), Whole(4000, 1, 30), CpuOnly(4000, 15), Shared(1000, 100, 5)});
+  WorkloadProfile p = TypesProfile({SharedGpuType(4000, 500, 50), WholeGpuType(4000, 1, 30),
+                                    CpuOnlyType(4000, 15), SharedGpuType(1000, 100, 5)});
   std::vector<int32_t> free = {1000, 200};
   // All four types: (50 x 200 + 30 x 200 + 15 x 1200 + 5 x 0) / 100.
   EXPECT_NEAR(FragmentationMeasure(p, 1.0).NodeFragmentation(16000, ModelA(), free), 340, 1e-9);
   // 95 %: 50 + 30 + 15 = 95 covers it; the rarest type is dropped and the weights are
   // counts over 95.
-  EXPECT_NEAR(FragmentationMeasure(p, 0.95).NodeFragmentation(16000, ModelA(), free), 34000.0 / 95, 1e-9);
+  EXPECT_NEAR(FragmentationMeasure(p, 0.95).NodeFragmentation(16000, ModelA(), free), 34000.0 / 95,
+              1e-9);
   // 75 %: 50 + 30 = 80 >= 75: two types, weights over 80.
   EXPECT_NEAR(FragmentationMeasure(p, 0.75).NodeFragmentation(16000, ModelA(), free), 200, 1e-9);
   // 50 %: the first type alone.
@@ -127,14 +103,15 @@ TEST(NodeFragmentationTest, EmptyProfileMeasuresNothing) {
   std::vector<int32_t> free = {1000, 300};
   EXPECT_EQ(m.NodeFragmentation(1000, ModelA(), free), 0);
   EXPECT_FALSE(FragmentationMeasure(ThreeTypes()).empty());
-  EXPECT_FALSE(FragmentationMeasure(Profile({CpuOnly(1000, 1)})).empty());
+  EXPECT_FALSE(FragmentationMeasure(TypesProfile({CpuOnlyType(1000, 1)})).empty());
 }
 
 TEST(NodeFragmentationTest, CachedEqualsUncachedOverRandomStates) {
   // Types with several CPU steps, shares, counts and a model constraint.
-  WorkloadProfile p = Profile({Shared(3152, 810, 40), Whole(11300, 1, 30), Shared(11908, 470, 20),
-                               CpuOnly(12500, 15), Whole(32000, 2, 8), Shared(6000, 250, 6, {ModelV()}),
-                               Whole(88000, 8, 3), Shared(2000, 100, 2)});
+  WorkloadProfile p = TypesProfile(
+      {SharedGpuType(3152, 810, 40), WholeGpuType(11300, 1, 30), SharedGpuType(11908, 470, 20),
+       CpuOnlyType(12500, 15), WholeGpuType(32000, 2, 8), SharedGpuType(6000, 250, 6, {ModelV()}),
+       WholeGpuType(88000, 8, 3), SharedGpuType(2000, 100, 2)});
   for (double coverage : {1.0, 0.95}) {
     FragmentationMeasure cached(p, coverage);
     FragmentationMeasure plain(p, coverage);
@@ -163,7 +140,8 @@ TEST(NodeFragmentationTest, CachedEqualsUncachedOverRandomStates) {
 TEST(FillFragmentationTest, HandComputed) {
   // Shared 300 (2 cores) and one whole GPU (4 cores), 1 each; CPU-only (2): left out.
   // GPU weights 0.25 + 0.25 = 0.5; the result is divided by it.
-  FragmentationMeasure m(Profile({Shared(2000, 300, 1), Whole(4000, 1, 1), CpuOnly(1000, 2)}));
+  FragmentationMeasure m(
+      TypesProfile({SharedGpuType(2000, 300, 1), WholeGpuType(4000, 1, 1), CpuOnlyType(1000, 2)}));
   std::vector<int32_t> free = {1000, 700, 250};  // G = 1950, one whole GPU free
   // 10 cores: 300s fill 3 + 2 + 0 = 5 slots (CPU allows 5): 1500 used, 450 left.
   // Whole: 1 slot (CPU allows 2): 1000 used, 950 left. (0.25 x 450 + 0.25 x 950) / 0.5.
@@ -178,7 +156,7 @@ TEST(FillFragmentationTest, HandComputed) {
 
 TEST(FillFragmentationTest, ModelsMultiGpuAndCpuOnlyProfiles) {
   // A type only for V100s leaves everything on an A100 node unused.
-  FragmentationMeasure v(Profile({Shared(1000, 300, 1, {ModelV()})}));
+  FragmentationMeasure v(TypesProfile({SharedGpuType(1000, 300, 1, {ModelV()})}));
   std::vector<int32_t> free = {1000, 700};
   EXPECT_NEAR(v.FillFragmentation(64000, ModelA(), free), 1700, 1e-9);
   // On a V100 node: 3 + 2 slots of 300, 1500 used, 200 left.
@@ -186,18 +164,20 @@ TEST(FillFragmentationTest, ModelsMultiGpuAndCpuOnlyProfiles) {
 
   // Two whole GPUs per task: three free devices hold one task, one device stays unused;
   // the partly used device too.
-  FragmentationMeasure two(Profile({Whole(0, 2, 1)}));
+  FragmentationMeasure two(TypesProfile({WholeGpuType(0, 2, 1)}));
   std::vector<int32_t> three = {1000, 1000, 1000, 400};
   EXPECT_NEAR(two.FillFragmentation(64000, ModelA(), three), 1400, 1e-9);
 
   // Only CPU-only types: no GPU type to measure against.
-  FragmentationMeasure cpu(Profile({CpuOnly(1000, 3)}));
+  FragmentationMeasure cpu(TypesProfile({CpuOnlyType(1000, 3)}));
   EXPECT_EQ(cpu.FillFragmentation(64000, ModelA(), free), 0);
 }
 
 // ---------------------------------------------------------------- FgdScore
 
-int64_t Reference(double x) { return static_cast<int64_t>(100.0 / (1.0 + std::exp(-x))); }
+int64_t Reference(double x) {
+  return static_cast<int64_t>(100.0 / (1.0 + std::exp(-x)));
+}
 
 TEST(FgdScoreTest, FiftyAtNoChange) {
   for (double f : {0.0, 1.0, 800.0, 7999.5}) EXPECT_EQ(FgdScore(f, f), 50) << f;
@@ -223,7 +203,8 @@ TEST(FgdScoreTest, HandTable) {
       {8000, 0, 99},     // 99.97
       {0, 8000, 0},
   };
-  for (const Case& c : cases) EXPECT_EQ(FgdScore(c.before, c.after), c.want) << c.before << " -> " << c.after;
+  for (const Case& c : cases)
+    EXPECT_EQ(FgdScore(c.before, c.after), c.want) << c.before << " -> " << c.after;
 }
 
 TEST(FgdScoreTest, CountsThresholdsExactlyAtAndAroundEachOne) {

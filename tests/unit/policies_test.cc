@@ -465,14 +465,7 @@ TEST(FgdPolicyTest, ScoresAreTheSigmoidOfTheFragmentationDrop) {
 
 // A workload of one kind of task: one whole GPU and `cpu` milli-CPU.
 WorkloadProfile OneWholeGpuType(Milli cpu) {
-  WorkloadProfile p;
-  TaskType type;
-  type.requests.Set(kCpu, cpu);
-  type.gpu.count = 1;
-  type.count = 1;
-  p.types.push_back(type);
-  p.total = 1;
-  return p;
+  return TypesProfile({WholeGpuType(cpu, 1, 1)});
 }
 
 TEST(GantryPolicyTest, GpuTaskGoesToANodeInUseBeforeAnIdleOneWhenFgdTies) {
@@ -534,14 +527,7 @@ TEST(GantryPolicyTest, WhenTasksWithoutGpusAreAQuarterOfTheWorkloadItOrdersLikeF
   NodeId poor = t.AddNode("cpu-poor", 4, 64000);
   t.Occupy(rich, WholeSpec(2, 4000), {0, 1});
   t.Occupy(poor, WholeSpec(2, 56000), {0, 1});
-  WorkloadProfile profile = OneWholeGpuType(4000);
-  profile.types[0].count = 2;
-  TaskType cpu_only;
-  cpu_only.requests.Set(kCpu, 2000);
-  cpu_only.count = 1;
-  profile.types.push_back(cpu_only);
-  profile.total = 3;
-  t.cluster().SetWorkloadProfile(profile);
+  t.cluster().SetWorkloadProfile(TypesProfile({WholeGpuType(4000, 1, 2), CpuOnlyType(2000, 1)}));
   t.Submit(WholeSpec(1, 4000));
   std::set<NodeId> chosen;
   for (uint64_t seed = 1; seed <= 16; ++seed) {
@@ -550,6 +536,69 @@ TEST(GantryPolicyTest, WhenTasksWithoutGpusAreAQuarterOfTheWorkloadItOrdersLikeF
     chosen.insert(node);
   }
   EXPECT_EQ(chosen, (std::set<NodeId>{rich, poor}));
+}
+
+TEST(GantryPolicyTest, OpensIdleNodesThatARareTaskNeedsLast) {
+  // 19 idle 8-GPU nodes with 96 cores and one with 128 cores. The workload has a rare
+  // 8-GPU task with 120 cores: only the 128-core node (1 of 20 = 5%) can host it. A
+  // 1-GPU task with 32 cores ties under FGD on all of them (the typical 1-GPU task fits
+  // everywhere before and after); the CPU-rich node is what its shape matches best, but
+  // gantry keeps it whole for the rare task and opens a 96-core node.
+  TestCluster t;
+  NodeId rich = t.AddNode("rich", 8, 128000);
+  for (int i = 0; i < 19; ++i) t.AddNode("plain-" + std::to_string(i), 8, 96000);
+  t.cluster().SetWorkloadProfile(
+      TypesProfile({WholeGpuType(32000, 1, 99), WholeGpuType(120000, 8, 1)}));
+  const TaskSpec task = WholeSpec(1, 32000);
+  DirectScorer gantry(t.cluster(), "gantry");
+  DirectScorer fgd(t.cluster(), "fgd");
+  for (NodeId plain = 1; plain < 20; ++plain) {
+    EXPECT_EQ(fgd.Score(task, plain, Whole({0})), fgd.Score(task, rich, Whole({0})));
+    EXPECT_GT(gantry.Score(task, plain, Whole({0})), gantry.Score(task, rich, Whole({0})));
+  }
+  t.Submit(task);
+  for (uint64_t seed = 1; seed <= 8; ++seed)
+    EXPECT_NE(t.PlaceOne("gantry", seed).node, rich) << "seed " << seed;
+}
+
+TEST(GantryPolicyTest, SmallIdleNodesOpenByShapeBigOnesInFgdOrder) {
+  // The workload's largest task needs 4 GPUs. Idle nodes: two with 2 GPUs ("small-poor",
+  // 8 cores; "small-rich", 64 cores) and two with 4 GPUs ("big-poor" 16 cores, "big-rich"
+  // 128 cores). A 1-GPU task with 2 cores: (rc, rg) on small-poor (0.25, 0.5), cosine with
+  // (1, 1) 0.95; on small-rich (0.03, 0.5), 0.75. Among the small nodes the shape decides;
+  // the big ones are left in FGD's order: they score alike whatever their CPU.
+  TestCluster t;
+  NodeId small_poor = t.AddNode("small-poor", 2, 8000);
+  NodeId small_rich = t.AddNode("small-rich", 2, 64000);
+  NodeId big_poor = t.AddNode("big-poor", 4, 16000);
+  NodeId big_rich = t.AddNode("big-rich", 4, 128000);
+  t.cluster().SetWorkloadProfile(
+      TypesProfile({WholeGpuType(2000, 1, 9), WholeGpuType(8000, 4, 1)}));
+  const TaskSpec task = WholeSpec(1, 2000);
+  DirectScorer gantry(t.cluster(), "gantry");
+  EXPECT_GT(gantry.Score(task, small_poor, Whole({0})), gantry.Score(task, small_rich, Whole({0})));
+  EXPECT_EQ(gantry.Score(task, big_poor, Whole({0})), gantry.Score(task, big_rich, Whole({0})));
+}
+
+TEST(GantryPolicyTest, WhenCpuIsAMainDemandItLooksAheadToCpuRunningOut) {
+  // A third of the tasks need no GPU (so the CPU rules are off). Typical GPU task: 1 GPU,
+  // 12 cores. Idle 4-GPU nodes "tight" (26 cores) and "roomy" (64 cores); the task: 1 GPU,
+  // 2 cores. FGD's one-task view sees the same change on both (the typical task fits
+  // before and after; one GPU fewer for the CPU-only tasks), so fgd takes either.
+  // The look-ahead: filled with typical tasks, "tight" runs 2 (24 cores) and strands 2
+  // GPUs; after the task it has 3 GPUs and 24 cores: 2 tasks, 1 GPU stranded: 1000 milli
+  // less. "roomy" strands none before or after. Gantry takes "tight".
+  TestCluster t;
+  NodeId tight = t.AddNode("tight", 4, 26000);
+  NodeId roomy = t.AddNode("roomy", 4, 64000);
+  t.cluster().SetWorkloadProfile(TypesProfile({WholeGpuType(12000, 1, 2), CpuOnlyType(2000, 1)}));
+  t.Submit(WholeSpec(1, 2000));
+  std::set<NodeId> fgd_chose;
+  for (uint64_t seed = 1; seed <= 16; ++seed) {
+    EXPECT_EQ(t.PlaceOne("gantry", seed).node, tight) << "seed " << seed;
+    fgd_chose.insert(t.PlaceOne("fgd", seed).node);
+  }
+  EXPECT_EQ(fgd_chose, (std::set<NodeId>{tight, roomy}));
 }
 
 // ---------------------------------------------------------------- random

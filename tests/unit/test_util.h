@@ -5,7 +5,9 @@
 
 #include <cstdlib>
 #include <utility>
+#include <vector>
 
+#include "model/cluster.h"
 #include "model/status.h"
 
 namespace gantry {
@@ -18,6 +20,37 @@ T Must(Result<T> r) {
     std::abort();
   }
   return std::move(r).value();
+}
+
+// Task types for workload profiles: `count` tasks of `cpu` milli-CPU and a share of one
+// GPU, whole GPUs, or none; `models` empty: any GPU model.
+inline TaskType SharedGpuType(Milli cpu, int32_t milli, int64_t count,
+                              std::vector<GpuModelId> models = {}) {
+  TaskType t;
+  t.requests.Set(kCpu, cpu);
+  t.gpu.milli = milli;
+  t.gpu.models = std::move(models);
+  t.count = count;
+  return t;
+}
+
+inline TaskType WholeGpuType(Milli cpu, int32_t gpus, int64_t count,
+                             std::vector<GpuModelId> models = {}) {
+  TaskType t = SharedGpuType(cpu, 0, count, std::move(models));
+  t.gpu.count = gpus;
+  return t;
+}
+
+inline TaskType CpuOnlyType(Milli cpu, int64_t count) {
+  return SharedGpuType(cpu, 0, count);
+}
+
+// A workload of these task types (most frequent first, as ClusterState keeps them).
+inline WorkloadProfile TypesProfile(std::vector<TaskType> types) {
+  WorkloadProfile p;
+  for (const TaskType& t : types) p.total += t.count;
+  p.types = std::move(types);
+  return p;
 }
 
 }  // namespace gantry

@@ -100,99 +100,23 @@ int64_t FgdScorer::ScoreNode(const Session& s, const TaskSpec& spec, NodeId node
   return last_score_;
 }
 
-namespace {
-
-// gantry: Gantry's GPU packing policy: FGD's score first, and a better answer than FGD's
-// where FGD sees no difference. FGD's score is a coarse (100-step) view of the change in
-// expected fragmentation, so many nodes tie; FGD then takes any of them. Gantry breaks
-// those ties by CPU, which FGD only sees when a single typical task stops fitting:
-// - a GPU task goes to a node that already runs GPU tasks rather than an idle one, and
-//   among those to the node whose free (CPU, GPU) points most nearly the way the task
-//   does (cosine similarity, each as a share of the node's capacity), so that CPU and
-//   GPUs run out together instead of leaving GPUs stranded without CPU;
-// - a task without GPUs goes where free CPU is most plentiful per free GPU share (nodes
-//   whose GPUs are all taken first), keeping GPU nodes' CPU for GPU tasks.
-// Both CPU rules apply while tasks without GPUs are under 24% of the workload's tasks;
-// above that, CPU is a main demand of its own, and FGD's order (with "in use before
-// idle") packed better on the openb lists with 25% and 30% of such tasks.
-// On the FGD paper's experiment this allocates more than FGD (see the issue notes).
-class GantryPackingScorer : public FgdScorer {
- public:
-  using FgdScorer::FgdScorer;
-  std::string_view name() const override { return "gantry"; }
-
-  void OnSessionOpen(Session& s) override {
-    FgdScorer::OnSessionOpen(s);
-    // Keeping GPU nodes' CPU for GPU tasks pays while tasks without GPUs are a minority;
-    // when they are a large part of the workload (the openb lists with 25% and more),
-    // their CPU is a main demand in itself and FGD's own order packs better.
-    const WorkloadProfile& profile = s.cluster().workload_profile();
-    int64_t cpu_only = 0;
-    for (const TaskType& t : profile.types) cpu_only += t.gpu.wants_gpu() ? 0 : t.count;
-    protect_gpu_nodes_cpu_ =
-        profile.total == 0 || cpu_only * 1000 < profile.total * kCpuOnlyMinorityPermille;
-  }
-
- protected:
-  int64_t ScoreChange(const Session& s, const TaskSpec& spec, NodeId node, double before,
-                      double after) const override {
-    constexpr int64_t kTieRange = 1'000'000;  // tie-breakers stay below one FGD step
-    const int64_t fgd = FgdScore(before, after) * kTieRange;
-    const NodeWork& w = s.node(node);
-    const Milli gpu_total = static_cast<Milli>(w.gpu_count) * kGpuMilliWhole;
-    const Milli gpu_free = gpu_total - w.gpu_used;
-    const Milli cpu_free = s.free(node, kCpu);
-    if (!spec.gpu.wants_gpu()) {
-      if (!protect_gpu_nodes_cpu_) return fgd;
-      // CPU per free milli-GPU; a node without free GPUs is best of all.
-      return fgd + (gpu_free == 0 ? kTieRange - 1
-                                  : std::min<Milli>(kTieRange - 2, cpu_free * 1000 / gpu_free));
-    }
-    const double cpu_cap =
-        static_cast<double>(std::max<Milli>(1, s.cluster().node(node).allocatable.Get(kCpu)));
-    const double gpu_cap = static_cast<double>(std::max<Milli>(1, gpu_total));
-    const double c = static_cast<double>(cpu_free) / cpu_cap;
-    const double g = static_cast<double>(gpu_free) / gpu_cap;
-    const double rc = static_cast<double>(spec.requests.Get(kCpu)) / cpu_cap;
-    const double rg =
-        static_cast<double>(spec.gpu.shared() ? spec.gpu.milli : spec.gpu.count * kGpuMilliWhole) /
-        gpu_cap;
-    const double norms = std::sqrt(c * c + g * g) * std::sqrt(rc * rc + rg * rg);
-    const double cosine = !protect_gpu_nodes_cpu_ ? 0 : norms > 0 ? (c * rc + g * rg) / norms : 0;
-    // Nodes already running GPU tasks before idle ones, so that idle nodes stay whole for
-    // the tasks that need all of a node.
-    const int64_t in_use = w.gpu_used > 0 ? kTieRange / 2 : 0;
-    return fgd + in_use + static_cast<int64_t>(cosine * static_cast<double>(kTieRange / 2 - 1));
-  }
-
- private:
-  static constexpr int64_t kCpuOnlyMinorityPermille = 240;
-  bool protect_gpu_nodes_cpu_ = true;
-};
-
-Result<std::unique_ptr<Plugin>> NewFragmentationScorer(const PluginConfig& config, bool gantry) {
+Result<FragmentationArgs> ParseFragmentationArgs(const PluginConfig& config) {
   PluginArgs args(config);
-  int64_t weight = 1;
-  int64_t coverage = 95;  // the paper's "typical pods"
-  GANTRY_RETURN_IF_ERROR(args.Int("weight", &weight));
-  GANTRY_RETURN_IF_ERROR(args.Int("coverage", &coverage));
-  if (coverage < 1 || coverage > 100) {
+  FragmentationArgs out;
+  GANTRY_RETURN_IF_ERROR(args.Int("weight", &out.weight));
+  GANTRY_RETURN_IF_ERROR(args.Int("coverage", &out.coverage_pct));
+  if (out.coverage_pct < 1 || out.coverage_pct > 100) {
     return Status::Invalid("plugin " + config.name +
                            ": argument coverage must be a percentage in 1..100");
   }
   GANTRY_RETURN_IF_ERROR(args.CheckAllTaken());
-  if (gantry) return std::unique_ptr<Plugin>(new GantryPackingScorer(weight, coverage));
-  return std::unique_ptr<Plugin>(new FgdScorer(weight, coverage));
+  return out;
 }
-
-}  // namespace
 
 Result<std::unique_ptr<Plugin>> NewFgdPlugin(const PluginConfig& config) {
-  return NewFragmentationScorer(config, /*gantry=*/false);
-}
-
-Result<std::unique_ptr<Plugin>> NewGantryPlugin(const PluginConfig& config) {
-  return NewFragmentationScorer(config, /*gantry=*/true);
+  auto args = ParseFragmentationArgs(config);
+  if (!args.ok()) return args.status();
+  return std::unique_ptr<Plugin>(new FgdScorer(args->weight, args->coverage_pct));
 }
 
 }  // namespace gantry

@@ -45,9 +45,17 @@ Result<std::unique_ptr<Plugin>> NewBestFitPlugin(const PluginConfig& config);
 // fgd: fragmentation gradient descent (see fgd.cc). Argument coverage: the share (%) of
 // the workload's tasks whose types count as typical (95, as in the paper).
 Result<std::unique_ptr<Plugin>> NewFgdPlugin(const PluginConfig& config);
-// gantry: Gantry's own GPU packing policy: FGD with CPU-only tasks kept off the CPU that
-// GPU tasks will need (see fgd.cc).
+// gantry: Gantry's own GPU packing policy: FGD, with ties broken by CPU shape and by
+// keeping whole the idle nodes that big or rare tasks need (see gantry_packing.cc).
+// Arguments as fgd's.
 Result<std::unique_ptr<Plugin>> NewGantryPlugin(const PluginConfig& config);
+
+// The arguments fgd and gantry share.
+struct FragmentationArgs {
+  int64_t weight = 1;
+  int64_t coverage_pct = 95;  // the paper's "typical pods"
+};
+Result<FragmentationArgs> ParseFragmentationArgs(const PluginConfig& config);
 
 // The fgd scorer, exposed for plugins that build on it.
 class FgdScorer : public Plugin, public NodeScorer, public PlacementListener {
