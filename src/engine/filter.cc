@@ -2,6 +2,21 @@
 
 namespace gantry {
 
+FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& gpu,
+                              const Node& node) {
+  // Requests larger than the node's whole allocatable never fit, whatever runs there.
+  int64_t over = requests.FirstExceeding(node.allocatable, /*named_only=*/false);
+  if (over >= 0) return FilterResult::Fail(FilterCode::kInsufficient, static_cast<uint32_t>(over));
+  if (gpu.wants_gpu()) {
+    if (node.gpus.empty()) return FilterResult::Fail(FilterCode::kNoGpus);
+    int32_t allowed = 0;
+    for (const GpuDevice& g : node.gpus) allowed += gpu.AllowsModel(g.model) ? 1 : 0;
+    if (allowed == 0) return FilterResult::Fail(FilterCode::kGpuModel);
+    if (allowed < gpu.count) return FilterResult::Fail(FilterCode::kInsufficientGpus);
+  }
+  return FilterResult::Ok();
+}
+
 std::string DescribeFilter(const FilterResult& result, const Node& node) {
   switch (result.code) {
     case FilterCode::kOk: return "fit";

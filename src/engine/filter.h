@@ -34,6 +34,12 @@ struct FilterResult {
   bool operator==(const FilterResult&) const = default;
 };
 
+// Whether the amounts `requests` and `gpu` could fit `node` with nothing else on it:
+// requests within its allocatable, and GPUs present, of an allowed model, and enough of
+// them. The capacity part of the static predicates; labels and taints are not looked at.
+FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& gpu,
+                              const Node& node);
+
 // "insufficient nvidia.com/gpu", "untolerated taint dedicated=infer:NoSchedule", ...
 // (kExtension results are described by the session, which knows the plugin names.)
 std::string DescribeFilter(const FilterResult& result, const Node& node);

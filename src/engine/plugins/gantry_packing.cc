@@ -24,25 +24,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/filter.h"
 #include "engine/fragmentation.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
 
 namespace gantry {
 namespace {
-
-// Whether a task of `type` could run on `node` with nothing else on it.
-bool FitsWhenIdle(const TaskType& type, const Node& node) {
-  if (!type.requests.FitsIn(node.allocatable)) return false;
-  if (!type.gpu.wants_gpu()) return true;
-  int32_t usable = 0;
-  for (const GpuDevice& g : node.gpus) {
-    if (!type.gpu.AllowsModel(g.model)) continue;
-    if (type.gpu.memory_mib > 0 && g.memory_mib > 0 && g.memory_mib < type.gpu.memory_mib) continue;
-    ++usable;
-  }
-  return type.gpu.shared() ? usable > 0 : usable >= type.gpu.count;
-}
 
 class GantryPackingScorer : public FgdScorer {
  public:
@@ -91,10 +79,7 @@ class GantryPackingScorer : public FgdScorer {
       return fgd + kTieRange / 2 +
              static_cast<int64_t>(cosine * static_cast<double>(kTieRange / 2 - 1));
     }
-    if (rare_capability_.size() > s.cluster().node(node).shape_class &&
-        rare_capability_[s.cluster().node(node).shape_class]) {
-      return fgd;
-    }
+    if (rare_capability_[s.cluster().node(node).shape_class]) return fgd;
     if (largest_gpus_ > 0 && w.gpu_count >= largest_gpus_) return fgd + 1;
     return fgd + 2 + static_cast<int64_t>(cosine * static_cast<double>(kTieRange / 2 - 3));
   }
@@ -140,18 +125,17 @@ class GantryPackingScorer : public FgdScorer {
       ++nodes_of_class[node.shape_class];
       example[node.shape_class] = n;
     }
+    std::vector<uint8_t> fits(example.size());
     for (const TaskType& type : profile.types) {
       if (!type.gpu.wants_gpu()) continue;
       int64_t hosts = 0;
       for (uint32_t c = 0; c < example.size(); ++c) {
-        if (example[c] != kNone && FitsWhenIdle(type, cluster.node(example[c])))
-          hosts += nodes_of_class[c];
+        fits[c] = example[c] != kNone &&
+                  FilterByCapacity(type.requests, type.gpu, cluster.node(example[c])).ok();
+        if (fits[c]) hosts += nodes_of_class[c];
       }
       if (hosts == 0 || hosts * 100 > schedulable * kRareCapabilityPercent) continue;
-      for (uint32_t c = 0; c < example.size(); ++c) {
-        if (example[c] != kNone && FitsWhenIdle(type, cluster.node(example[c])))
-          rare_capability_[c] = 1;
-      }
+      for (uint32_t c = 0; c < example.size(); ++c) rare_capability_[c] |= fits[c];
     }
   }
 

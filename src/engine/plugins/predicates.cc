@@ -20,17 +20,7 @@ class PredicatesPlugin : public Plugin, public NodePredicate {
       return FilterResult::Fail(FilterCode::kTaint,
                                 static_cast<uint32_t>(blocking - node.taints.data()));
     }
-    // Requests larger than the node's whole allocatable never fit, whatever runs there.
-    int64_t over = spec.requests.FirstExceeding(node.allocatable, /*named_only=*/false);
-    if (over >= 0) return FilterResult::Fail(FilterCode::kInsufficient, static_cast<uint32_t>(over));
-    if (spec.gpu.wants_gpu()) {
-      if (node.gpus.empty()) return FilterResult::Fail(FilterCode::kNoGpus);
-      int32_t allowed = 0;
-      for (const GpuDevice& g : node.gpus) allowed += spec.gpu.AllowsModel(g.model) ? 1 : 0;
-      if (allowed == 0) return FilterResult::Fail(FilterCode::kGpuModel);
-      if (allowed < spec.gpu.count) return FilterResult::Fail(FilterCode::kInsufficientGpus);
-    }
-    return FilterResult::Ok();
+    return FilterByCapacity(spec.requests, spec.gpu, node);
   }
 
   FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId id) const override {
