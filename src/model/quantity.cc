@@ -24,6 +24,9 @@ Status Overflow(std::string_view text) {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+// ParseQuantity; sets *rounded (when given) if the amount was rounded up to a milli-unit.
+Result<Milli> ParseQuantityImpl(std::string_view text, bool* rounded);
+
 struct Suffix {
   int pow10 = 0;
   int pow2 = 0;
@@ -76,7 +79,20 @@ bool ParseSuffix(std::string_view s, Suffix* out, bool* bad_exponent) {
 
 }  // namespace
 
-Result<Milli> ParseQuantity(std::string_view text) {
+Result<Milli> ParseQuantity(std::string_view text) { return ParseQuantityImpl(text, nullptr); }
+
+Result<Milli> ParseQuantityExact(std::string_view text) {
+  bool rounded = false;
+  auto milli = ParseQuantityImpl(text, &rounded);
+  if (milli.ok() && rounded) {
+    return Bad(text, "finer than a thousandth (the smallest step is 0.001, or 1m)");
+  }
+  return milli;
+}
+
+namespace {
+
+Result<Milli> ParseQuantityImpl(std::string_view text, bool* rounded) {
   if (text.empty()) return Bad(text, "empty");
   size_t i = 0;
   bool negative = false;
@@ -150,6 +166,7 @@ Result<Milli> ParseQuantity(std::string_view text) {
           break;
         }
       }
+      if (rounded != nullptr) *rounded = tiny || value % divisor != 0;
       value = tiny ? 1 : (value + divisor - 1) / divisor;
     }
   }
@@ -157,6 +174,8 @@ Result<Milli> ParseQuantity(std::string_view text) {
   auto milli = static_cast<Milli>(value);
   return negative ? -milli : milli;
 }
+
+}  // namespace
 
 std::string FormatQuantity(Milli milli, bool binary) {
   if (milli < 0) return "-" + FormatQuantity(-milli, binary);
@@ -186,6 +205,18 @@ bool CheckedMul(Milli a, int64_t b, Milli* out) {
   if (__builtin_mul_overflow(a, b, &r)) return false;
   *out = r;
   return true;
+}
+
+Milli SaturatingAdd(Milli a, Milli b) {
+  Milli r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? std::numeric_limits<Milli>::max() : std::numeric_limits<Milli>::min();
+}
+
+Milli SaturatingSub(Milli a, Milli b) {
+  Milli r;
+  if (!__builtin_sub_overflow(a, b, &r)) return r;
+  return b < 0 ? std::numeric_limits<Milli>::max() : std::numeric_limits<Milli>::min();
 }
 
 }  // namespace gantry

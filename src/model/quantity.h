@@ -16,6 +16,8 @@ namespace gantry {
 
 using Milli = int64_t;  // an amount in thousandths of a unit
 
+inline constexpr Milli kMilliMax = INT64_MAX;  // where sums saturate
+
 constexpr Milli kMilliPerUnit = 1000;
 
 // Parses a Kubernetes quantity string: an optionally signed decimal number ("2", "1.5",
@@ -24,6 +26,9 @@ constexpr Milli kMilliPerUnit = 1000;
 // the amount in milli-units. Amounts finer than a milli-unit round up, as Kubernetes'
 // MilliValue() does ("1n" is 1m). Errors quote the text.
 Result<Milli> ParseQuantity(std::string_view text);
+// The same, refusing amounts finer than a milli-unit instead of rounding them up ("1e-9"
+// or "0.0005" as a share of a GPU is an error, not 0.001). Errors quote the text.
+Result<Milli> ParseQuantityExact(std::string_view text);
 
 // Formats milli-units the short way a person reads them: "2", "500m", "1.5" is "1500m".
 // With binary=true, whole amounts that are multiples of 1024 use Ki..Ei ("64Gi").
@@ -33,5 +38,8 @@ std::string FormatQuantity(Milli milli, bool binary = false);
 // the exact result does not fit in int64.
 bool CheckedAdd(Milli a, Milli b, Milli* out);
 bool CheckedMul(Milli a, int64_t b, Milli* out);
+// a + b and a - b clamped to [INT64_MIN, INT64_MAX].
+Milli SaturatingAdd(Milli a, Milli b);
+Milli SaturatingSub(Milli a, Milli b);
 
 }  // namespace gantry

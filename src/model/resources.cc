@@ -1,6 +1,10 @@
 #include "model/resources.h"
 
 #include <algorithm>
+#include <limits>
+#include <mutex>
+
+#include "model/limits.h"
 
 namespace gantry {
 
@@ -19,6 +23,76 @@ Interner& ResourceNames() {
 
 ResourceId InternResource(std::string_view name) { return ResourceNames().Intern(name); }
 const std::string& ResourceName(ResourceId id) { return ResourceNames().Name(id); }
+
+namespace {
+
+bool IsAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+// Why `name` is not a Kubernetes resource name, or "" when it is one.
+std::string ResourceNameProblem(std::string_view name) {
+  if (name.empty()) return "empty";
+  if (name.size() > kMaxLabelKeyLength) {
+    return std::to_string(name.size()) + " bytes long (the limit is " +
+           std::to_string(kMaxLabelKeyLength) + ")";
+  }
+  std::string_view prefix, base = name;
+  if (size_t slash = name.find('/'); slash != std::string_view::npos) {
+    prefix = name.substr(0, slash);
+    base = name.substr(slash + 1);
+    if (prefix.empty() || prefix.size() > 253) return "its prefix must have 1 to 253 bytes";
+    for (char c : prefix) {
+      if (!IsAlnum(c) && c != '-' && c != '.') return "its prefix must be a DNS subdomain";
+    }
+  }
+  if (base.empty() || base.size() > 63) return "its name must have 1 to 63 bytes";
+  if (!IsAlnum(base.front()) || !IsAlnum(base.back())) {
+    return "its name must begin and end with a letter or digit";
+  }
+  for (char c : base) {
+    if (!IsAlnum(c) && c != '-' && c != '_' && c != '.') {
+      return "its name may hold only letters, digits, '-', '_' and '.'";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<ResourceId> InternResourceName(std::string_view name, NameSource source) {
+  // Printable and short, whatever was given, for the messages.
+  auto quoted = [&] {
+    std::string out = "\"";
+    for (char c : name.substr(0, 80)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+    return out + (name.size() > 80 ? "...\"" : "\"");
+  };
+  if (std::string why = ResourceNameProblem(name); !why.empty()) {
+    return Status::Invalid("resource name " + quoted() + " is not valid: " + why);
+  }
+  Interner& names = ResourceNames();
+  if (int64_t known = names.Find(name); known >= 0) return static_cast<ResourceId>(known);
+  // Check and add under one lock, so that two threads cannot both take the last slot.
+  static std::mutex mu;
+  static size_t added_by_workloads = 0;
+  std::lock_guard<std::mutex> lock(mu);
+  if (int64_t known = names.Find(name); known >= 0) return static_cast<ResourceId>(known);
+  if (names.size() >= kMaxResourceNames) {
+    return Status::OutOfRange("resource name " + quoted() + " refused: already " +
+                              std::to_string(kMaxResourceNames) +
+                              " distinct resource names, the limit");
+  }
+  if (source == NameSource::kWorkload) {
+    if (added_by_workloads >= kMaxResourceNamesFromWorkloads) {
+      return Status::OutOfRange("resource name " + quoted() +
+                                " refused: no node offers it, and workloads have already named " +
+                                std::to_string(kMaxResourceNamesFromWorkloads) +
+                                " such resources, the limit");
+    }
+    ++added_by_workloads;
+  }
+  return names.Intern(name);
+}
 
 ResourceVector::ResourceVector(std::initializer_list<Entry> entries) {
   for (const Entry& e : entries) Set(e.id, e.amount);
@@ -39,11 +113,18 @@ void ResourceVector::Set(ResourceId id, Milli amount) {
 }
 
 void ResourceVector::Add(const ResourceVector& other) {
-  for (const Entry& e : other.entries_) Set(e.id, Get(e.id) + e.amount);
+  for (const Entry& e : other.entries_) Set(e.id, SaturatingAdd(Get(e.id), e.amount));
 }
 
 void ResourceVector::Subtract(const ResourceVector& other) {
-  for (const Entry& e : other.entries_) Set(e.id, Get(e.id) - e.amount);
+  for (const Entry& e : other.entries_) Set(e.id, SaturatingSub(Get(e.id), e.amount));
+}
+
+bool ResourceVector::saturated() const {
+  return std::any_of(entries_.begin(), entries_.end(), [](const Entry& e) {
+    return e.amount == std::numeric_limits<Milli>::max() ||
+           e.amount == std::numeric_limits<Milli>::min();
+  });
 }
 
 bool ResourceVector::CheckedAddInPlace(const ResourceVector& other) {

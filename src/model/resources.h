@@ -24,8 +24,19 @@ inline constexpr std::string_view kGpuResourceName = "nvidia.com/gpu";
 
 // The process-wide table of resource names (append-only; see Interner).
 Interner& ResourceNames();
+// Interns a name the program itself spells (a constant, a test). Unchecked: input goes
+// through InternResourceName.
 ResourceId InternResource(std::string_view name);
 const std::string& ResourceName(ResourceId id);
+
+// Where a resource name read from input comes from. Workloads (pods, scenario tasks, job
+// rows) may add fewer new names than nodes and configuration (see model/limits.h).
+enum class NameSource { kTrusted, kWorkload };
+// Interns a resource name read from input, after checking that it is a Kubernetes
+// resource name ([prefix/]name: a DNS-subdomain prefix of at most 253 bytes, a name of at
+// most 63 of [A-Za-z0-9-_.]) and that a new name stays within the limits on distinct
+// names. Errors quote the name and say which rule or limit it broke.
+Result<ResourceId> InternResourceName(std::string_view name, NameSource source);
 
 // A sparse vector of (resource, amount) pairs, sorted by resource id, without zeros.
 // Small (a handful of entries) and copied by value.
@@ -51,10 +62,13 @@ class ResourceVector {
   bool empty() const { return entries_.empty(); }
   const std::vector<Entry>& entries() const { return entries_; }
 
-  // Element-wise sum and difference. Amounts are bounded by the cluster's totals, which
-  // the loaders check against overflow, so these do not check again.
+  // Element-wise sum and difference, saturating at the int64 limits: an amount at
+  // kMilliMax means "at least that much" (what hostile or bogus requests add up to), and
+  // is never undefined behaviour.
   void Add(const ResourceVector& other);
   void Subtract(const ResourceVector& other);
+  // True when some amount is at a saturation limit (its sum overflowed on the way).
+  bool saturated() const;
   // Checked sum for input paths: false (and *this unchanged) on int64 overflow.
   bool CheckedAddInPlace(const ResourceVector& other);
 

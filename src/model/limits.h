@@ -1,0 +1,41 @@
+// The limits Gantry holds what it reads to, so that no input, however large or hostile,
+// can take unbounded memory or time. Anything above a limit is refused at once with a
+// message that names the limit; README.md ("Limits") lists them for users.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gantry {
+
+// GPU devices on one node, and whole GPUs one task may ask for. The largest machines sold
+// have 16 GPUs (or 8 GPUs x 7 MIG slices = 56 devices); a node above this is refused.
+inline constexpr int32_t kMaxGpusPerNode = 256;
+
+// Nodes in one cluster (a scenario, a node list, or what the daemon keeps). Kubernetes'
+// largest managed clusters have 65,000.
+inline constexpr int64_t kMaxNodes = 100'000;
+
+// Tasks (pods) in one scenario or simulated workload, and tasks of one job.
+inline constexpr int64_t kMaxTasks = 2'000'000;
+inline constexpr int64_t kMaxTasksPerJob = 1'000'000;
+
+// Names of nodes, jobs, tasks, queues (Kubernetes' DNS subdomain: 253 bytes), label keys
+// (a 253-byte prefix, '/', a 63-byte name) and label values (Kubernetes: 63; we allow
+// more for offline files, where no API server checked them).
+inline constexpr size_t kMaxNameLength = 253;
+inline constexpr size_t kMaxLabelKeyLength = 317;
+inline constexpr size_t kMaxLabelValueLength = 1024;
+
+// Distinct resource names in one process (cpu, memory, nvidia.com/gpu, hugepages-2Mi,
+// extended resources...). Names are interned for the life of the process, so what pods
+// (untrusted: anyone who may create a pod) can add is capped lower than what nodes and
+// configuration (trusted) can: a stream of pods with made-up resource names fills the
+// pods' share and is then refused, while nodes keep room for theirs.
+inline constexpr size_t kMaxResourceNames = 1024;
+inline constexpr size_t kMaxResourceNamesFromWorkloads = 256;
+
+// One input file (scenario, node or pod list, job CSV, configuration, manifest).
+inline constexpr int64_t kMaxInputFileBytes = int64_t{1} << 30;  // 1 GiB
+
+}  // namespace gantry
