@@ -24,7 +24,9 @@ FragmentationMeasure::FragmentationMeasure(const WorkloadProfile& profile, doubl
     }
     Type type;
     type.cpu = t.requests.Get(kCpu);
-    type.level = t.gpu.shared() ? t.gpu.milli : kGpuMilliWhole;  // a share for now
+    // A share for now. A share given only as GPU memory (milli 0) counts as the smallest
+    // share: the measure knows no device's memory, and a level of 0 would divide by zero.
+    type.level = t.gpu.shared() ? std::max<int32_t>(t.gpu.milli, 1) : kGpuMilliWhole;
     type.count = t.gpu.shared() ? 1 : t.gpu.count;
     type.models = t.gpu.models;
     type.weight = weight;
@@ -38,7 +40,8 @@ FragmentationMeasure::FragmentationMeasure(const WorkloadProfile& profile, doubl
   std::sort(cpu_steps_.begin(), cpu_steps_.end());
   cpu_steps_.erase(std::unique(cpu_steps_.begin(), cpu_steps_.end()), cpu_steps_.end());
   for (Type& t : types_) {
-    t.level = static_cast<int32_t>(std::lower_bound(levels_.begin(), levels_.end(), t.level) - levels_.begin());
+    t.level = static_cast<int32_t>(std::lower_bound(levels_.begin(), levels_.end(), t.level) -
+                                   levels_.begin());
   }
   roomy_.resize(levels_.size());
   too_small_.resize(levels_.size());
@@ -66,15 +69,16 @@ double FragmentationMeasure::NodeFragmentation(Milli cpu_free, GpuModelId model,
   const auto all = static_cast<double>(total_free);
   double frag = cpu_only_weight_ * all;
   for (const Type& t : types_) {
-    bool fits = cpu_free >= t.cpu && roomy_[static_cast<size_t>(t.level)] >= t.count &&
-                (t.models.empty() || std::find(t.models.begin(), t.models.end(), model) != t.models.end());
+    bool fits =
+        cpu_free >= t.cpu && roomy_[static_cast<size_t>(t.level)] >= t.count &&
+        (t.models.empty() || std::find(t.models.begin(), t.models.end(), model) != t.models.end());
     frag += t.weight * (fits ? static_cast<double>(too_small_[static_cast<size_t>(t.level)]) : all);
   }
   return frag;
 }
 
-bool FragmentationMeasure::KeyOf(Milli cpu_free, GpuModelId model, std::span<const int32_t> free_milli,
-                                 StateKey* key) const {
+bool FragmentationMeasure::KeyOf(Milli cpu_free, GpuModelId model,
+                                 std::span<const int32_t> free_milli, StateKey* key) const {
   if (free_milli.size() > 8) return false;
   // Insertion sort: at most 8 values, cheaper than std::sort's set-up.
   int32_t sorted[8];
@@ -103,7 +107,8 @@ double FragmentationMeasure::CachedNodeFragmentation(Milli cpu_free, GpuModelId 
   const auto cpu_level = static_cast<Milli>(
       std::upper_bound(cpu_steps_.begin(), cpu_steps_.end(), cpu_free) - cpu_steps_.begin());
   StateKey key;
-  if (!KeyOf(cpu_level, model, free_milli, &key)) return NodeFragmentation(cpu_free, model, free_milli);
+  if (!KeyOf(cpu_level, model, free_milli, &key))
+    return NodeFragmentation(cpu_free, model, free_milli);
   if (const double* known = cache_.Find(key)) return *known;
   double frag = NodeFragmentation(cpu_free, model, free_milli);
   cache_.Insert(key, frag);
@@ -123,7 +128,8 @@ double FragmentationMeasure::ComputeFill(Milli cpu_free, GpuModelId model,
   double frag = 0;
   for (const Type& t : types_) {
     int64_t used = 0;
-    bool model_ok = t.models.empty() || std::find(t.models.begin(), t.models.end(), model) != t.models.end();
+    bool model_ok =
+        t.models.empty() || std::find(t.models.begin(), t.models.end(), model) != t.models.end();
     if (model_ok) {
       const int32_t share = levels_[static_cast<size_t>(t.level)];
       int64_t slots = 0;

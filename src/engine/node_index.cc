@@ -18,6 +18,7 @@ void NodeIndex::Build(const std::vector<int32_t>& whole_free, const std::vector<
   cpu_only_.clear();
   for (size_t i = 0; i < n; ++i) {
     auto node = static_cast<NodeId>(i);
+    if (gpu_count[i] == kNotIndexed) continue;
     if (gpu_count[i] == 0) {
       cpu_only_.push_back(node);
       continue;

@@ -12,8 +12,12 @@ namespace gantry {
 
 class NodeIndex {
  public:
+  // A gpu_count that keeps a node out of the index (a removed node).
+  static constexpr int32_t kNotIndexed = -1;
+
   // `whole_free[n]` free whole GPUs, `partial[n]` whether some device is partly used,
-  // `gpu_count[n]` how many GPUs the node has (0: a CPU-only node).
+  // `gpu_count[n]` how many GPUs the node has (0: a CPU-only node; kNotIndexed: none of
+  // the lists). Buckets go up to the largest gpu_count (at most kMaxGpusPerNode).
   void Build(const std::vector<int32_t>& whole_free, const std::vector<uint8_t>& partial,
              const std::vector<int32_t>& gpu_count);
   // Moves a GPU node to the buckets for its new state.

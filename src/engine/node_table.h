@@ -33,7 +33,8 @@ struct NodeTable {
   std::vector<NodeWork> nodes;
   // Free amounts (allocatable minus used), node-major: free[node * resource_count + id].
   // Resources are few (interned ids), so a dense table beats a sparse vector per node.
-  // Every resource id of a node or of a task spec has a column.
+  // Every resource id that some node has has a column; a resource without one has
+  // nothing free anywhere.
   std::vector<Milli> free;
   uint32_t resource_count = 0;
   std::vector<int32_t> gpu_free_milli;  // per device, nodes' devices in node order
@@ -49,13 +50,12 @@ class NodeTableCache {
  public:
   // Brings the table up to date with `cluster` and returns it. Refreshes the nodes whose
   // stamp changed since the last call; rebuilds all when nodes were added, a node's
-  // device count changed or a new resource appeared.
+  // device count changed or a node has a resource without a column.
   const NodeTable& Sync(const ClusterState& cluster);
 
  private:
   NodeTable table_;
   std::vector<uint64_t> stamps_;  // per node, the stamp the table reflects
-  size_t specs_seen_ = 0;         // specs whose resources are known to have columns
 };
 
 }  // namespace gantry

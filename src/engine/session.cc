@@ -64,14 +64,15 @@ void Session::BuildWorkingState() {
   for (size_t i = 0; i < n; ++i) {
     const NodeWork& w = table_.nodes[i];
     whole_free[i] = w.whole_free;
-    gpu_count[i] = w.gpu_count;
+    // Removed nodes take no tasks: out of the index, so that no search visits them.
+    gpu_count[i] = c.node(static_cast<NodeId>(i)).removed ? NodeIndex::kNotIndexed : w.gpu_count;
     partial[i] = w.partial_count > 0;
   }
   index_.Build(whole_free, partial, gpu_count);
   devices_of_.assign(n, nullptr);
 
-  bool has_enqueue = std::find(config_.actions.begin(), config_.actions.end(), "enqueue") !=
-                     config_.actions.end();
+  bool has_enqueue =
+      std::find(config_.actions.begin(), config_.actions.end(), "enqueue") != config_.actions.end();
   queues_.assign(c.queues().size(), QueueWork{});
   for (size_t q = 0; q < c.queues().size(); ++q) {
     queues_[q].allocated = c.queues()[q].allocated;
@@ -101,7 +102,8 @@ void Session::BuildWorkingState() {
       w.unplaced.push_back(t);
       const TaskSpec& spec = c.spec_of(t);
       int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
-      queues_[job.queue].request.Add(ClusterState::Accounted(spec, n_gpus, c.EstimatedGpuShare(spec.gpu)));
+      queues_[job.queue].request.Add(
+          ClusterState::Accounted(spec, n_gpus, c.EstimatedGpuShare(spec.gpu)));
     }
   }
   // Task order needs the plugins, which exist by now; job slots exist too.
@@ -126,8 +128,8 @@ Decisions Session::Run() {
     PendingJob pending;
     pending.job = pending_jobs_[slot];
     pending.pending_tasks = static_cast<int32_t>(w.unplaced.size());
-    pending.reason = w.reason.empty() ? "not considered: no action of this session placed it"
-                                      : w.reason;
+    pending.reason =
+        w.reason.empty() ? "not considered: no action of this session placed it" : w.reason;
     out.pending.push_back(std::move(pending));
   }
   return out;
@@ -260,7 +262,9 @@ void Session::ForEachCandidate(const TaskSpec& spec, Fn&& fn) const {
     if (n == 0) return;
     const size_t start = static_cast<size_t>(rotation_ % n);
     for (size_t k = 0; k < n; ++k) {
-      if (!fn(static_cast<NodeId>((start + k) % n))) return;
+      const auto node = static_cast<NodeId>((start + k) % n);
+      if (cluster().node(node).removed) continue;
+      if (!fn(node)) return;
     }
     return;
   }
@@ -384,7 +388,8 @@ bool Session::FindPlacement(TaskId task_id, Placement* out, std::string* why_not
     size_t chosen = 0;
     for (size_t c = 0; c < candidate_nodes_.size(); ++c) {
       int64_t score = 0;
-      for (size_t i = 0; i < scorers_.size(); ++i) score += scorers_[i]->weight() * candidate_scores_[i][c];
+      for (size_t i = 0; i < scorers_.size(); ++i)
+        score += scorers_[i]->weight() * candidate_scores_[i][c];
       if (best.Offer(candidate_nodes_[c], score)) chosen = c;
     }
     out->gpus = candidate_gpus_[chosen];
@@ -412,6 +417,7 @@ std::string Session::Diagnose(const TaskSpec& spec, SpecId spec_id) {
   std::map<std::pair<uint8_t, uint32_t>, Kind> kinds;
   GpuChoice choice;
   for (NodeId n = 0; n < table_.nodes.size(); ++n) {
+    if (cluster().node(n).removed) continue;  // gone: not a node anyone should hear of
     FilterResult r = Filter(spec, spec_id, n);
     if (r.ok() && !ChooseDevicesFor(spec, n, &choice)) {
       r = FilterResult::Fail(FilterCode::kInsufficientGpus);
@@ -428,7 +434,7 @@ std::string Session::Diagnose(const TaskSpec& spec, SpecId spec_id) {
   std::vector<std::pair<std::string, int64_t>> sorted(counts.begin(), counts.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string out = "0/" + std::to_string(table_.nodes.size()) + " nodes are available";
+  std::string out = "0/" + std::to_string(cluster().live_node_count()) + " nodes are available";
   for (size_t i = 0; i < sorted.size(); ++i) {
     out += i == 0 ? ": " : ", ";
     out += std::to_string(sorted[i].second) + " " + sorted[i].first;
@@ -440,11 +446,15 @@ void Session::ApplyPlacement(TaskId task_id, const Placement& p, int sign) {
   const ClusterState& c = cluster();
   const Task& task = c.task(task_id);
   const TaskSpec& spec = c.spec(task.spec);
-  const ResourceVector accounted = ClusterState::Accounted(
-      spec, static_cast<int32_t>(p.gpus.devices.size()), p.gpus.milli_each);
+  const ResourceVector accounted =
+      ClusterState::Accounted(spec, static_cast<int32_t>(p.gpus.devices.size()), p.gpus.milli_each);
   NodeWork& w = table_.nodes[p.node];
   Milli* row = table_.free.data() + static_cast<size_t>(p.node) * table_.resource_count;
-  for (const auto& e : accounted.entries()) row[e.id] -= sign * e.amount;
+  for (const auto& e : accounted.entries()) {
+    // A resource without a column is on no node, so no placement asks for it.
+    assert(e.id < table_.resource_count);
+    row[e.id] -= sign * e.amount;
+  }
   w.tasks += sign;
   if (w.gpu_count > 0) {
     for (int32_t d : p.gpus.devices) {
@@ -493,10 +503,13 @@ void Session::RecordBind(TaskId task, const Placement& placement) {
 }
 
 void Session::ForgetUnschedulableSince(size_t mark) {
-  for (size_t i = mark; i < unschedulable_log_.size(); ++i) unschedulable_[unschedulable_log_[i]] = 0;
+  for (size_t i = mark; i < unschedulable_log_.size(); ++i)
+    unschedulable_[unschedulable_log_[i]] = 0;
   unschedulable_log_.resize(std::min(mark, unschedulable_log_.size()));
 }
 
-Statement Session::NewStatement() { return Statement(this); }
+Statement Session::NewStatement() {
+  return Statement(this);
+}
 
 }  // namespace gantry

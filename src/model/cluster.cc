@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
+
+#include "model/limits.h"
 
 namespace gantry {
 namespace {
@@ -10,6 +13,22 @@ namespace {
 uint64_t NextStamp() {
   static std::atomic<uint64_t> last{0};
   return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+// Device shares add up past 1000 only when something else overcommitted a device; they
+// saturate rather than wrap.
+int32_t SaturatingAdd32(int32_t a, int32_t b) {
+  int32_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int32_t>::min();
+}
+
+bool AtLimit(int32_t v) {
+  return v == std::numeric_limits<int32_t>::max() || v == std::numeric_limits<int32_t>::min();
+}
+
+bool AtLimit(int64_t v) {
+  return v == std::numeric_limits<int64_t>::max() || v == std::numeric_limits<int64_t>::min();
 }
 
 }  // namespace
@@ -46,9 +65,40 @@ uint32_t ClusterState::ShapeClassOf(const Node& node) {
            std::to_string(g.nvlink_domain) + ":" + std::to_string(g.numa_node) + ",";
   }
   key += node.unschedulable ? "|U" : "|S";
-  auto [it, inserted] =
-      shape_classes_.emplace(std::move(key), static_cast<uint32_t>(shape_classes_.size()));
+  auto it = shape_classes_.find(key);
+  if (it == shape_classes_.end()) {
+    uint32_t id;
+    if (!free_shape_classes_.empty()) {
+      id = free_shape_classes_.back();
+      free_shape_classes_.pop_back();
+    } else {
+      id = static_cast<uint32_t>(shape_class_keys_.size());
+      shape_class_keys_.emplace_back();
+      shape_class_refs_.push_back(0);
+    }
+    shape_class_keys_[id] = key;
+    it = shape_classes_.emplace(std::move(key), id).first;
+  }
+  shape_class_refs_[it->second]++;
   return it->second;
+}
+
+void ClusterState::ReleaseShapeClass(uint32_t id) {
+  if (--shape_class_refs_[id] > 0) return;
+  shape_classes_.erase(shape_class_keys_[id]);
+  shape_class_keys_[id].clear();
+  shape_class_keys_[id].shrink_to_fit();
+  free_shape_classes_.push_back(id);
+}
+
+void ClusterState::CountCapacity(const Node& node, int sign) {
+  for (const auto& e : node.allocatable.entries()) {
+    if (exact_capacity_.size() <= e.id) exact_capacity_.resize(e.id + 1, 0);
+    Int128& total = exact_capacity_[e.id];
+    total += sign > 0 ? static_cast<Int128>(e.amount) : -static_cast<Int128>(e.amount);
+    capacity_.Set(e.id, total > kMilliMax ? kMilliMax : static_cast<Milli>(total));
+  }
+  live_nodes_ = sign > 0 ? live_nodes_ + 1 : live_nodes_ - 1;
 }
 
 Status ClusterState::PrepareNode(Node& node) {
@@ -59,13 +109,16 @@ Status ClusterState::PrepareNode(Node& node) {
                              " is negative");
     }
   }
+  if (node.gpus.size() > static_cast<size_t>(kMaxGpusPerNode)) {
+    return Status::OutOfRange("node \"" + node.name + "\" has " + std::to_string(node.gpus.size()) +
+                              " GPU devices; the limit is " + std::to_string(kMaxGpusPerNode));
+  }
   node.allocatable.Set(kGpu, static_cast<Milli>(node.gpus.size()) * kGpuMilliWhole);
   node.topology.clear();
   for (const std::string& key : topology_keys_) {
     const std::string* value = node.labels.Find(key);
     node.topology.push_back(value ? *value : "");
   }
-  node.shape_class = ShapeClassOf(node);
   for (const GpuDevice& g : node.gpus) {
     auto same = std::find_if(largest_devices_.begin(), largest_devices_.end(),
                              [&](const GpuDevice& d) { return d.model == g.model; });
@@ -81,21 +134,31 @@ Status ClusterState::PrepareNode(Node& node) {
 Result<NodeId> ClusterState::AddNode(Node node) {
   if (node_ids_.count(node.name))
     return Status::Invalid("node \"" + node.name + "\" is defined twice");
-  GANTRY_RETURN_IF_ERROR(PrepareNode(node));
-  ResourceVector capacity = capacity_;
-  if (!capacity.CheckedAddInPlace(node.allocatable)) {
-    return Status::OutOfRange("node \"" + node.name + "\": the cluster's total capacity overflows");
+  if (live_nodes_ >= static_cast<size_t>(kMaxNodes)) {
+    return Status::OutOfRange("node \"" + node.name + "\": the cluster already has " +
+                              std::to_string(kMaxNodes) + " nodes, the limit");
   }
+  GANTRY_RETURN_IF_ERROR(PrepareNode(node));
   node.used = ResourceVector();
   node.task_count = 0;
   node.removed = false;
   for (GpuDevice& g : node.gpus) g.used_milli = 0, g.used_memory_mib = 0;
-  capacity_ = std::move(capacity);
-  auto id = static_cast<NodeId>(nodes_.size());
-  node_ids_.emplace(node.name, id);
-  nodes_.push_back(std::move(node));
-  tasks_on_node_.emplace_back();
-  node_stamps_.push_back(NextStamp());
+  node.shape_class = ShapeClassOf(node);
+  CountCapacity(node, +1);
+  NodeId id;
+  if (!free_node_ids_.empty()) {
+    id = free_node_ids_.back();
+    free_node_ids_.pop_back();
+    ReleaseShapeClass(nodes_[id].shape_class);
+    nodes_[id] = std::move(node);
+    node_stamps_[id] = NextStamp();
+  } else {
+    id = static_cast<NodeId>(nodes_.size());
+    nodes_.push_back(std::move(node));
+    tasks_on_node_.emplace_back();
+    node_stamps_.push_back(NextStamp());
+  }
+  node_ids_.emplace(nodes_[id].name, id);
   return id;
 }
 
@@ -182,8 +245,10 @@ int32_t ClusterState::GpuShareOn(const GpuRequest& gpu, const GpuDevice& device)
   if (gpu.memory_mib > 0) {
     // A memory request on a device of unknown memory cannot be sized: it takes the device.
     if (device.memory_mib <= 0) return kGpuMilliWhole;
-    int64_t by_memory =
-        (gpu.memory_mib * kGpuMilliWhole + device.memory_mib - 1) / device.memory_mib;
+    const auto by_memory = static_cast<int64_t>(std::min<Int128>(
+        kGpuMilliWhole + 1,
+        (static_cast<Int128>(gpu.memory_mib) * kGpuMilliWhole + device.memory_mib - 1) /
+            device.memory_mib));
     share = static_cast<int32_t>(
         std::max<int64_t>(share, std::min<int64_t>(by_memory, kGpuMilliWhole)));
   }
@@ -261,8 +326,9 @@ void ClusterState::Account(TaskId task_id, NodeId node_id, std::span<const int32
   Node& node = nodes_[node_id];
   ResourceVector accounted = Accounted(specs_[task.spec], static_cast<int32_t>(gpus.size()), share);
   for (int32_t index : gpus) {
-    node.gpus[index].used_milli += share;
-    node.gpus[index].used_memory_mib += memory_each;
+    GpuDevice& device = node.gpus[index];
+    device.used_milli = SaturatingAdd32(device.used_milli, share);
+    device.used_memory_mib = SaturatingAdd(device.used_memory_mib, memory_each);
   }
   node.used.Add(accounted);
   node.task_count++;
@@ -307,25 +373,90 @@ void ClusterState::Unaccount(TaskId task_id) {
   const TaskSpec& spec = specs_[task.spec];
   ResourceVector accounted =
       Accounted(spec, static_cast<int32_t>(task.gpus.size()), task.gpu_milli_each);
-  for (int32_t index : task.gpus) {
-    node.gpus[index].used_milli -= task.gpu_milli_each;
-    node.gpus[index].used_memory_mib -= task.gpu_memory_each;
-  }
-  node.used.Subtract(accounted);
-  node.task_count--;
-  node_stamps_[task.node] = NextStamp();
-  auto& on_node = tasks_on_node_[task.node];
+  const NodeId node_id = task.node;
+  auto& on_node = tasks_on_node_[node_id];
   auto it = std::find(on_node.begin(), on_node.end(), task_id);
   *it = on_node.back();
   on_node.pop_back();
+  bool saturated = node.used.saturated();
+  for (int32_t index : task.gpus) {
+    saturated = saturated || AtLimit(node.gpus[index].used_milli) ||
+                AtLimit(node.gpus[index].used_memory_mib);
+  }
+  if (saturated) {
+    // A sum that saturated lost what was added past the limit: count again from the
+    // tasks that remain (this one is off the node's list already).
+    RecountNode(node_id);
+  } else {
+    for (int32_t index : task.gpus) {
+      node.gpus[index].used_milli -= task.gpu_milli_each;
+      node.gpus[index].used_memory_mib -= task.gpu_memory_each;
+    }
+    node.used.Subtract(accounted);
+    node.task_count--;
+  }
+  node_stamps_[node_id] = NextStamp();
   Job& job = jobs_[task.job];
   job.running--;
-  job.allocated.Subtract(accounted);
-  queues_[job.queue].allocated.Subtract(accounted);
+  // Sums that saturated lost what went past the limit: count those again.
+  if (job.allocated.saturated()) {
+    RecountJob(task.job, task_id);
+  } else {
+    job.allocated.Subtract(accounted);
+  }
+  if (queues_[job.queue].allocated.saturated()) {
+    RecountQueue(job.queue, task_id);
+  } else {
+    queues_[job.queue].allocated.Subtract(accounted);
+  }
   task.node = kNone;
   task.gpus.clear();
   task.gpu_milli_each = 0;
   task.gpu_memory_each = 0;
+  FreeNodeIfUnused(node_id);
+}
+
+void ClusterState::RecountNode(NodeId id) {
+  Node& node = nodes_[id];
+  node.used = ResourceVector();
+  node.task_count = 0;
+  for (GpuDevice& g : node.gpus) g.used_milli = 0, g.used_memory_mib = 0;
+  for (TaskId t : tasks_on_node_[id]) {
+    const Task& task = tasks_[t];
+    for (int32_t index : task.gpus) {
+      GpuDevice& device = node.gpus[index];
+      device.used_milli = SaturatingAdd32(device.used_milli, task.gpu_milli_each);
+      device.used_memory_mib = SaturatingAdd(device.used_memory_mib, task.gpu_memory_each);
+    }
+    node.used.Add(AccountedOf(task));
+    node.task_count++;
+  }
+}
+
+ResourceVector ClusterState::AccountedOf(const Task& task) const {
+  return Accounted(specs_[task.spec], static_cast<int32_t>(task.gpus.size()), task.gpu_milli_each);
+}
+
+void ClusterState::RecountJob(JobId id, TaskId leaving) {
+  Job& job = jobs_[id];
+  job.allocated = ResourceVector();
+  for (TaskId t : job.tasks) {
+    if (t != leaving && tasks_[t].state == TaskState::kRunning)
+      job.allocated.Add(AccountedOf(tasks_[t]));
+  }
+}
+
+void ClusterState::RecountQueue(QueueId id, TaskId leaving) {
+  Queue& queue = queues_[id];
+  queue.allocated = ResourceVector();
+  for (const Job& job : jobs_) {
+    if (job.queue != id || job.name.empty()) continue;
+    for (TaskId t : job.tasks) {
+      if (t != leaving && tasks_[t].state == TaskState::kRunning) {
+        queue.allocated.Add(AccountedOf(tasks_[t]));
+      }
+    }
+  }
 }
 
 void ClusterState::Release(TaskId task_id) {

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/int128.h"
 #include "model/interner.h"
 #include "model/labels.h"
 #include "model/resources.h"
@@ -55,7 +56,7 @@ struct Node {
   std::vector<GpuDevice> gpus;
   bool unschedulable = false;
   // Filled by ClusterState:
-  bool removed = false;               // deleted from the cluster; kept so that its id stays valid
+  bool removed = false;  // deleted from the cluster: takes no tasks, counts in no total
   std::vector<std::string> topology;  // values of ClusterState::topology_keys(), "" if absent
   uint32_t shape_class = 0;           // nodes alike in every static respect share a class
   ResourceVector used;                // requests of the tasks placed here (GPU as milli)
@@ -148,7 +149,8 @@ class ClusterState {
   void SetTopologyKeys(std::vector<std::string> keys);
   const std::vector<std::string>& topology_keys() const { return topology_keys_; }
 
-  // Each Add returns an error naming the object when its name is taken or it is invalid.
+  // Each Add returns an error naming the object when its name is taken or it is invalid
+  // (a node with more than kMaxGpusPerNode devices is refused).
   Result<NodeId> AddNode(Node node);
   Result<QueueId> AddQueue(Queue queue);
   SpecId AddSpec(TaskSpec spec);
@@ -163,8 +165,10 @@ class ClusterState {
   void Release(TaskId task);
 
   // ---- World changes the daemon applies as watch events arrive (cluster_update.cc).
-  // Ids of removed tasks and jobs are reused by later Adds; node ids are never reused (a
-  // removed node keeps its slot, and a node of the same name that comes back takes it).
+  // Ids of removed tasks and jobs are reused by later Adds. A removed node keeps its slot
+  // (and its name) while tasks are still recorded on it, so that their accounting holds
+  // and a node of the same name that comes back takes it again; once none remain, the
+  // slot is freed (no memory kept, the name forgotten) and a later AddNode may reuse it.
 
   // Records a task that something else already placed (a pod bound by another scheduler,
   // or one bound before a restart): like Place, but trusts the caller that it fits, since
@@ -184,7 +188,7 @@ class ClusterState {
   // what runs on it. A removed node of that name comes back.
   Status UpdateNode(NodeId id, Node node);
   // Marks a node removed: it leaves the capacity and takes no new tasks; tasks still
-  // recorded on it keep their accounting until they are removed.
+  // recorded on it keep their accounting until they are removed, and then it is freed.
   void RemoveNode(NodeId id);
   Status UpdateQueue(QueueId id, int64_t weight, ResourceVector guarantee,
                      ResourceVector capability);
@@ -215,9 +219,18 @@ class ClusterState {
   const std::vector<TaskId>& tasks_on(NodeId node) const { return tasks_on_node_[node]; }
   // Jobs that have at least one pending task, in id order.
   const std::set<JobId>& jobs_with_pending() const { return jobs_with_pending_; }
-  // The sum of every node's allocatable.
+  // The sum of every live node's allocatable, each amount capped at kMilliMax (memory in
+  // milli-bytes passes it at 8 PiB: 33,000 nodes of 256 GiB). Compare allocations with it;
+  // for ratios to the whole cluster use exact_capacity().
   const ResourceVector& capacity() const { return capacity_; }
-  size_t shape_class_count() const { return shape_classes_.size(); }
+  // The exact sum of one resource over every live node.
+  Int128 exact_capacity(ResourceId id) const {
+    return id < exact_capacity_.size() ? exact_capacity_[id] : 0;
+  }
+  // Nodes not removed.
+  size_t live_node_count() const { return live_nodes_; }
+  // Ids of shape classes are below this (some may be unused: freed classes are reused).
+  size_t shape_class_count() const { return shape_class_keys_.size(); }
 
   // The workload's task types (see WorkloadProfile); empty unless a caller sets it.
   void SetWorkloadProfile(WorkloadProfile profile) { profile_ = std::move(profile); }
@@ -234,7 +247,21 @@ class ClusterState {
   static ResourceVector Accounted(const TaskSpec& spec, int32_t n_gpus, int32_t gpu_milli_each);
 
  private:
+  // The shape class of a node, taking a reference on it; ReleaseShapeClass drops one, and
+  // a class without nodes is forgotten (its id reused), so that node churn keeps no memory.
   uint32_t ShapeClassOf(const Node& node);
+  void ReleaseShapeClass(uint32_t id);
+  // Adds (sign +1) or takes away (-1) a live node's allocatable from the totals.
+  void CountCapacity(const Node& node, int sign);
+  // Frees a removed node's slot once no task is recorded on it.
+  void FreeNodeIfUnused(NodeId id);
+  // Rebuilds a node's usage (used, task count, devices) from the tasks on it: after a sum
+  // saturated, subtracting would no longer give the exact remainder.
+  void RecountNode(NodeId id);
+  // The same for a job's and a queue's allocated, leaving out task `leaving` (kNone: none).
+  void RecountJob(JobId id, TaskId leaving);
+  void RecountQueue(QueueId id, TaskId leaving);
+  ResourceVector AccountedOf(const Task& task) const;
   // Fills a node's derived fields (GPU allocatable, topology, shape class) and checks it.
   Status PrepareNode(Node& node);
   // Checks device indexes and returns the share each takes; with `check_room`, also that
@@ -261,12 +288,18 @@ class ClusterState {
   std::unordered_map<std::string, QueueId> queue_ids_;
   std::unordered_map<std::string, JobId> job_ids_;
   std::map<std::string, uint32_t> shape_classes_;
+  std::vector<std::string> shape_class_keys_;  // by id; "" when free
+  std::vector<int64_t> shape_class_refs_;      // nodes in each class
+  std::vector<uint32_t> free_shape_classes_;
+  std::vector<NodeId> free_node_ids_;
+  size_t live_nodes_ = 0;
   std::set<JobId> jobs_with_pending_;
   std::vector<TaskId> free_task_ids_;
   std::vector<JobId> free_job_ids_;
   std::vector<std::vector<TaskId>> tasks_on_node_;
   std::vector<uint64_t> node_stamps_;
   ResourceVector capacity_;
+  std::vector<Int128> exact_capacity_;  // by resource id
   WorkloadProfile profile_;
   std::vector<GpuDevice> largest_devices_;  // per GPU model, the one with most memory
 };

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "model/cluster.h"
+#include "model/limits.h"
 
 namespace gantry {
 
@@ -50,9 +51,14 @@ Status ClusterState::UpdateJob(JobId job_id, int32_t min_member, int32_t priorit
   }
   if (queue >= queues_.size()) return Status::Invalid("job \"" + job.name + "\": unknown queue");
   if (queue != job.queue) {
-    queues_[job.queue].allocated.Subtract(job.allocated);
-    queues_[queue].allocated.Add(job.allocated);
+    const QueueId old_queue = job.queue;
     job.queue = queue;
+    if (queues_[old_queue].allocated.saturated() || job.allocated.saturated()) {
+      RecountQueue(old_queue, kNone);
+    } else {
+      queues_[old_queue].allocated.Subtract(job.allocated);
+    }
+    queues_[queue].allocated.Add(job.allocated);
   }
   job.min_member = min_member;
   job.priority = priority;
@@ -78,16 +84,18 @@ Status ClusterState::UpdateNode(NodeId id, Node node) {
     node.gpus[i].used_milli = i < old.gpus.size() ? old.gpus[i].used_milli : 0;
     node.gpus[i].used_memory_mib = i < old.gpus.size() ? old.gpus[i].used_memory_mib : 0;
   }
-  GANTRY_RETURN_IF_ERROR(PrepareNode(node));
-  ResourceVector capacity = capacity_;
-  if (!old.removed) capacity.Subtract(old.allocatable);
-  if (!capacity.CheckedAddInPlace(node.allocatable)) {
-    return Status::OutOfRange("node \"" + node.name + "\": the cluster's total capacity overflows");
+  if (old.removed && live_nodes_ >= static_cast<size_t>(kMaxNodes)) {
+    return Status::OutOfRange("node \"" + node.name + "\": the cluster already has " +
+                              std::to_string(kMaxNodes) + " nodes, the limit");
   }
-  capacity_ = std::move(capacity);
+  GANTRY_RETURN_IF_ERROR(PrepareNode(node));
+  if (!old.removed) CountCapacity(old, -1);
   node.used = std::move(old.used);
   node.task_count = old.task_count;
   node.removed = false;
+  node.shape_class = ShapeClassOf(node);
+  ReleaseShapeClass(old.shape_class);
+  CountCapacity(node, +1);
   old = std::move(node);
   Touch(id);
   return Status::Ok();
@@ -96,10 +104,27 @@ Status ClusterState::UpdateNode(NodeId id, Node node) {
 void ClusterState::RemoveNode(NodeId id) {
   Node& node = nodes_[id];
   if (node.removed) return;
-  capacity_.Subtract(node.allocatable);
+  CountCapacity(node, -1);
   node.removed = true;
   node.unschedulable = true;
+  const uint32_t old_class = node.shape_class;
   node.shape_class = ShapeClassOf(node);
+  ReleaseShapeClass(old_class);
+  Touch(id);
+  FreeNodeIfUnused(id);
+}
+
+void ClusterState::FreeNodeIfUnused(NodeId id) {
+  Node& node = nodes_[id];
+  if (!node.removed || !tasks_on_node_[id].empty() || node.name.empty()) return;
+  node_ids_.erase(node.name);
+  ReleaseShapeClass(node.shape_class);
+  node = Node{};  // no name, labels, taints or devices: nothing of it is kept
+  node.removed = true;
+  node.unschedulable = true;
+  node.shape_class = ShapeClassOf(node);  // the one class of freed slots
+  tasks_on_node_[id] = std::vector<TaskId>();
+  free_node_ids_.push_back(id);
   Touch(id);
 }
 

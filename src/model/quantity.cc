@@ -7,7 +7,6 @@
 namespace gantry {
 namespace {
 
-
 constexpr Int128 kInt64Max = std::numeric_limits<int64_t>::max();
 // Larger than any int64 amount times 1000 can need, small enough that one more decimal
 // digit or a factor of 2^60 cannot overflow 128 bits before we check it.
@@ -22,7 +21,9 @@ Status Overflow(std::string_view text) {
                             "\" is too large (the limit is 9223372036854775807 milli-units)");
 }
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // ParseQuantity; sets *rounded (when given) if the amount was rounded up to a milli-unit.
 Result<Milli> ParseQuantityImpl(std::string_view text, bool* rounded);
@@ -45,16 +46,35 @@ bool ParseSuffix(std::string_view s, Suffix* out, bool* bad_exponent) {
   }
   if (s.size() == 1) {
     switch (s[0]) {
-      case 'n': out->pow10 = -9; return true;
-      case 'u': out->pow10 = -6; return true;
-      case 'm': out->pow10 = -3; return true;
-      case 'k': out->pow10 = 3; return true;
-      case 'M': out->pow10 = 6; return true;
-      case 'G': out->pow10 = 9; return true;
-      case 'T': out->pow10 = 12; return true;
-      case 'P': out->pow10 = 15; return true;
-      case 'E': out->pow10 = 18; return true;
-      default: return false;
+      case 'n':
+        out->pow10 = -9;
+        return true;
+      case 'u':
+        out->pow10 = -6;
+        return true;
+      case 'm':
+        out->pow10 = -3;
+        return true;
+      case 'k':
+        out->pow10 = 3;
+        return true;
+      case 'M':
+        out->pow10 = 6;
+        return true;
+      case 'G':
+        out->pow10 = 9;
+        return true;
+      case 'T':
+        out->pow10 = 12;
+        return true;
+      case 'P':
+        out->pow10 = 15;
+        return true;
+      case 'E':
+        out->pow10 = 18;
+        return true;
+      default:
+        return false;
     }
   }
   if (s[0] == 'e' || s[0] == 'E') {
@@ -79,7 +99,9 @@ bool ParseSuffix(std::string_view s, Suffix* out, bool* bad_exponent) {
 
 }  // namespace
 
-Result<Milli> ParseQuantity(std::string_view text) { return ParseQuantityImpl(text, nullptr); }
+Result<Milli> ParseQuantity(std::string_view text) {
+  return ParseQuantityImpl(text, nullptr);
+}
 
 Result<Milli> ParseQuantityExact(std::string_view text) {
   bool rounded = false;

@@ -21,8 +21,12 @@ Interner& ResourceNames() {
   return *names;
 }
 
-ResourceId InternResource(std::string_view name) { return ResourceNames().Intern(name); }
-const std::string& ResourceName(ResourceId id) { return ResourceNames().Name(id); }
+ResourceId InternResource(std::string_view name) {
+  return ResourceNames().Intern(name);
+}
+const std::string& ResourceName(ResourceId id) {
+  return ResourceNames().Name(id);
+}
 
 namespace {
 

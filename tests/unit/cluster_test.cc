@@ -17,10 +17,13 @@ namespace {
 
 constexpr Milli kGi = 1024LL * 1024 * 1024 * kMilliPerUnit;
 
-GpuModelId Model(const char* name) { return GpuModels().Intern(name); }
+GpuModelId Model(const char* name) {
+  return GpuModels().Intern(name);
+}
 
 // A node with `gpus` devices of one model, NVLink domains of 4 devices each.
-Node GpuNode(std::string name, int gpus, const char* model = "A100-80GB", int64_t memory_mib = 81920) {
+Node GpuNode(std::string name, int gpus, const char* model = "A100-80GB",
+             int64_t memory_mib = 81920) {
   Node node;
   node.name = std::move(name);
   node.allocatable = ResourceVector{{kCpu, 64000}, {kMemory, 512 * kGi}};
@@ -124,22 +127,24 @@ TEST(ClusterNodesTest, AddNodeErrors) {
   EXPECT_EQ(c.node(c.FindNode("gpu-0")).gpus.size(), 8u);
 }
 
-TEST(ClusterNodesTest, CapacityOverflowIsAnErrorAndAddsNothing) {
+TEST(ClusterNodesTest, CapacityPastInt64IsExactAndItsViewSaturates) {
+  // 40,000 nodes of 256 GiB hold more milli-bytes than an int64 counts; such a cluster
+  // used to be refused ("the cluster's total capacity overflows").
   ClusterState c;
-  Node big = CpuNode("big", INT64_MAX - 5);
-  ASSERT_TRUE(c.AddNode(big).ok());
-  const ResourceVector before = c.capacity();
-  auto r = c.AddNode(CpuNode("one-more", 6));
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), Status::Code::kOutOfRange);
-  EXPECT_TRUE(Contains(r.status().message(), "\"one-more\""));
-  EXPECT_TRUE(Contains(r.status().message(), "overflows"));
-  EXPECT_EQ(c.capacity(), before);
-  EXPECT_EQ(c.nodes().size(), 1u);
-  EXPECT_EQ(c.FindNode("one-more"), kNone);
-  // Exactly to the limit is fine.
-  EXPECT_TRUE(c.AddNode(CpuNode("last", 5)).ok());
-  EXPECT_EQ(c.capacity().Get(kCpu), INT64_MAX);
+  const Milli node_memory = Milli{256} * 1024 * 1024 * 1024 * kMilliPerUnit;
+  for (int i = 0; i < 40'000; ++i) {
+    Node node = CpuNode("n" + std::to_string(i), 1000);
+    node.allocatable.Set(kMemory, node_memory);
+    ASSERT_TRUE(c.AddNode(std::move(node)).ok()) << i;
+  }
+  EXPECT_EQ(c.exact_capacity(kMemory), static_cast<Int128>(node_memory) * 40'000);
+  EXPECT_EQ(c.capacity().Get(kMemory), INT64_MAX);  // the capped view
+  EXPECT_EQ(c.capacity().Get(kCpu), 40'000'000);
+  // Removing a node takes exactly its amount off the exact total.
+  c.RemoveNode(c.FindNode("n7"));
+  EXPECT_EQ(c.exact_capacity(kMemory), static_cast<Int128>(node_memory) * 39'999);
+  EXPECT_EQ(c.capacity().Get(kCpu), 39'999'000);
+  EXPECT_EQ(c.live_node_count(), 39'999u);
 }
 
 TEST(ClusterNodesTest, IdsAreDenseAndFindable) {
@@ -246,9 +251,9 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(ClusterNodesTest, TopologyPathFromLabels) {
   ClusterState c;
-  EXPECT_EQ(c.topology_keys(), (std::vector<std::string>{"topology.kubernetes.io/zone",
-                                                          "topology.gantry.dev/spine",
-                                                          "topology.gantry.dev/rack"}));
+  EXPECT_EQ(c.topology_keys(),
+            (std::vector<std::string>{"topology.kubernetes.io/zone", "topology.gantry.dev/spine",
+                                      "topology.gantry.dev/rack"}));
   Node n = GpuNode("a", 1);
   n.labels.Set("topology.kubernetes.io/zone", "z1");
   n.labels.Set("topology.gantry.dev/rack", "r3");
@@ -285,12 +290,15 @@ TEST(ClusterObjectsTest, AddQueueErrors) {
     ASSERT_FALSE(r.ok()) << weight;
     EXPECT_TRUE(Contains(r.status().message(), "weight must be positive"));
   }
-  auto over = c.AddQueue(MakeQueue("g", 1, ResourceVector{{kGpu, 4000}}, ResourceVector{{kGpu, 2000}}));
+  auto over =
+      c.AddQueue(MakeQueue("g", 1, ResourceVector{{kGpu, 4000}}, ResourceVector{{kGpu, 2000}}));
   ASSERT_FALSE(over.ok());
-  EXPECT_TRUE(Contains(over.status().message(), "guarantee (nvidia.com/gpu=4) exceeds capability "
-                                                 "(nvidia.com/gpu=2)"));
+  EXPECT_TRUE(Contains(over.status().message(),
+                       "guarantee (nvidia.com/gpu=4) exceeds capability "
+                       "(nvidia.com/gpu=2)"));
   // A capability that does not name a resource does not limit its guarantee.
-  EXPECT_TRUE(c.AddQueue(MakeQueue("ok", 1, ResourceVector{{kGpu, 4000}, {kCpu, 1000}}, ResourceVector{{kCpu, 2000}}))
+  EXPECT_TRUE(c.AddQueue(MakeQueue("ok", 1, ResourceVector{{kGpu, 4000}, {kCpu, 1000}},
+                                   ResourceVector{{kCpu, 2000}}))
                   .ok());
   EXPECT_EQ(c.queues().size(), 2u);
   EXPECT_EQ(c.FindQueue("ok"), 1u);
@@ -393,23 +401,41 @@ TaskSpec WithModels(TaskSpec spec, std::vector<GpuModelId> models) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, PlaceErrorTest,
     ::testing::Values(
-        PlaceErrorCase{"too few devices", WholeGpuSpec(2), 0, {3},
+        PlaceErrorCase{"too few devices",
+                       WholeGpuSpec(2),
+                       0,
+                       {3},
                        "task \"j-0\" on node \"gpu-0\": needs 2 GPU device(s), given 1"},
-        PlaceErrorCase{"too many devices", WholeGpuSpec(1), 0, {3, 4}, "needs 1 GPU device(s), given 2"},
-        PlaceErrorCase{"shared task takes one device", SharedGpuSpec(500), 0, {0, 1},
+        PlaceErrorCase{
+            "too many devices", WholeGpuSpec(1), 0, {3, 4}, "needs 1 GPU device(s), given 2"},
+        PlaceErrorCase{"shared task takes one device",
+                       SharedGpuSpec(500),
+                       0,
+                       {0, 1},
                        "needs 1 GPU device(s), given 2"},
-        PlaceErrorCase{"cpu task takes none", CpuSpec(1000), 0, {0}, "needs 0 GPU device(s), given 1"},
-        PlaceErrorCase{"index past the end", WholeGpuSpec(1), 0, {8},
-                       "GPU index 8 out of range (node has 8)"},
-        PlaceErrorCase{"negative index", WholeGpuSpec(2), 0, {0, -1},
+        PlaceErrorCase{
+            "cpu task takes none", CpuSpec(1000), 0, {0}, "needs 0 GPU device(s), given 1"},
+        PlaceErrorCase{
+            "index past the end", WholeGpuSpec(1), 0, {8}, "GPU index 8 out of range (node has 8)"},
+        PlaceErrorCase{"negative index",
+                       WholeGpuSpec(2),
+                       0,
+                       {0, -1},
                        "GPU index -1 out of range (node has 8)"},
-        PlaceErrorCase{"GPU task on a CPU node", WholeGpuSpec(1), 1, {0},
+        PlaceErrorCase{"GPU task on a CPU node",
+                       WholeGpuSpec(1),
+                       1,
+                       {0},
                        "GPU index 0 out of range (node has 0)"},
         PlaceErrorCase{"duplicate index", WholeGpuSpec(3), 0, {1, 2, 1}, "GPU 1 given twice"},
-        PlaceErrorCase{"model not allowed", WithModels(WholeGpuSpec(1), {Model("H100-80GB")}), 0,
-                       {5}, "GPU 5 is a A100-80GB, not an allowed model"},
+        PlaceErrorCase{"model not allowed",
+                       WithModels(WholeGpuSpec(1), {Model("H100-80GB")}),
+                       0,
+                       {5},
+                       "GPU 5 is a A100-80GB, not an allowed model"},
         PlaceErrorCase{"not enough cpu", CpuSpec(8001), 1, {}, "not enough cpu"},
-        PlaceErrorCase{"memory beyond the device", SharedGpuSpec(0, 100000), 0, {0}, "has no room"}),
+        PlaceErrorCase{
+            "memory beyond the device", SharedGpuSpec(0, 100000), 0, {0}, "has no room"}),
     [](const ::testing::TestParamInfo<PlaceErrorCase>& info) {
       return "case" + std::to_string(info.index);
     });
@@ -589,27 +615,24 @@ class GpuShareTest : public ::testing::TestWithParam<ShareCase> {};
 TEST_P(GpuShareTest, ShareOnDevice) {
   GpuDevice device;
   device.memory_mib = GetParam().device_memory_mib;
-  EXPECT_EQ(ClusterState::GpuShareOn(GetParam().request, device), GetParam().share) << GetParam().name;
+  EXPECT_EQ(ClusterState::GpuShareOn(GetParam().request, device), GetParam().share)
+      << GetParam().name;
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, GpuShareTest,
     ::testing::Values(
         ShareCase{"whole GPUs take all of each", Gpu(2), 81920, 1000},
-        ShareCase{"whole with memory is still whole", Gpu(1, 0, 10), 81920,
-                  1000},
+        ShareCase{"whole with memory is still whole", Gpu(1, 0, 10), 81920, 1000},
         ShareCase{"milli only", Gpu(0, 300), 80000, 300},
-        ShareCase{"milli larger than memory share", Gpu(0, 300, 20000),
-                  80000, 300},  // memory: 250
-        ShareCase{"memory larger than milli", Gpu(0, 100, 40000), 80000,
-                  500},
+        ShareCase{"milli larger than memory share", Gpu(0, 300, 20000), 80000, 300},  // memory: 250
+        ShareCase{"memory larger than milli", Gpu(0, 100, 40000), 80000, 500},
         ShareCase{"memory share rounds up", Gpu(0, 0, 10000), 30000, 334},  // 333.3
         ShareCase{"memory share exact", Gpu(0, 0, 20480), 81920, 250},
         ShareCase{"tiny memory is at least one milli", Gpu(0, 0, 1), 80000, 1},
-        ShareCase{"memory beyond the device caps at a whole GPU", Gpu(0, 0, 100000),
-                  80000, 1000},
-        ShareCase{"unknown device memory: a memory request takes the device", Gpu(0, 200, 5000),
-                  0, 1000},
+        ShareCase{"memory beyond the device caps at a whole GPU", Gpu(0, 0, 100000), 80000, 1000},
+        ShareCase{"unknown device memory: a memory request takes the device", Gpu(0, 200, 5000), 0,
+                  1000},
         ShareCase{"unknown device memory, memory only: the device", Gpu(0, 0, 5000), 0, 1000},
         ShareCase{"unknown device memory, milli only: the milli", Gpu(0, 300), 0, 300}),
     [](const ::testing::TestParamInfo<ShareCase>& info) {

@@ -166,20 +166,47 @@ TEST(ClusterUpdate, NodeChangesMoveTheNodeStamp) {
   EXPECT_NE(w.c.node_stamp(n), updated);
 }
 
-TEST(ClusterUpdate, RemovedNodeLeavesCapacityAndComesBackByName) {
+TEST(ClusterUpdate, RemovedNodeWithTasksLeavesCapacityAndComesBackByName) {
   World w;
   NodeId n = Must(w.c.AddNode(GpuNode("n0", 4)));
   Must(w.c.AddNode(GpuNode("n1", 4)));
+  TaskId t = Must(w.c.AddTask(w.Job("j"), w.one_gpu, "t"));
+  ASSERT_TRUE(w.c.PlaceBound(t, n, std::vector<int32_t>{2}).ok());
   w.c.RemoveNode(n);
   EXPECT_TRUE(w.c.node(n).removed);
   EXPECT_TRUE(w.c.node(n).unschedulable);
   EXPECT_EQ(w.c.capacity().Get(kGpu), 4000);
+  EXPECT_EQ(w.c.live_node_count(), 1u);
+  // Its task still counts there, and its name still finds it.
+  EXPECT_EQ(w.c.FindNode("n0"), n);
+  EXPECT_EQ(w.c.node(n).gpus[2].used_milli, 1000);
   w.c.RemoveNode(n);  // twice is harmless
   EXPECT_EQ(w.c.capacity().Get(kGpu), 4000);
   ASSERT_TRUE(w.c.UpdateNode(n, GpuNode("n0", 4)).ok());
   EXPECT_FALSE(w.c.node(n).removed);
   EXPECT_FALSE(w.c.node(n).unschedulable);
   EXPECT_EQ(w.c.capacity().Get(kGpu), 8000);
+  EXPECT_EQ(w.c.node(n).gpus[2].used_milli, 1000);
+  EXPECT_EQ(w.c.live_node_count(), 2u);
+}
+
+TEST(ClusterUpdate, RemovedNodeIsFreedOnceItsLastTaskGoes) {
+  World w;
+  NodeId n = Must(w.c.AddNode(GpuNode("n0", 4)));
+  TaskId t = Must(w.c.AddTask(w.Job("j"), w.one_gpu, "t"));
+  ASSERT_TRUE(w.c.PlaceBound(t, n, std::vector<int32_t>{0}).ok());
+  w.c.RemoveNode(n);
+  EXPECT_EQ(w.c.FindNode("n0"), n);
+  w.c.RemoveTask(t);
+  // Nothing of it is kept: no name, no devices; the slot is reused by the next node.
+  EXPECT_EQ(w.c.FindNode("n0"), kNone);
+  EXPECT_TRUE(w.c.node(n).name.empty());
+  EXPECT_TRUE(w.c.node(n).gpus.empty());
+  EXPECT_TRUE(w.c.node(n).removed);
+  NodeId again = Must(w.c.AddNode(GpuNode("n9", 2)));
+  EXPECT_EQ(again, n);
+  EXPECT_EQ(w.c.nodes().size(), 1u);
+  EXPECT_EQ(w.c.capacity().Get(kGpu), 2000);
 }
 
 TEST(ClusterUpdate, UpdateQueueChecksGuaranteeAgainstCapability) {

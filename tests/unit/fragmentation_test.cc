@@ -179,6 +179,20 @@ int64_t Reference(double x) {
   return static_cast<int64_t>(100.0 / (1.0 + std::exp(-x)));
 }
 
+TEST(FillFragmentationTest, ShareGivenOnlyAsGpuMemoryIsTheSmallestShare) {
+  // A task type asking for GPU memory and no share (gantry.dev/gpu-memory alone) used to
+  // divide by zero (SIGFPE) in ComputeFill; the property test found it.
+  TaskType memory_only;
+  memory_only.requests.Set(kCpu, 1000);
+  memory_only.gpu.memory_mib = 8192;
+  memory_only.count = 1;
+  FragmentationMeasure m(TypesProfile({memory_only}));
+  const std::vector<int32_t> free = {1000, 300, 0};
+  // Every free thousandth can be used by a share of 1: nothing is fragmented.
+  EXPECT_EQ(m.FillFragmentation(2'000'000, ModelA(), free), 0.0);
+  EXPECT_EQ(m.NodeFragmentation(64000, ModelA(), free), 0.0);
+}
+
 TEST(FgdScoreTest, FiftyAtNoChange) {
   for (double f : {0.0, 1.0, 800.0, 7999.5}) EXPECT_EQ(FgdScore(f, f), 50) << f;
 }

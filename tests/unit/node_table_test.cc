@@ -135,12 +135,19 @@ TEST_F(NodeTableTest, CacheGrowsWithNodesAndResources) {
   cache.Sync(c_);
   AddNode("gpu-late", 2);
   EXPECT_EQ(Text(cache.Sync(c_)), Text(BuildNodeTable(c_)));
-  // A spec that names a resource no node has gets a column too.
-  TaskSpec rdma;
-  rdma.requests = ResourceVector{{InternResource("rdma/hca-node-table-test"), 1000}};
-  c_.AddSpec(rdma);
+  // A resource that only specs name gets no column (nothing of it is free anywhere);
+  // one that a node has does.
+  const ResourceId rdma = InternResource("rdma/hca-node-table-test");
+  TaskSpec spec;
+  spec.requests = ResourceVector{{rdma, 1000}};
+  c_.AddSpec(spec);
+  EXPECT_LE(cache.Sync(c_).resource_count, rdma);
+  Node node;
+  node.name = "rdma-node";
+  node.allocatable = ResourceVector{{kCpu, 1000}, {rdma, 4000}};
+  ASSERT_TRUE(c_.AddNode(std::move(node)).ok());
   const NodeTable& synced = cache.Sync(c_);
-  EXPECT_GT(synced.resource_count, InternResource("rdma/hca-node-table-test"));
+  EXPECT_GT(synced.resource_count, rdma);
   EXPECT_EQ(Text(synced), Text(BuildNodeTable(c_)));
 }
 

@@ -28,6 +28,7 @@
 #include "engine/fragmentation.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
+#include "model/int128.h"
 
 namespace gantry {
 namespace {
@@ -70,8 +71,10 @@ class GantryPackingScorer : public FgdScorer {
       const Milli gpu_free = static_cast<Milli>(w.gpu_count) * kGpuMilliWhole - w.gpu_used;
       const Milli cpu_free = s.free(node, kCpu);
       // CPU per free milli-GPU; a node without free GPUs is best of all.
-      return fgd + (gpu_free == 0 ? kTieRange - 1
-                                  : std::min<Milli>(kTieRange - 2, cpu_free * 1000 / gpu_free));
+      return fgd + (gpu_free <= 0
+                        ? kTieRange - 1
+                        : static_cast<Milli>(std::min<Int128>(
+                              kTieRange - 2, static_cast<Int128>(cpu_free) * 1000 / gpu_free)));
     }
     const double cosine = cpu_only_minority_ ? ShapeCosine(s, spec, node) : 0;
     // Nodes in use: [kTieRange / 2, kTieRange); idle nodes below them.

@@ -8,9 +8,9 @@
 #include <algorithm>
 
 #include "engine/plugins/args.h"
-#include "model/int128.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
+#include "model/int128.h"
 
 namespace gantry {
 namespace {
@@ -39,7 +39,7 @@ class ProportionPlugin : public Plugin, public QueueOrder, public JobAdmission, 
     for (const auto& total : s.capacity().entries()) {
       const ResourceId r = total.id;
       Milli given = 0;
-      for (size_t q = 0; q < n; ++q) given += deserved_[q].Get(r);
+      for (size_t q = 0; q < n; ++q) given = SaturatingAdd(given, deserved_[q].Get(r));
       Milli remaining = std::max<Milli>(0, total.amount - given);
       while (remaining > 0) {
         int64_t weight_sum = 0;
@@ -52,8 +52,8 @@ class ProportionPlugin : public Plugin, public QueueOrder, public JobAdmission, 
           Milli have = deserved_[q].Get(r);
           Milli need = want[q].Get(r) - have;
           if (need <= 0) continue;
-          auto portion = static_cast<Milli>(static_cast<Int128>(remaining) * queues[q].weight /
-                                            weight_sum);
+          auto portion =
+              static_cast<Milli>(static_cast<Int128>(remaining) * queues[q].weight / weight_sum);
           Milli give = std::min(need, portion);
           deserved_[q].Set(r, have + give);
           handed += give;
@@ -98,8 +98,8 @@ class ProportionPlugin : public Plugin, public QueueOrder, public JobAdmission, 
     int64_t over = total.FirstExceeding(queue.capability, /*named_only=*/true);
     if (over >= 0) {
       auto r = static_cast<ResourceId>(over);
-      *reason = "queue " + queue.name + " capability: " + Amount(r, queue.capability.Get(r)) +
-                " " + ResourceName(r) + " (allocated " + Amount(r, s.queue(job.queue).allocated.Get(r)) +
+      *reason = "queue " + queue.name + " capability: " + Amount(r, queue.capability.Get(r)) + " " +
+                ResourceName(r) + " (allocated " + Amount(r, s.queue(job.queue).allocated.Get(r)) +
                 ", admitted " + Amount(r, admitted_[job.queue].Get(r)) + ", this job needs " +
                 Amount(r, need.Get(r)) + ")";
       return false;
@@ -134,8 +134,8 @@ class ProportionPlugin : public Plugin, public QueueOrder, public JobAdmission, 
     auto r = static_cast<ResourceId>(over);
     *reason = "queue " + queue.name + " would exceed its capability of " +
               Amount(r, queue.capability.Get(r)) + " " + ResourceName(r) + " (allocated " +
-              Amount(r, s.queue(q).allocated.Get(r)) + ", the task needs " + Amount(r, request.Get(r)) +
-              ")";
+              Amount(r, s.queue(q).allocated.Get(r)) + ", the task needs " +
+              Amount(r, request.Get(r)) + ")";
     return false;
   }
 
