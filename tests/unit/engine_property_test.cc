@@ -34,33 +34,40 @@ class Generator {
   }
   bool OneIn(int64_t n) { return Between(1, n) == 1; }
 
-  void MakeCluster(ClusterState* c) {
+  Node MakeNode(const std::string& name) {
     const GpuModelId models[] = {GpuModels().Intern("prop-A100"), GpuModels().Intern("prop-T4")};
-    const int64_t nodes = Between(1, 16);
-    for (int64_t i = 0; i < nodes; ++i) {
-      Node node;
-      node.name = "n" + std::to_string(i);
-      node.allocatable.Set(kCpu, Between(1, 64) * 1000);
-      node.allocatable.Set(kMemory, Between(1, 512) * kGi);
-      // A pod limit on most nodes (Kubernetes' always have one; scenario nodes may not).
-      if (!OneIn(3)) node.allocatable.Set(kPods, Between(1, 6) * kMilliPerUnit);
-      if (OneIn(4)) node.allocatable.Set(rdma_, Between(1, 4) * kMilliPerUnit);
-      node.labels.Set("zone", OneIn(2) ? "a" : "b");
-      if (OneIn(5)) node.taints.push_back(Taint{"dedicated", "infer", TaintEffect::kNoSchedule});
-      if (OneIn(8)) node.taints.push_back(Taint{"soft", "", TaintEffect::kPreferNoSchedule});
-      node.unschedulable = OneIn(10);
-      const int64_t gpus = OneIn(4) ? 0 : Between(1, 8);
-      const GpuModelId model = models[Between(0, 1)];
-      const int64_t memory = OneIn(2) ? 81920 : 16384;
-      for (int64_t g = 0; g < gpus; ++g) {
-        GpuDevice device;
-        device.model = model;
-        device.memory_mib = memory;
-        device.nvlink_domain = static_cast<int32_t>(g / 4);
-        node.gpus.push_back(device);
-      }
-      Must(c->AddNode(std::move(node)));
+    Node node;
+    node.name = name;
+    node.allocatable.Set(kCpu, Between(1, 64) * 1000);
+    node.allocatable.Set(kMemory, Between(1, 512) * kGi);
+    // A pod limit on most nodes (Kubernetes' always have one; scenario nodes may not).
+    if (!OneIn(3)) node.allocatable.Set(kPods, Between(1, 6) * kMilliPerUnit);
+    if (OneIn(4)) node.allocatable.Set(rdma_, Between(1, 4) * kMilliPerUnit);
+    node.labels.Set("zone", OneIn(2) ? "a" : "b");
+    if (OneIn(5)) node.taints.push_back(Taint{"dedicated", "infer", TaintEffect::kNoSchedule});
+    if (OneIn(8)) node.taints.push_back(Taint{"soft", "", TaintEffect::kPreferNoSchedule});
+    node.unschedulable = OneIn(10);
+    const int64_t gpus = OneIn(4) ? 0 : Between(1, 8);
+    const GpuModelId model = models[Between(0, 1)];
+    const int64_t memory = OneIn(2) ? 81920 : 16384;
+    for (int64_t g = 0; g < gpus; ++g) {
+      GpuDevice device;
+      device.model = model;
+      device.memory_mib = memory;
+      device.nvlink_domain = static_cast<int32_t>(g / 4);
+      node.gpus.push_back(device);
     }
+    return node;
+  }
+
+  // A node that joins later (it may take the slot of one that left).
+  void AddNode(ClusterState* c) {
+    Must(c->AddNode(MakeNode("late" + std::to_string(next_node_++))));
+  }
+
+  void MakeCluster(ClusterState* c) {
+    const int64_t nodes = Between(1, 16);
+    for (int64_t i = 0; i < nodes; ++i) Must(c->AddNode(MakeNode("n" + std::to_string(i))));
     for (int64_t q = 0, n = Between(1, 3); q < n; ++q) {
       Queue queue;
       queue.name = "q" + std::to_string(q);
@@ -159,6 +166,7 @@ class Generator {
   Rng rng_;
   ResourceId rdma_ = InternResource("rdma.example/hca");
   int64_t next_job_ = 0;
+  int64_t next_node_ = 0;
 };
 
 // The decisions as text, to compare two runs.
@@ -276,6 +284,7 @@ void RunSeed(uint64_t seed) {
     if (gen.OneIn(4) && !c.nodes().empty()) {
       c.RemoveNode(static_cast<NodeId>(gen.Between(0, static_cast<int64_t>(c.nodes().size()) - 1)));
     }
+    if (gen.OneIn(3)) gen.AddNode(&c);
     gen.AddJobs(&c, gen.Between(0, 5));
   }
 }
