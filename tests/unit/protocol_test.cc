@@ -52,7 +52,7 @@ int64_t Demand(const TracePod& p) { return static_cast<int64_t>(p.num_gpu) * p.g
 
 ClusterState Nodes(int count, int32_t gpus, int64_t cpu = 64000) {
   std::vector<TraceNode> nodes;
-  for (int i = 0; i < count; ++i) nodes.push_back(TraceNode{"n" + std::to_string(i), cpu, 262144, gpus, "G1"});
+  for (int i = 0; i < count; ++i) nodes.push_back(TraceNode{"n" + std::to_string(i), cpu, 262144, gpus, gpus > 0 ? "G1" : ""});
   ClusterState cluster;
   EXPECT_TRUE(AddTraceNodes(nodes, &cluster).ok());
   return cluster;

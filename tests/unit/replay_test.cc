@@ -16,7 +16,7 @@ namespace {
 
 ClusterState Nodes(int count, int32_t gpus) {
   std::vector<TraceNode> nodes;
-  for (int i = 0; i < count; ++i) nodes.push_back(TraceNode{"n" + std::to_string(i), 64000, 262144, gpus, "G1"});
+  for (int i = 0; i < count; ++i) nodes.push_back(TraceNode{"n" + std::to_string(i), 64000, 262144, gpus, gpus > 0 ? "G1" : ""});
   ClusterState cluster;
   EXPECT_TRUE(AddTraceNodes(nodes, &cluster).ok());
   return cluster;
