@@ -23,14 +23,15 @@ int main(int argc, char** argv) {
                       "Synthetic workload: nodes=N,pods=N,rate=R,duration=S,seed=N,mix=A/B/C/D");
   sim_cmd->add_option("--protocol", sim.protocol, "fgd-atc23: the FGD paper's experiment");
   sim_cmd->add_option("--arrival-scale", sim.arrival_scale,
-                      "GPU demand to arrive, x capacity (protocol)");
+                      "GPU demand to arrive, x capacity (protocol; default 1.3, at most 100)");
   sim_cmd->add_option("--policy", sim.policies, "Comma-separated policies")->capture_default_str();
   sim_cmd->add_option("--seeds", sim.seeds, "Seeds: 42, 42-51 or 1,5,9")->capture_default_str();
   sim_cmd->add_option("--out", sim.out, "Output directory")->capture_default_str();
-  sim_cmd->add_option("--period", sim.period_s, "Seconds between scheduling sessions (replay)");
+  sim_cmd->add_option("--period", sim.period,
+                      "Seconds between scheduling sessions (replay; default 10)");
   sim_cmd->add_option("--nodes-to-score", sim.nodes_to_score,
-                      "Feasible nodes scored per task (replay; 0 all)");
-  sim_cmd->add_option("--jobs", sim.jobs, "Runs at once")->capture_default_str();
+                      "Feasible nodes scored per task (replay; default 100, 0 all)");
+  sim_cmd->add_option("--jobs", sim.jobs, "Runs at once (default 2, at most 256)");
 
   gantry::ServeOptions serve;
   CLI::App* serve_cmd =
