@@ -53,6 +53,27 @@ std::string Range(int64_t min, int64_t max) {
   return "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
 }
 
+RowCount CountRows(std::string_view text, int64_t limit) {
+  text = WithoutByteOrderMark(text);
+  RowCount count;
+  int64_t lines_seen = 0;  // non-blank, the header included
+  int32_t line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const bool blank = end == pos || (end == pos + 1 && text[pos] == '\r');
+    pos = end + 1;
+    ++line_no;
+    if (blank || ++lines_seen == 1) continue;
+    if (++count.rows > limit) {
+      count.line_past_limit = line_no;
+      break;
+    }
+  }
+  return count;
+}
+
 bool Cursor::Next() {
   while (pos_ < text_.size()) {
     size_t end = text_.find('\n', pos_);

@@ -28,6 +28,15 @@ std::optional<std::string> NameProblem(std::string_view name);
 // "[min, max]".
 std::string Range(int64_t min, int64_t max);
 
+// The rows after the header (non-blank lines, as Cursor reads them), counted up to one
+// past `limit`: a quick pass before parsing, so that a file past a row limit is refused at
+// once (not after parsing millions of rows) and the parse can reserve.
+struct RowCount {
+  int64_t rows = 0;             // at most limit + 1
+  int32_t line_past_limit = 0;  // the line of row limit + 1; 0 when rows <= limit
+};
+RowCount CountRows(std::string_view text, int64_t limit);
+
 // Lines of comma-separated cells; blank lines skipped, "\r\n" taken as "\n".
 class Cursor {
  public:
@@ -76,6 +85,7 @@ class Cursor {
 // Names already seen in a file (views into its text) and the line of each.
 class SeenNames {
  public:
+  void Reserve(size_t names) { lines_.reserve(names); }
   // An error at the cursor's row when `name` was seen before; else remembers it.
   Status Add(const Cursor& csv, const char* column, const char* noun, std::string_view name);
 

@@ -93,6 +93,14 @@ const std::vector<std::string> kJobColumns = {
     "submit_time", "duration", "pods", "gpus_per_pod", "gpu_fraction", "cpu",
     "memory",      "queue",    "name", "priority",     "min_member",   "gpu_model"};
 
+// "source:line:1: more than 100000 nodes (the limit of 100000 nodes in a cluster)".
+Status TooManyRows(const std::string& source, int32_t line, const char* noun, int64_t limit,
+                   const char* what) {
+  return Status::Invalid(source + ":" + std::to_string(line) + ":1: more than " +
+                         std::to_string(limit) + " " + noun + " (the limit of " +
+                         std::to_string(limit) + " " + what + ")");
+}
+
 }  // namespace
 
 Result<std::string> ReadTraceFile(const std::string& path) {
@@ -131,14 +139,16 @@ Result<std::vector<TraceNode>> ParseNodeCsv(const std::string& text, const std::
   Cursor csv(text, source);
   if (!csv.Next()) return Status::Invalid(source + ": the file is empty");
   GANTRY_RETURN_IF_ERROR(CheckHeader(csv, kNodeHeader, "an openb node list"));
+  const csv::RowCount rows = csv::CountRows(text, kMaxNodes);
+  if (rows.line_past_limit > 0) {
+    return TooManyRows(source, rows.line_past_limit, "nodes", kMaxNodes, "nodes in a cluster");
+  }
   std::vector<TraceNode> nodes;
+  nodes.reserve(static_cast<size_t>(rows.rows));
   SeenNames seen;
+  seen.Reserve(static_cast<size_t>(rows.rows));
   while (csv.Next()) {
     GANTRY_RETURN_IF_ERROR(csv.CheckWidth(kNodeHeader.size()));
-    if (static_cast<int64_t>(nodes.size()) >= kMaxNodes) {
-      return csv.Error(0, "more than " + std::to_string(kMaxNodes) + " nodes (the limit of " +
-                              std::to_string(kMaxNodes) + " nodes in a cluster)");
-    }
     TraceNode n;
     n.line = csv.line();
     if (csv.cell(0).empty()) return csv.Error(0, "sn: empty node name");
@@ -168,14 +178,16 @@ Result<std::vector<TracePod>> ParsePodCsv(const std::string& text, const std::st
   GANTRY_RETURN_IF_ERROR(CheckHeader(csv, is_long ? kLongPodHeader : kShortPodHeader,
                                      is_long ? "an openb pod list" : "a 5-column openb pod list"));
   const size_t width = is_long ? kLongPodHeader.size() : kShortPodHeader.size();
+  const csv::RowCount rows = csv::CountRows(text, kMaxTasks);
+  if (rows.line_past_limit > 0) {
+    return TooManyRows(source, rows.line_past_limit, "pods", kMaxTasks, "tasks in a workload");
+  }
   std::vector<TracePod> pods;
+  pods.reserve(static_cast<size_t>(rows.rows));
   SeenNames seen;
+  seen.Reserve(static_cast<size_t>(rows.rows));
   while (csv.Next()) {
     GANTRY_RETURN_IF_ERROR(csv.CheckWidth(width));
-    if (static_cast<int64_t>(pods.size()) >= kMaxTasks) {
-      return csv.Error(0, "more than " + std::to_string(kMaxTasks) + " pods (the limit of " +
-                              std::to_string(kMaxTasks) + " tasks in a workload)");
-    }
     TracePod p;
     p.line = csv.line();
     if (csv.cell(0).empty()) return csv.Error(0, "name: empty pod name");
@@ -243,8 +255,14 @@ Result<std::vector<TraceJob>> ParseJobCsv(const std::string& text, const std::st
   for (const auto& r : kRequiredJobColumns) {
     if (!column.count(r)) return csv.Error(0, "missing the required column \"" + r + "\"");
   }
+  // Every job has a pod: more rows than kMaxTasks are refused before they are parsed.
+  const csv::RowCount rows = csv::CountRows(text, kMaxTasks);
+  if (rows.line_past_limit > 0) {
+    return TooManyRows(source, rows.line_past_limit, "jobs", kMaxTasks, "tasks in a workload");
+  }
   const size_t width = csv.size();
   std::vector<TraceJob> jobs;
+  jobs.reserve(static_cast<size_t>(rows.rows));
   int64_t total_pods = 0;
   while (csv.Next()) {
     GANTRY_RETURN_IF_ERROR(csv.CheckWidth(width));

@@ -496,10 +496,11 @@ TEST(FgdProtocolTest, MalformedPodsAreErrorsNamingThePod) {
 
 TEST(ProtocolSequenceTest, DroppingMostOfALongListIsNotQuadratic) {
   // 1 000 000 whole-GPU pods against one GPU: all but one are dropped. Erasing each from the
-  // middle of a vector took minutes; the sequence must come within a second or two.
+  // middle of a vector took about 35 s (200 000 took 1.4 s); the tree takes 0.1 s (a second
+  // or two in the sanitizer build), so 15 s leaves room for a loaded machine.
   const auto pods = Copies(1000000, 1000, 1, 1000);
   EXPECT_TRUE(ReturnsWithin([&] { (void)ProtocolSequence(pods, 1000, 1, 1.0); },
-                            std::chrono::milliseconds(3000)))
+                            std::chrono::milliseconds(15000)))
       << "ProtocolSequence took too long";
 }
 

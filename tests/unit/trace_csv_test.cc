@@ -1,6 +1,7 @@
 #include "sim/trace_csv.h"
 
 #include "model/limits.h"
+#include "sim/csv_cursor.h"
 #include "tests/unit/test_util.h"
 
 #include <gtest/gtest.h>
@@ -646,6 +647,17 @@ TEST(CsvHardeningTest, MoreNodesThanTheLimitAreRefusedAtTheRow) {
   EXPECT_TRUE(StartsWith(nodes.status().message(), "n.csv:" + std::to_string(kMaxNodes + 2) + ":"))
       << nodes.status().message();
   EXPECT_TRUE(Contains(nodes.status().message(), "limit of " + std::to_string(kMaxNodes)));
+}
+
+TEST(CsvHardeningTest, RowsAreCountedAsTheCursorReadsThem) {
+  // Header, a blank line, CRLF rows, a lone "\r": rows 1, 2, 3 are on lines 3, 4, 6.
+  const std::string text = std::string(kBom) + "h\n\nr1\r\nr2\n\r\nr3\n";
+  EXPECT_EQ(csv::CountRows(text, 10).rows, 3);
+  EXPECT_EQ(csv::CountRows(text, 10).line_past_limit, 0);
+  EXPECT_EQ(csv::CountRows(text, 2).rows, 3);
+  EXPECT_EQ(csv::CountRows(text, 2).line_past_limit, 6);
+  EXPECT_EQ(csv::CountRows(text, 0).line_past_limit, 3);
+  EXPECT_EQ(csv::CountRows("", 0).rows, 0);
 }
 
 TEST(CsvHardeningTest, MorePodsThanTheLimitAreRefusedAtTheRow) {
