@@ -63,7 +63,7 @@ void BM_SyntheticReplay(benchmark::State& state) {
   g.seed = 7;
   const std::vector<SimJob> jobs = GenerateWorkload(g).value();
   ClusterState cluster;
-  AddTraceNodes(GenerateNodes(g.nodes), &cluster).ok();
+  AddTraceNodes(GenerateNodes(g.nodes).value(), &cluster).ok();
   SchedulerConfig config = SchedulerConfig::Default();
   config.tie_break = SchedulerConfig::TieBreak::kShuffled;
   ReplayOptions options;

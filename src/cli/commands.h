@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/sim_options.h"
+
 namespace gantry {
 
 struct ScheduleOptions {
@@ -14,19 +16,7 @@ struct ScheduleOptions {
 };
 int RunSchedule(const ScheduleOptions& options);
 
-struct SimOptions {
-  std::string cluster;
-  std::string workload;
-  std::string generate;
-  std::string protocol;
-  double arrival_scale = 1.3;
-  std::string policies = "gantry";
-  std::string seeds = "42";
-  std::string out = "out/sim";
-  int64_t period_s = 10;
-  int32_t nodes_to_score = 100;
-  int jobs = 2;
-};
+// SimOptions: src/sim/sim_options.h.
 int RunSim(const SimOptions& options);
 
 struct ServeOptions {

@@ -22,15 +22,22 @@ int main(int argc, char** argv) {
   sim_cmd->add_option("--generate", sim.generate,
                       "Synthetic workload: nodes=N,pods=N,rate=R,duration=S,seed=N,mix=A/B/C/D");
   sim_cmd->add_option("--protocol", sim.protocol, "fgd-atc23: the FGD paper's experiment");
-  sim_cmd->add_option("--arrival-scale", sim.arrival_scale,
-                      "GPU demand to arrive, x capacity (protocol)");
+  sim_cmd
+      ->add_option("--arrival-scale", sim.arrival_scale,
+                   "GPU demand to arrive, x capacity (protocol; 0.01 to 100, default 1.3)")
+      ->type_name("NUMBER");
   sim_cmd->add_option("--policy", sim.policies, "Comma-separated policies")->capture_default_str();
   sim_cmd->add_option("--seeds", sim.seeds, "Seeds: 42, 42-51 or 1,5,9")->capture_default_str();
   sim_cmd->add_option("--out", sim.out, "Output directory")->capture_default_str();
-  sim_cmd->add_option("--period", sim.period_s, "Seconds between scheduling sessions (replay)");
-  sim_cmd->add_option("--nodes-to-score", sim.nodes_to_score,
-                      "Feasible nodes scored per task (replay; 0 all)");
-  sim_cmd->add_option("--jobs", sim.jobs, "Runs at once")->capture_default_str();
+  sim_cmd
+      ->add_option("--period", sim.period,
+                   "Seconds between scheduling sessions (replay; default 10)")
+      ->type_name("SECONDS");
+  sim_cmd
+      ->add_option("--nodes-to-score", sim.nodes_to_score,
+                   "Feasible nodes scored per task (replay; default 100, 0 all)")
+      ->type_name("N");
+  sim_cmd->add_option("--jobs", sim.jobs, "Runs at once (default 2, at most 256)")->type_name("N");
 
   gantry::ServeOptions serve;
   CLI::App* serve_cmd =

@@ -21,6 +21,7 @@
 #include "sim/protocol.h"
 #include "sim/replay.h"
 #include "sim/report.h"
+#include "sim/sim_options.h"
 #include "sim/trace_csv.h"
 #include "sim/workload.h"
 
@@ -33,77 +34,6 @@ using Json = nlohmann::ordered_json;
 const std::map<std::string, double> kPublished = {{"random", 87.47},        {"dotprod", 90.85},
                                                   {"gpuclustering", 91.88}, {"gpupacking", 92.00},
                                                   {"bestfit", 93.08},       {"fgd", 95.39}};
-
-Result<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
-  std::vector<uint64_t> seeds;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    size_t dash = part.find('-');
-    try {
-      size_t used = 0;
-      if (dash == std::string::npos) {
-        seeds.push_back(std::stoull(part, &used));
-        if (used != part.size()) throw std::invalid_argument(part);
-      } else {
-        uint64_t lo = std::stoull(part.substr(0, dash));
-        uint64_t hi = std::stoull(part.substr(dash + 1));
-        if (hi < lo || hi - lo > 10000) throw std::invalid_argument(part);
-        for (uint64_t s = lo; s <= hi; ++s) seeds.push_back(s);
-      }
-    } catch (const std::exception&) {
-      return Status::Invalid("--seeds: \"" + part + "\" is not a seed or a range like 42-51");
-    }
-  }
-  if (seeds.empty()) return Status::Invalid("--seeds: no seeds given");
-  return seeds;
-}
-
-std::vector<std::string> SplitComma(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    if (!part.empty()) out.push_back(part);
-  }
-  return out;
-}
-
-// "nodes=1000,pods=100000,rate=10,duration=3600,seed=42,mix=60/25/5/10"
-Result<GeneratorOptions> ParseGenerate(const std::string& text) {
-  GeneratorOptions g;
-  for (const std::string& item : SplitComma(text)) {
-    size_t eq = item.find('=');
-    if (eq == std::string::npos)
-      return Status::Invalid("--generate: expected key=value, got \"" + item + "\"");
-    std::string key = item.substr(0, eq), value = item.substr(eq + 1);
-    try {
-      if (key == "nodes") {
-        g.nodes = std::stoi(value);
-      } else if (key == "pods") {
-        g.pods = std::stoll(value);
-      } else if (key == "rate") {
-        g.arrivals_per_s = std::stod(value);
-      } else if (key == "duration") {
-        g.mean_duration_s = std::stoll(value);
-      } else if (key == "seed") {
-        g.seed = std::stoull(value);
-      } else if (key == "mix") {
-        int a = 0, b = 0, c = 0, d = 0;
-        if (std::sscanf(value.c_str(), "%d/%d/%d/%d", &a, &b, &c, &d) != 4)
-          throw std::invalid_argument(value);
-        g.pct_single = a, g.pct_shared = b, g.pct_gang = c, g.pct_cpu = d;
-      } else {
-        return Status::Invalid("--generate: unknown key \"" + key +
-                               "\" (known: nodes, pods, rate, duration, seed, mix)");
-      }
-    } catch (const std::exception&) {
-      return Status::Invalid("--generate: bad value for " + key + ": \"" + value + "\"");
-    }
-  }
-  if (g.nodes <= 0) return Status::Invalid("--generate: nodes must be positive");
-  return g;
-}
 
 struct RunSpec {
   std::string policy;
@@ -168,14 +98,12 @@ int RunSim(const SimOptions& o) {
     std::fprintf(stderr, "gantry sim: %s\n", message.c_str());
     return 2;
   };
-  const bool protocol = !o.protocol.empty();
-  if (protocol && o.protocol != "fgd-atc23") {
-    return fail("unknown protocol \"" + o.protocol + "\" (known: fgd-atc23)");
-  }
-  auto seeds = ParseSeeds(o.seeds);
-  if (!seeds.ok()) return fail(seeds.status().message());
-  std::vector<std::string> policies = SplitComma(o.policies);
-  if (policies.empty()) return fail("--policy: no policy given");
+  auto checked = ParseSimOptions(o);
+  if (!checked.ok()) return fail(checked.status().message());
+  const SimSettings& settings = *checked;
+  const bool protocol = settings.protocol;
+  const std::vector<std::string>& policies = settings.policies;
+  const std::vector<uint64_t>& seeds = settings.seeds;
   std::vector<SchedulerConfig> configs;
   for (const std::string& p : policies) {
     auto config = PolicyConfig(p);
@@ -186,7 +114,7 @@ int RunSim(const SimOptions& o) {
       full.plugins.pop_back();  // binpack
       full.plugins.push_back(config->plugins.back());
       full.tie_break = config->tie_break;
-      full.nodes_to_score = o.nodes_to_score;
+      full.nodes_to_score = settings.nodes_to_score;
       config = full;
     }
     configs.push_back(*config);
@@ -196,40 +124,32 @@ int RunSim(const SimOptions& o) {
   ClusterState cluster;
   std::vector<TracePod> pods;
   std::vector<SimJob> jobs;
-  if (!o.generate.empty()) {
-    auto g = ParseGenerate(o.generate);
-    if (!g.ok()) return fail(g.status().message());
-    auto generated = GenerateWorkload(*g);
+  if (settings.generate_workload) {
+    auto generated = GenerateWorkload(*settings.generator);
     if (!generated.ok()) return fail(generated.status().message());
     jobs = std::move(generated).value();
-    if (o.cluster.empty()) {
-      Status st = AddTraceNodes(GenerateNodes(g->nodes), &cluster);
-      if (!st.ok()) return fail(st.message());
-    }
+  }
+  if (settings.generate_cluster) {
+    auto nodes = GenerateNodes(settings.generator->nodes);
+    if (!nodes.ok()) return fail(nodes.status().message());
+    Status st = AddTraceNodes(*nodes, &cluster, "--generate");
+    if (!st.ok()) return fail(st.message());
   }
   if (!o.cluster.empty()) {
     auto loaded = LoadClusterFile(o.cluster);
     if (!loaded.ok()) return fail(loaded.status().message());
     cluster = std::move(loaded).value();
   }
-  if (cluster.nodes().empty()) return fail("no cluster: give --cluster FILE (or --generate)");
   if (!o.workload.empty()) {
-    std::ifstream in(o.workload);
-    if (!in) return fail(o.workload + ": cannot open the file");
-    std::string header;
-    std::getline(in, header);
-    if (header.rfind("name,cpu_milli", 0) == 0) {
-      auto read = ReadPodCsv(o.workload);
-      if (!read.ok()) return fail(read.status().message());
-      pods = std::move(read).value();
+    auto read = ReadWorkloadCsv(o.workload);
+    if (!read.ok()) return fail(read.status().message());
+    if (!read->pods.empty()) {
+      pods = std::move(read->pods);
       jobs = JobsFromPods(pods);
     } else {
-      auto read = ReadJobCsv(o.workload);
-      if (!read.ok()) return fail(read.status().message());
-      jobs = JobsFromTraceJobs(*read);
+      jobs = JobsFromTraceJobs(read->jobs);
     }
   }
-  if (jobs.empty()) return fail("no workload: give --workload FILE or --generate");
   if (protocol && pods.empty())
     return fail("--protocol fgd-atc23 needs an openb pod list as --workload");
 
@@ -237,7 +157,7 @@ int RunSim(const SimOptions& o) {
   std::vector<RunSpec> runs;
   std::vector<size_t> config_of;
   for (size_t p = 0; p < policies.size(); ++p) {
-    for (uint64_t s : *seeds) {
+    for (uint64_t s : seeds) {
       runs.push_back({policies[p], s});
       config_of.push_back(p);
     }
@@ -251,7 +171,7 @@ int RunSim(const SimOptions& o) {
       RunOutcome& out = outcomes[i];
       if (protocol) {
         ProtocolOptions po;
-        po.arrival_scale = o.arrival_scale;
+        po.arrival_scale = settings.arrival_scale;
         auto r = RunFgdProtocol(cluster, pods, configs[config_of[i]], runs[i].seed, po);
         if (r.ok())
           out.protocol = std::move(r).value();
@@ -259,7 +179,7 @@ int RunSim(const SimOptions& o) {
           out.status = r.status();
       } else {
         ReplayOptions ro;
-        ro.period_s = o.period_s;
+        ro.period_s = settings.period_s;
         auto r = RunReplay(cluster, jobs, configs[config_of[i]], runs[i].seed, ro);
         if (r.ok())
           out.replay = std::move(r).value();
@@ -270,7 +190,7 @@ int RunSim(const SimOptions& o) {
       progress.Done(runs[i]);
     }
   };
-  const int threads = std::max(1, std::min<int>(o.jobs, static_cast<int>(runs.size())));
+  const int threads = std::max(1, std::min<int>(settings.jobs, static_cast<int>(runs.size())));
   std::vector<std::thread> pool;
   for (int k = 0; k < threads; ++k) pool.emplace_back(worker);
   for (auto& th : pool) th.join();
@@ -282,7 +202,7 @@ int RunSim(const SimOptions& o) {
   }
 
   // summary.json, timeseries.csv, report.html.
-  const std::string end_key = std::to_string(std::llround(o.arrival_scale * 100));
+  const std::string end_key = std::to_string(std::llround(settings.arrival_scale * 100));
   Json summary;
   summary["title"] =
       protocol ? "Gantry simulation: " + o.protocol : "Gantry simulation: time-driven replay";
@@ -354,7 +274,7 @@ int RunSim(const SimOptions& o) {
   for (const std::string& p : policies) {
     auto& m = by[p];
     Json entry;
-    entry["runs"] = seeds->size();
+    entry["runs"] = seeds.size();
     if (protocol) {
       entry["alloc_pct_" + end_key + "_mean"] = Mean(m["alloc"]);
       entry["alloc_pct_" + end_key + "_std"] = Std(m["alloc"]);
@@ -401,16 +321,16 @@ int RunSim(const SimOptions& o) {
     auto& m = by[p];
     double wall = 0;
     for (size_t i = 0; i < runs.size(); ++i) wall += runs[i].policy == p ? outcomes[i].wall_s : 0;
-    wall /= static_cast<double>(seeds->size());
+    wall /= static_cast<double>(seeds.size());
     if (protocol) {
       std::string published = default_trace && kPublished.count(p)
                                   ? std::to_string(kPublished.at(p)).substr(0, 5)
                                   : "-";
-      std::printf("%-14s %5zu %11.2f (%.2f) %10.2f %10.0f %10s %8.2f\n", p.c_str(), seeds->size(),
+      std::printf("%-14s %5zu %11.2f (%.2f) %10.2f %10.0f %10s %8.2f\n", p.c_str(), seeds.size(),
                   Mean(m["alloc"]), Std(m["alloc"]), Mean(m["frag"]), Mean(m["failed"]),
                   published.c_str(), wall);
     } else {
-      std::printf("%-14s %5zu %12.2f %12.0f %12.0f %10.0f %8.2f\n", p.c_str(), seeds->size(),
+      std::printf("%-14s %5zu %12.2f %12.0f %12.0f %10.0f %8.2f\n", p.c_str(), seeds.size(),
                   Mean(m["alloc_mean"]), Mean(m["jct_mean"]), Mean(m["wait_mean"]),
                   Mean(m["failed"]), wall);
     }

@@ -1,22 +1,19 @@
 #include "sim/cluster_file.h"
 
-#include <fstream>
-
 #include "sim/scenario.h"
 #include "sim/trace_csv.h"
 
 namespace gantry {
 
 Result<ClusterState> LoadClusterFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::IoError(path + ": cannot open the file");
-  std::string first;
-  std::getline(in, first);
-  if (first.rfind("sn,", 0) == 0) {
-    auto nodes = ReadNodeCsv(path);
+  // Read once, bounded, to tell the formats apart; a node list is parsed from these bytes.
+  auto text = ReadTraceFile(path);
+  if (!text.ok()) return text.status();
+  if (LooksLikeCsv(*text)) {
+    auto nodes = ParseNodeCsv(*text, path);
     if (!nodes.ok()) return nodes.status();
     ClusterState cluster;
-    GANTRY_RETURN_IF_ERROR(AddTraceNodes(*nodes, &cluster));
+    GANTRY_RETURN_IF_ERROR(AddTraceNodes(*nodes, &cluster, path));
     return cluster;
   }
   auto scenario = LoadScenario(path);

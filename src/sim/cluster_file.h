@@ -7,8 +7,10 @@
 
 namespace gantry {
 
-// A ClusterState with the file's nodes only. CSV when the first line is the openb node
-// header (sn,cpu_milli,...), else a scenario YAML (its other sections are ignored).
+// A ClusterState with the file's nodes only: an openb node list when the file reads as
+// CSV (LooksLikeCsv: its first line has a comma and no ':'; then it must have the header
+// sn,cpu_milli,memory_mib,gpu,model), else a scenario YAML (its other sections are
+// ignored). Files above kMaxInputFileBytes are refused.
 Result<ClusterState> LoadClusterFile(const std::string& path);
 
 }  // namespace gantry

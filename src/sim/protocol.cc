@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <tuple>
+
+#include "model/limits.h"
 
 #include "engine/fragmentation.h"
 #include "engine/random.h"
@@ -13,7 +16,49 @@
 namespace gantry {
 namespace {
 
-int64_t GpuDemand(const TracePod& p) { return static_cast<int64_t>(p.num_gpu) * p.gpu_milli; }
+int64_t GpuDemand(const TracePod& p) {
+  return static_cast<int64_t>(p.num_gpu) * p.gpu_milli;
+}
+
+std::string Number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", v);
+  return buffer;
+}
+
+// Positions 0..n-1, each alive or removed: the k-th alive one found and removed in
+// O(log n) (a Fenwick tree of counts), so that dropping most of a long list is not
+// quadratic as erasing from a vector is.
+class AlivePositions {
+ public:
+  explicit AlivePositions(size_t n) : tree_(n + 1, 0), alive_(n, true) {
+    for (size_t i = 1; i <= n; ++i) {
+      tree_[i] += 1;
+      const size_t parent = i + (i & (~i + 1));
+      if (parent <= n) tree_[parent] += tree_[i];
+    }
+    while ((top_ << 1) <= n) top_ <<= 1;
+  }
+  // REQUIRES: k < the number alive. Removes the k-th alive position (0-based), returns it.
+  size_t RemoveKth(size_t k) {
+    size_t pos = 0;
+    for (size_t step = top_; step > 0; step >>= 1) {
+      if (pos + step < tree_.size() && tree_[pos + step] <= k) {
+        pos += step;
+        k -= tree_[pos];
+      }
+    }
+    alive_[pos] = false;
+    for (size_t i = pos + 1; i < tree_.size(); i += i & (~i + 1)) --tree_[i];
+    return pos;
+  }
+  bool alive(size_t i) const { return alive_[i]; }
+
+ private:
+  std::vector<size_t> tree_;
+  std::vector<bool> alive_;
+  size_t top_ = 1;
+};
 
 }  // namespace
 
@@ -24,29 +69,66 @@ int64_t RoundHalfEven(int64_t numerator, int64_t denominator) {
   return q;
 }
 
-std::vector<size_t> ProtocolSequence(const std::vector<TracePod>& pods, int64_t capacity_milli,
-                                     uint64_t seed, double arrival_scale) {
+Status CheckProtocolOptions(const ProtocolOptions& options) {
+  // Written to refuse NaN: every comparison with it is false.
+  if (!(options.arrival_scale >= kMinArrivalScale && options.arrival_scale <= kMaxArrivalScale)) {
+    return Status::Invalid("the arrival scale must be in [" + Number(kMinArrivalScale) + ", " +
+                           Number(kMaxArrivalScale) + "], got " + Number(options.arrival_scale));
+  }
+  if (!(options.typical_coverage > 0 && options.typical_coverage <= 1)) {
+    return Status::Invalid("the typical coverage must be above 0 and at most 1, got " +
+                           Number(options.typical_coverage));
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<size_t>> ProtocolSequence(const std::vector<TracePod>& pods,
+                                             int64_t capacity_milli, uint64_t seed,
+                                             double arrival_scale) {
+  ProtocolOptions options;
+  options.arrival_scale = arrival_scale;
+  GANTRY_RETURN_IF_ERROR(CheckProtocolOptions(options));
+  if (capacity_milli <= 0) return Status::Invalid("the cluster has no GPUs");
+  const std::string too_long = "the arrival sequence passes the limit of " +
+                               std::to_string(kMaxTasks) + " tasks in a workload (arrival scale " +
+                               Number(arrival_scale) + ")";
+  if (static_cast<int64_t>(pods.size()) > kMaxTasks) return Status::Invalid(too_long);
+  const double target_milli = arrival_scale * static_cast<double>(capacity_milli);
+  if (!(target_milli < 0x1p62)) return Status::Invalid(too_long);
+  const auto target = static_cast<int64_t>(target_milli);
+
   Rng rng(seed);
   std::vector<size_t> order(pods.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.Uniform(i)]);
-  const auto target = static_cast<int64_t>(arrival_scale * static_cast<double>(capacity_milli));
   int64_t total = 0;
   for (const TracePod& p : pods) total += GpuDemand(p);
-  // Too much already: drop pods at random until the demand is within the target.
-  while (total > target && !order.empty()) {
-    size_t k = rng.Uniform(order.size());
-    total -= GpuDemand(pods[order[k]]);
-    order.erase(order.begin() + static_cast<std::ptrdiff_t>(k));
+  // Too much already: drop pods at random until the demand is within the target (the k-th
+  // of those left each time, keeping the others' order).
+  if (total > target) {
+    AlivePositions alive(order.size());
+    size_t left = order.size();
+    while (total > target && left > 0) {
+      const size_t position = alive.RemoveKth(rng.Uniform(left--));
+      total -= GpuDemand(pods[order[position]]);
+    }
+    std::vector<size_t> kept;
+    kept.reserve(left);
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (alive.alive(i)) kept.push_back(order[i]);
+    }
+    order = std::move(kept);
   }
   // A workload that asks for no GPU share can never reach the target: no tail.
-  const bool any_gpu = std::any_of(pods.begin(), pods.end(), [](const TracePod& p) { return p.gpu_milli > 0; });
+  const bool any_gpu =
+      std::any_of(pods.begin(), pods.end(), [](const TracePod& p) { return p.gpu_milli > 0; });
   // Too little: draw pods with replacement, stopping at the first one whose per-GPU share
   // would pass the target (the paper's simulator tests the per-GPU share, then adds the
   // pod's whole demand; kept as it is, so a multi-GPU pod may overshoot a little).
   while (any_gpu) {
     size_t k = rng.Uniform(pods.size());
     if (total + pods[k].gpu_milli > target) break;
+    if (static_cast<int64_t>(order.size()) >= kMaxTasks) return Status::Invalid(too_long);
     order.push_back(k);
     total += GpuDemand(pods[k]);
   }
@@ -79,11 +161,18 @@ WorkloadProfile PodProfile(const std::vector<TracePod>& pods) {
   return profile;
 }
 
-Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes,
-                                      const std::vector<TracePod>& pods,
+Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes, const std::vector<TracePod>& pods,
                                       const SchedulerConfig& config, uint64_t seed,
                                       const ProtocolOptions& options) {
+  GANTRY_RETURN_IF_ERROR(CheckProtocolOptions(options));
+  GANTRY_RETURN_IF_ERROR(ValidateSchedulerConfig(config));
   if (pods.empty()) return Status::Invalid("the workload is empty");
+  if (static_cast<int64_t>(pods.size()) > kMaxTasks) {
+    return Status::Invalid("the workload has " + std::to_string(pods.size()) +
+                           " pods, above the limit of " + std::to_string(kMaxTasks) +
+                           " tasks in a workload");
+  }
+  for (const TracePod& pod : pods) GANTRY_RETURN_IF_ERROR(CheckTracePod(pod));
   if (std::none_of(pods.begin(), pods.end(), [](const TracePod& p) { return p.num_gpu > 0; })) {
     return Status::Invalid("the workload asks for no GPUs: the protocol measures GPU allocation");
   }
@@ -97,11 +186,14 @@ Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes,
   const QueueId queue_id = cluster.AddQueue(std::move(queue)).value();
   // Pods of one trace row share a spec, so that the engine's per-spec caches apply.
   std::vector<SpecId> spec_of_pod(pods.size(), kNone);
-  const std::vector<size_t> sequence = ProtocolSequence(pods, capacity, seed, options.arrival_scale);
+  auto drawn = ProtocolSequence(pods, capacity, seed, options.arrival_scale);
+  if (!drawn.ok()) return drawn.status();
+  const std::vector<size_t> sequence = std::move(drawn).value();
   std::vector<TaskId> task_of(sequence.size());
   for (size_t i = 0; i < sequence.size(); ++i) {
     const TracePod& pod = pods[sequence[i]];
-    if (spec_of_pod[sequence[i]] == kNone) spec_of_pod[sequence[i]] = cluster.AddSpec(SpecOfPod(pod));
+    if (spec_of_pod[sequence[i]] == kNone)
+      spec_of_pod[sequence[i]] = cluster.AddSpec(SpecOfPod(pod));
     Job job;
     job.name = pod.name + "#" + std::to_string(i);
     job.queue = queue_id;

@@ -15,6 +15,12 @@
 
 namespace gantry {
 
+// The GPU demand the protocol lets arrive, x capacity: the paper's is 1.3; below 1 % the
+// curve has no point past 0, and past a few times capacity every further pod fails. The
+// maximum bounds the percent buckets (100 x scale).
+inline constexpr double kMinArrivalScale = 0.01;
+inline constexpr double kMaxArrivalScale = 100;
+
 struct ProtocolOptions {
   double arrival_scale = 1.3;
   // Fragmentation is reported against the task types that make up this share of pods
@@ -32,17 +38,24 @@ struct ProtocolResult {
   std::vector<double> frag_pct;
 };
 
-// The arrival sequence for a seed: indexes into `pods`.
-std::vector<size_t> ProtocolSequence(const std::vector<TracePod>& pods, int64_t capacity_milli,
-                                     uint64_t seed, double arrival_scale);
+// The arrival scale in [kMinArrivalScale, kMaxArrivalScale] and the coverage in (0, 1]; NaN and
+// infinities are refused. Errors name the option and quote the value.
+Status CheckProtocolOptions(const ProtocolOptions& options);
+
+// The arrival sequence for a seed: indexes into `pods`. Refuses a scale that
+// CheckProtocolOptions refuses, a capacity that is not positive, and a sequence longer than
+// kMaxTasks (found as it is drawn, so memory stays bounded).
+Result<std::vector<size_t>> ProtocolSequence(const std::vector<TracePod>& pods,
+                                             int64_t capacity_milli, uint64_t seed,
+                                             double arrival_scale);
 
 // The pods' task types, most frequent first, grouped by CPU, GPU count, GPU share and
 // allowed models (not memory), as the paper's simulator does.
 WorkloadProfile PodProfile(const std::vector<TracePod>& pods);
 
-// REQUIRES: `nodes` holds nodes only (no queues or jobs).
-Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes,
-                                      const std::vector<TracePod>& pods,
+// REQUIRES: `nodes` holds nodes only (no queues or jobs). Refuses invalid options, an
+// invalid config and pods that CheckTracePod refuses, naming what is wrong.
+Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes, const std::vector<TracePod>& pods,
                                       const SchedulerConfig& config, uint64_t seed,
                                       const ProtocolOptions& options);
 

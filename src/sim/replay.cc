@@ -5,6 +5,7 @@
 #include <queue>
 
 #include "engine/session.h"
+#include "model/limits.h"
 
 namespace gantry {
 
@@ -26,11 +27,50 @@ Distribution Summarize(std::vector<double> values) {
   return d;
 }
 
+namespace {
+
+Status InRange(const std::string& what, int64_t v, int64_t min, int64_t max) {
+  if (v >= min && v <= max) return Status::Ok();
+  return Status::Invalid(what + " " + std::to_string(v) + " is out of range [" +
+                         std::to_string(min) + ", " + std::to_string(max) + "]");
+}
+
+}  // namespace
+
+Status CheckReplayOptions(const ReplayOptions& options) {
+  GANTRY_RETURN_IF_ERROR(
+      InRange("the scheduling period (s)", options.period_s, 1, kMaxReplayPeriodS));
+  return InRange("the time-series rows kept", options.max_rows, 2, kMaxReplayRows);
+}
+
+Status CheckSimJob(const SimJob& job) {
+  const std::string where =
+      "job \"" + (job.name.size() > 64 ? job.name.substr(0, 64) + "..." : job.name) + "\": ";
+  Status st = InRange("pods", job.pods, 1, kMaxTasksPerJob);
+  if (st.ok()) st = InRange("min_member", job.min_member, 1, job.pods);
+  if (st.ok()) st = InRange("submit time", job.submit, 0, kMaxTraceSeconds);
+  if (st.ok()) st = InRange("duration", job.duration, 0, kMaxTraceSeconds);
+  if (st.ok()) st = InRange("GPU count per pod", job.spec.gpu.count, 0, kMaxGpusPerNode);
+  if (st.ok()) st = InRange("GPU share per pod", job.spec.gpu.milli, 0, kGpuMilliWhole - 1);
+  return st.ok() ? st : Status::Invalid(where + st.message());
+}
+
 Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJob>& jobs_in,
                                const SchedulerConfig& config, uint64_t seed,
                                const ReplayOptions& options) {
   if (jobs_in.empty()) return Status::Invalid("the workload is empty");
-  if (options.period_s <= 0) return Status::Invalid("the scheduling period must be positive");
+  GANTRY_RETURN_IF_ERROR(CheckReplayOptions(options));
+  GANTRY_RETURN_IF_ERROR(ValidateSchedulerConfig(config));
+  int64_t total_tasks = 0;
+  for (const SimJob& j : jobs_in) {
+    GANTRY_RETURN_IF_ERROR(CheckSimJob(j));
+    total_tasks += j.pods;  // at most kMaxTasksPerJob each: no overflow before the check
+    if (total_tasks > kMaxTasks) {
+      return Status::Invalid("the workload has more than " + std::to_string(kMaxTasks) +
+                             " tasks (the limit of " + std::to_string(kMaxTasks) +
+                             " tasks in a workload)");
+    }
+  }
   ClusterState cluster = nodes;
   const int64_t capacity = cluster.capacity().Get(kGpu);
   if (capacity <= 0) return Status::Invalid("the cluster has no GPUs");
@@ -38,7 +78,8 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
 
   std::vector<const SimJob*> jobs;
   for (const SimJob& j : jobs_in) jobs.push_back(&j);
-  std::stable_sort(jobs.begin(), jobs.end(), [](const SimJob* a, const SimJob* b) { return a->submit < b->submit; });
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const SimJob* a, const SimJob* b) { return a->submit < b->submit; });
 
   struct JobTrack {
     int64_t submit = 0;
@@ -71,7 +112,8 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       cluster.Release(task);
       --running;
       JobTrack& track = tracks[cluster.task(task).job];
-      if (--track.unfinished == 0) jcts.push_back(static_cast<double>(track.last_end - track.submit));
+      if (--track.unfinished == 0)
+        jcts.push_back(static_cast<double>(track.last_end - track.submit));
     }
     // Arrivals up to now.
     while (next < jobs.size() && jobs[next]->submit <= t) {
@@ -93,8 +135,9 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       job.creation = static_cast<int64_t>(cluster.jobs().size());
       auto job_id = cluster.AddJob(std::move(job));
       if (!job_id.ok()) return job_id.status();
-      std::string key = sj.spec.requests.ToString() + "|" + std::to_string(sj.spec.gpu.count) + "|" +
-                        std::to_string(sj.spec.gpu.milli) + "|" + std::to_string(sj.spec.priority);
+      std::string key = sj.spec.requests.ToString() + "|" + std::to_string(sj.spec.gpu.count) +
+                        "|" + std::to_string(sj.spec.gpu.milli) + "|" +
+                        std::to_string(sj.spec.priority);
       for (GpuModelId m : sj.spec.gpu.models) key += "|" + std::to_string(m);
       auto [it, inserted] = spec_ids.emplace(key, 0);
       if (inserted) it->second = cluster.AddSpec(sj.spec);
@@ -112,7 +155,8 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       Decisions decisions;
       {
         Snapshot snapshot(cluster, &node_table);
-        Session session(snapshot, config, SessionOptions{t, seed + static_cast<uint64_t>(result.sessions)});
+        Session session(snapshot, config,
+                        SessionOptions{t, seed + static_cast<uint64_t>(result.sessions)});
         decisions = session.Run();
       }
       ++result.sessions;
@@ -131,20 +175,22 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     }
     int64_t allocated = 0;
     for (const Queue& q : cluster.queues()) allocated += q.allocated.Get(kGpu);
-    rows.push_back(ReplayRow{t, 100.0 * static_cast<double>(allocated) / static_cast<double>(capacity),
+    rows.push_back(ReplayRow{t,
+                             100.0 * static_cast<double>(allocated) / static_cast<double>(capacity),
                              pending_tasks, running});
     // The next moment anything changes, on the period grid.
     int64_t next_event = INT64_MAX;
     if (next < jobs.size()) next_event = jobs[next]->submit;
     if (!ends.empty()) next_event = std::min(next_event, ends.top().first);
     if (next_event == INT64_MAX) break;  // nothing will ever change again
-    int64_t next_t = std::max(t + options.period_s,
-                              (next_event + options.period_s - 1) / options.period_s * options.period_s);
+    int64_t next_t = std::max(t + options.period_s, (next_event + options.period_s - 1) /
+                                                        options.period_s * options.period_s);
     // Time-weighted means over [t, next_t).
     const double span = static_cast<double>(next_t - t);
     alloc_time += rows.back().gpu_alloc_pct * span;
     for (QueueId q = 0; q < cluster.queues().size(); ++q) {
-      queue_gpu_time[q] += span * 100.0 * static_cast<double>(cluster.queue(q).allocated.Get(kGpu)) /
+      queue_gpu_time[q] += span * 100.0 *
+                           static_cast<double>(cluster.queue(q).allocated.Get(kGpu)) /
                            static_cast<double>(capacity);
     }
     last_t = next_t;

@@ -1,13 +1,23 @@
 #include "sim/workload.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
+
+#include "model/limits.h"
 
 namespace gantry {
 namespace {
 
 constexpr Milli kMiB = Milli{1024} * 1024 * kMilliPerUnit;
+
+std::string Number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", v);
+  return buffer;
+}
 
 }  // namespace
 
@@ -21,7 +31,8 @@ TaskSpec SpecOfPod(const TracePod& pod) {
   } else {
     spec.gpu.count = pod.num_gpu;
   }
-  for (const std::string& model : pod.gpu_spec) spec.gpu.models.push_back(GpuModels().Intern(model));
+  for (const std::string& model : pod.gpu_spec)
+    spec.gpu.models.push_back(GpuModels().Intern(model));
   return spec;
 }
 
@@ -32,7 +43,8 @@ TaskSpec SpecOfJob(const TraceJob& job) {
   spec.requests.Set(kMemory, job.memory);
   spec.gpu.count = job.gpus_per_pod;
   spec.gpu.milli = job.gpus_per_pod > 0 ? 0 : job.gpu_milli;
-  for (const std::string& model : job.gpu_models) spec.gpu.models.push_back(GpuModels().Intern(model));
+  for (const std::string& model : job.gpu_models)
+    spec.gpu.models.push_back(GpuModels().Intern(model));
   spec.priority = job.priority;
   return spec;
 }
@@ -51,7 +63,8 @@ std::vector<SimJob> JobsFromPods(const std::vector<TracePod>& pods) {
     j.spec = SpecOfPod(p);
     if (p.has_times) {
       j.submit = p.creation_time - start;
-      j.duration = p.deletion_time > p.creation_time ? p.deletion_time - p.creation_time : 0;
+      if (p.deletion_time != 0)
+        j.duration = std::max<int64_t>(1, p.deletion_time - p.creation_time);
     }
     jobs.push_back(std::move(j));
   }
@@ -76,16 +89,39 @@ std::vector<SimJob> JobsFromTraceJobs(const std::vector<TraceJob>& trace) {
   return jobs;
 }
 
-Result<std::vector<SimJob>> GenerateWorkload(const GeneratorOptions& o) {
-  if (o.pods <= 0) return Status::Invalid("generator: pods must be positive");
-  if (o.arrivals_per_s <= 0) return Status::Invalid("generator: the arrival rate must be positive");
-  if (o.pct_single < 0 || o.pct_shared < 0 || o.pct_gang < 0 || o.pct_cpu < 0 ||
-      o.pct_single + o.pct_shared + o.pct_gang + o.pct_cpu != 100) {
-    return Status::Invalid("generator: the mix percentages must be non-negative and add up to 100");
+Status CheckGeneratorOptions(const GeneratorOptions& o) {
+  auto range = [](const char* what, int64_t v, int64_t min, int64_t max) {
+    if (v >= min && v <= max) return Status::Ok();
+    return Status::Invalid("generator: " + std::string(what) + " " + std::to_string(v) +
+                           " is out of range [" + std::to_string(min) + ", " + std::to_string(max) +
+                           "]");
+  };
+  GANTRY_RETURN_IF_ERROR(range("nodes", o.nodes, 1, kMaxNodes));
+  GANTRY_RETURN_IF_ERROR(range("pods", o.pods, 1, kMaxTasks));
+  // Written to refuse NaN: every comparison with it is false.
+  if (!(o.arrivals_per_s >= kMinArrivalRate && o.arrivals_per_s <= kMaxArrivalRate)) {
+    return Status::Invalid("generator: rate (arrivals per second) " + Number(o.arrivals_per_s) +
+                           " is out of range [" + Number(kMinArrivalRate) + ", " +
+                           Number(kMaxArrivalRate) + "]");
   }
+  GANTRY_RETURN_IF_ERROR(range("duration (mean seconds)", o.mean_duration_s, 1, kMaxMeanDurationS));
+  const int32_t pct[] = {o.pct_single, o.pct_shared, o.pct_gang, o.pct_cpu};
+  int64_t sum = 0;
+  for (int32_t p : pct) sum += p;
+  if (*std::min_element(std::begin(pct), std::end(pct)) < 0 || sum != 100) {
+    return Status::Invalid(
+        "generator: the mix percentages must be non-negative and add up to 100, got " +
+        std::to_string(o.pct_single) + "/" + std::to_string(o.pct_shared) + "/" +
+        std::to_string(o.pct_gang) + "/" + std::to_string(o.pct_cpu));
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<SimJob>> GenerateWorkload(const GeneratorOptions& o) {
+  GANTRY_RETURN_IF_ERROR(CheckGeneratorOptions(o));
   std::mt19937_64 rng(o.seed);
   std::exponential_distribution<double> gap(o.arrivals_per_s);
-  std::exponential_distribution<double> life(1.0 / static_cast<double>(std::max<int64_t>(1, o.mean_duration_s)));
+  std::exponential_distribution<double> life(1.0 / static_cast<double>(o.mean_duration_s));
   std::uniform_int_distribution<int> pct(0, 99);
   static constexpr int32_t kShares[] = {100, 250, 500, 750};
   std::vector<SimJob> jobs;
@@ -95,8 +131,16 @@ Result<std::vector<SimJob>> GenerateWorkload(const GeneratorOptions& o) {
     now += gap(rng);
     SimJob j;
     j.name = "gen-" + std::to_string(jobs.size());
+    // Within range by the checks above (at most kMaxTasks arrivals at kMinArrivalRate), but
+    // a double must be checked before it becomes an integer.
+    if (!(now <= static_cast<double>(kMaxTraceSeconds))) {
+      return Status::Invalid("generator: arrivals at rate " + Number(o.arrivals_per_s) + " pass " +
+                             std::to_string(kMaxTraceSeconds) + " s: raise the rate or lower pods");
+    }
     j.submit = static_cast<int64_t>(now);
-    j.duration = std::max<int64_t>(1, static_cast<int64_t>(life(rng)));
+    j.duration = std::clamp<int64_t>(
+        static_cast<int64_t>(std::min(life(rng), static_cast<double>(kMaxTraceSeconds))), 1,
+        kMaxTraceSeconds);
     j.queue = "team-" + std::to_string(jobs.size() % 4);
     j.spec.role = "pod";
     int p = pct(rng);
@@ -114,20 +158,28 @@ Result<std::vector<SimJob>> GenerateWorkload(const GeneratorOptions& o) {
     } else {
       j.spec.requests = {{kCpu, 4000}, {kMemory, 8 * 1024 * kMiB}};
     }
+    // At the very limit, the last gang is cut to fit.
+    if (made + j.pods > kMaxTasks) j.pods = j.min_member = static_cast<int32_t>(kMaxTasks - made);
     made += j.pods;
     jobs.push_back(std::move(j));
   }
   return jobs;
 }
 
-std::vector<TraceNode> GenerateNodes(int32_t count) {
+Result<std::vector<TraceNode>> GenerateNodes(int64_t count) {
+  if (count < 1 || count > kMaxNodes) {
+    return Status::Invalid("generator: nodes " + std::to_string(count) + " is out of range [1, " +
+                           std::to_string(kMaxNodes) + "]");
+  }
   // 768 GiB, not 1 TiB: memory is counted in milli-bytes, and the cluster's int64 total
   // overflows past 8,388 nodes of 1 TiB (11,184 of 768 GiB). The generated mix never uses
   // more than 704 GiB of a node (its CPU runs out first), so memory never decides a placement.
   constexpr int64_t kNodeMemoryMiB = 768 * 1024;
   std::vector<TraceNode> nodes;
-  for (int32_t i = 0; i < count; ++i) {
-    nodes.push_back(TraceNode{"gen-node-" + std::to_string(i), 128000, kNodeMemoryMiB, 8, "A100"});
+  nodes.reserve(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    nodes.push_back(
+        TraceNode{"gen-node-" + std::to_string(i), 128000, kNodeMemoryMiB, 8, "A100", 0});
   }
   return nodes;
 }
@@ -138,7 +190,8 @@ WorkloadProfile ProfileOf(const std::vector<SimJob>& jobs) {
   WorkloadProfile profile;
   for (const SimJob& j : jobs) {
     std::string key = j.spec.requests.ToString() + "|" + std::to_string(j.spec.gpu.count) + "|" +
-                      std::to_string(j.spec.gpu.milli) + "|" + std::to_string(j.spec.gpu.memory_mib);
+                      std::to_string(j.spec.gpu.milli) + "|" +
+                      std::to_string(j.spec.gpu.memory_mib);
     for (GpuModelId m : j.spec.gpu.models) key += "|" + std::to_string(m);
     auto [it, inserted] = index.emplace(key, profile.types.size());
     if (inserted) profile.types.push_back(TaskType{j.spec.requests, j.spec.gpu, 0});

@@ -28,12 +28,19 @@ TaskSpec SpecOfPod(const TracePod& pod);
 TaskSpec SpecOfJob(const TraceJob& job);
 
 // One single-pod job per trace pod. With times, submit is creation_time relative to the
-// earliest and duration is deletion - creation (0 when the pod never ended).
+// earliest and duration is deletion - creation: 0 (runs to the end) when the pod was never
+// deleted, and 1 s (the trace's resolution) when it was deleted as it was created, so that
+// it leaves rather than runs forever.
 std::vector<SimJob> JobsFromPods(const std::vector<TracePod>& pods);
 std::vector<SimJob> JobsFromTraceJobs(const std::vector<TraceJob>& jobs);
 
+// The generator's ranges: arrivals per second, and the mean duration in seconds.
+inline constexpr double kMinArrivalRate = 1e-6;
+inline constexpr double kMaxArrivalRate = 1e6;
+inline constexpr int64_t kMaxMeanDurationS = 1'000'000'000;
+
 struct GeneratorOptions {
-  int32_t nodes = 1000;        // of 8 GPUs each (used by the caller to make the cluster)
+  int32_t nodes = 1000;  // of 8 GPUs each (used by the caller to make the cluster)
   int64_t pods = 100000;
   double arrivals_per_s = 10;  // mean rate of a Poisson arrival process
   int64_t mean_duration_s = 3600;
@@ -44,10 +51,15 @@ struct GeneratorOptions {
   int32_t pct_cpu = 10;
   uint64_t seed = 42;
 };
-// A synthetic workload for scale tests: deterministic for a seed.
+// Nodes in [1, kMaxNodes], pods in [1, kMaxTasks], the rate in [kMinArrivalRate,
+// kMaxArrivalRate], the mean duration in [1, kMaxMeanDurationS], the mix percentages
+// non-negative adding up to 100. Errors name the option and quote the value.
+Status CheckGeneratorOptions(const GeneratorOptions& options);
+// A synthetic workload for scale tests: deterministic for a seed. It stops with the job
+// that reaches `pods` (a gang may pass it by up to 3 pods, never past kMaxTasks).
 Result<std::vector<SimJob>> GenerateWorkload(const GeneratorOptions& options);
-// A homogeneous cluster of 8-GPU nodes for generated workloads.
-std::vector<TraceNode> GenerateNodes(int32_t count);
+// A homogeneous cluster of `count` (1 to kMaxNodes) 8-GPU nodes for generated workloads.
+Result<std::vector<TraceNode>> GenerateNodes(int64_t count);
 
 // The workload's task types and how often each occurs: the "target workload" that the
 // fragmentation measure is taken against.

@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "model/limits.h"
 #include "sim/policies.h"
 #include "sim/workload.h"
 #include "tests/unit/test_util.h"
@@ -16,7 +18,8 @@ namespace {
 
 ClusterState Nodes(int count, int32_t gpus) {
   std::vector<TraceNode> nodes;
-  for (int i = 0; i < count; ++i) nodes.push_back(TraceNode{"n" + std::to_string(i), 64000, 262144, gpus, "G1"});
+  for (int i = 0; i < count; ++i)
+    nodes.push_back(TraceNode{"n" + std::to_string(i), 64000, 262144, gpus, gpus > 0 ? "G1" : ""});
   ClusterState cluster;
   EXPECT_TRUE(AddTraceNodes(nodes, &cluster).ok());
   return cluster;
@@ -37,8 +40,10 @@ SimJob Job(const std::string& name, int64_t submit, int64_t duration, int32_t gp
   return j;
 }
 
-ReplayResult Replay(const ClusterState& cluster, const std::vector<SimJob>& jobs, int64_t period = 10) {
-  return Must(RunReplay(cluster, jobs, Must(PolicyConfig("bestfit")), 1, ReplayOptions{period, 2000}));
+ReplayResult Replay(const ClusterState& cluster, const std::vector<SimJob>& jobs,
+                    int64_t period = 10) {
+  return Must(
+      RunReplay(cluster, jobs, Must(PolicyConfig("bestfit")), 1, ReplayOptions{period, 2000}));
 }
 
 struct Row {
@@ -119,9 +124,9 @@ TEST(ReplayTest, MultiPodJobEndsWithItsLastTask) {
   ClusterState cluster = Nodes(1, 2);
   ReplayResult r = Replay(cluster, {Job("g", 0, 30, 1, "default", 2), Job("s", 5, 10, 1)});
   EXPECT_EQ(r.pods, 3);
-  EXPECT_EQ(r.wait_s.count, 3);      // per task
+  EXPECT_EQ(r.wait_s.count, 3);               // per task
   EXPECT_DOUBLE_EQ(r.wait_s.mean, 25.0 / 3);  // 0, 0, 30 - 5
-  EXPECT_EQ(r.jct_s.count, 2);       // per job
+  EXPECT_EQ(r.jct_s.count, 2);                // per job
   EXPECT_EQ(r.jct_samples, (std::vector<double>{30, 35}));
   EXPECT_NEAR(r.gpu_alloc_mean_pct, (100.0 * 10 + 100.0 * 20 + 50.0 * 10) / 40, 1e-9);  // 87.5
   ExpectRows(r, {{0, 100, 0, 2}, {10, 100, 1, 2}, {30, 50, 0, 1}, {40, 0, 0, 0}});
@@ -158,7 +163,7 @@ TEST(ReplayTest, PeriodSetsTheGrid) {
   // departure is seen too: B is placed then (wait 48) and runs to 90 (JCT 78).
   ClusterState cluster = Nodes(1, 1);
   ReplayResult r = Replay(cluster, {Job("a", 0, 30, 1), Job("b", 12, 30, 1)}, 60);
-  EXPECT_DOUBLE_EQ(r.wait_s.mean, 24);  // a 0, b 60 - 12
+  EXPECT_DOUBLE_EQ(r.wait_s.mean, 24);                      // a 0, b 60 - 12
   EXPECT_EQ(r.jct_samples, (std::vector<double>{30, 78}));  // b ends at 90
   ExpectRows(r, {{0, 100, 0, 1}, {60, 100, 0, 1}, {120, 0, 0, 0}});
 }
@@ -176,7 +181,8 @@ TEST(ReplayTest, Errors) {
   }
   auto no_gpus = RunReplay(Nodes(1, 0), {Job("a", 0, 10, 0)}, config, 1, ReplayOptions{});
   ASSERT_FALSE(no_gpus.ok());
-  EXPECT_NE(no_gpus.status().message().find("no GPUs"), std::string::npos) << no_gpus.status().message();
+  EXPECT_NE(no_gpus.status().message().find("no GPUs"), std::string::npos)
+      << no_gpus.status().message();
 }
 
 // ---------------------------------------------------------------- Summarize
@@ -241,8 +247,8 @@ TEST(GenerateWorkloadTest, MixMustAddUpTo100) {
   struct Case {
     int32_t single, shared, gang, cpu;
   };
-  for (const Case& c : {Case{60, 25, 5, 9}, Case{60, 25, 5, 11}, Case{100, 0, 0, 1}, Case{0, 0, 0, 0},
-                        Case{110, -10, 0, 0}, Case{50, 50, -5, 5}}) {
+  for (const Case& c : {Case{60, 25, 5, 9}, Case{60, 25, 5, 11}, Case{100, 0, 0, 1},
+                        Case{0, 0, 0, 0}, Case{110, -10, 0, 0}, Case{50, 50, -5, 5}}) {
     GeneratorOptions o;
     o.pct_single = c.single;
     o.pct_shared = c.shared;
@@ -326,7 +332,7 @@ TEST(GenerateWorkloadTest, SingleKindMixes) {
 }
 
 TEST(GenerateNodesTest, EightGpuNodes) {
-  auto nodes = GenerateNodes(3);
+  auto nodes = Must(GenerateNodes(3));
   ASSERT_EQ(nodes.size(), 3u);
   std::set<std::string> names;
   for (const TraceNode& n : nodes) {
@@ -336,6 +342,143 @@ TEST(GenerateNodesTest, EightGpuNodes) {
     EXPECT_FALSE(n.model.empty());
   }
   EXPECT_EQ(names.size(), 3u);
+}
+
+// ---------------------------------------------------------------- hostile input
+
+TEST(ReplayTest, InvalidOptionsAndConfigAreErrors) {
+  ClusterState cluster = Nodes(1, 1);
+  SchedulerConfig config = Must(PolicyConfig("bestfit"));
+  for (int64_t period : {int64_t{0}, int64_t{-5}, kMaxReplayPeriodS + 1, INT64_MAX}) {
+    auto bad = RunReplay(cluster, {Job("a", 0, 10, 1)}, config, 1, ReplayOptions{period, 2000});
+    ASSERT_FALSE(bad.ok()) << period;
+    EXPECT_NE(bad.status().message().find("period"), std::string::npos) << bad.status().message();
+  }
+  for (int64_t rows : {int64_t{-1}, int64_t{0}, int64_t{1}}) {
+    auto bad = RunReplay(cluster, {Job("a", 0, 10, 1)}, config, 1, ReplayOptions{10, rows});
+    ASSERT_FALSE(bad.ok()) << rows;
+  }
+  SchedulerConfig negative = config;
+  negative.nodes_to_score = -1;
+  auto bad = RunReplay(cluster, {Job("a", 0, 10, 1)}, negative, 1, ReplayOptions{});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("nodesToScore"), std::string::npos)
+      << bad.status().message();
+}
+
+TEST(ReplayTest, MalformedJobsAreErrorsNamingTheJob) {
+  ClusterState cluster = Nodes(1, 1);
+  SchedulerConfig config = Must(PolicyConfig("bestfit"));
+  struct Case {
+    const char* what;
+    SimJob job;
+    const char* field;
+  };
+  std::vector<Case> cases;
+  auto with = [&](const char* what, const char* field, auto change) {
+    SimJob j = Job("bad", 0, 10, 1);
+    change(j);
+    cases.push_back({what, j, field});
+  };
+  with("no pods", "pods", [](SimJob& j) { j.pods = 0; });
+  with("negative pods", "pods", [](SimJob& j) { j.pods = -3; });
+  with("pods above the per-job limit", "pods",
+       [](SimJob& j) { j.pods = static_cast<int32_t>(kMaxTasksPerJob + 1); });
+  with("min_member 0", "min_member", [](SimJob& j) { j.min_member = 0; });
+  with("min_member above pods", "min_member", [](SimJob& j) { j.min_member = 2; });
+  with("negative submit", "submit", [](SimJob& j) { j.submit = -1; });
+  with("far submit", "submit", [](SimJob& j) { j.submit = kMaxTraceSeconds + 1; });
+  with("negative duration", "duration", [](SimJob& j) { j.duration = -1; });
+  with("far duration", "duration", [](SimJob& j) { j.duration = INT64_MAX; });
+  with("too many GPUs", "GPU", [](SimJob& j) { j.spec.gpu.count = kMaxGpusPerNode + 1; });
+  for (const Case& c : cases) {
+    auto r = RunReplay(cluster, {Job("ok", 0, 10, 1), c.job}, config, 1, ReplayOptions{});
+    ASSERT_FALSE(r.ok()) << c.what;
+    EXPECT_NE(r.status().message().find("\"bad\""), std::string::npos)
+        << c.what << ": " << r.status().message();
+    EXPECT_NE(r.status().message().find(c.field), std::string::npos)
+        << c.what << ": " << r.status().message();
+  }
+}
+
+TEST(ReplayTest, MoreTasksThanTheLimitAreAnError) {
+  ClusterState cluster = Nodes(1, 1);
+  std::vector<SimJob> jobs;
+  for (int i = 0; i < 3; ++i)
+    jobs.push_back(
+        Job("j" + std::to_string(i), 0, 10, 0, "default", static_cast<int32_t>(kMaxTasksPerJob)));
+  auto r = RunReplay(cluster, jobs, Must(PolicyConfig("bestfit")), 1, ReplayOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("limit of " + std::to_string(kMaxTasks)), std::string::npos)
+      << r.status().message();
+}
+
+TEST(GenerateWorkloadTest, NumbersOutsideTheirRangesAreErrorsNamingThem) {
+  struct Case {
+    const char* what;
+    GeneratorOptions options;
+    const char* names;
+  };
+  std::vector<Case> cases;
+  auto with = [&](const char* what, const char* names, auto change) {
+    GeneratorOptions o;
+    o.pods = 10;
+    change(o);
+    cases.push_back({what, o, names});
+  };
+  with("NaN rate", "rate", [](GeneratorOptions& o) { o.arrivals_per_s = std::nan(""); });
+  with("infinite rate", "rate", [](GeneratorOptions& o) { o.arrivals_per_s = HUGE_VAL; });
+  with("negative rate", "rate", [](GeneratorOptions& o) { o.arrivals_per_s = -1; });
+  with("tiny rate", "rate", [](GeneratorOptions& o) { o.arrivals_per_s = 1e-300; });
+  with("huge rate", "rate", [](GeneratorOptions& o) { o.arrivals_per_s = 1e300; });
+  with("negative duration", "duration", [](GeneratorOptions& o) { o.mean_duration_s = -1; });
+  with("zero duration", "duration", [](GeneratorOptions& o) { o.mean_duration_s = 0; });
+  with("huge duration", "duration", [](GeneratorOptions& o) { o.mean_duration_s = INT64_MAX; });
+  with("too many pods", "pods", [](GeneratorOptions& o) { o.pods = kMaxTasks + 1; });
+  with("no nodes", "nodes", [](GeneratorOptions& o) { o.nodes = 0; });
+  with("too many nodes", "nodes",
+       [](GeneratorOptions& o) { o.nodes = static_cast<int32_t>(kMaxNodes + 1); });
+  for (const Case& c : cases) {
+    auto r = GenerateWorkload(c.options);
+    ASSERT_FALSE(r.ok()) << c.what;
+    EXPECT_NE(r.status().message().find(c.names), std::string::npos)
+        << c.what << ": " << r.status().message();
+  }
+}
+
+TEST(JobsFromPodsTest, APodDeletedWhenCreatedRunsOneSecondNotForever) {
+  TracePod p;
+  p.name = "p";
+  p.has_times = true;
+  p.creation_time = 100;
+  p.deletion_time = 100;
+  TracePod q = p;
+  q.name = "q";
+  q.deletion_time = 0;  // never deleted: runs to the end
+  auto jobs = JobsFromPods({p, q});
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].duration, 1);
+  EXPECT_EQ(jobs[1].duration, 0);
+}
+
+TEST(GenerateNodesTest, CountOutsideItsRangeIsAnError) {
+  for (int64_t count : {int64_t{0}, int64_t{-1}, kMaxNodes + 1, int64_t{2'000'000'000}}) {
+    auto nodes = GenerateNodes(count);
+    ASSERT_FALSE(nodes.ok()) << count;
+    EXPECT_NE(nodes.status().message().find(std::to_string(kMaxNodes)), std::string::npos)
+        << nodes.status().message();
+  }
+}
+
+TEST(GenerateWorkloadTest, PodsAtTheLimitStayWithinIt) {
+  GeneratorOptions o;
+  o.pods = kMaxTasks;
+  o.pct_single = 0, o.pct_shared = 0, o.pct_gang = 100, o.pct_cpu = 0;
+  o.arrivals_per_s = 1000;
+  auto jobs = Must(GenerateWorkload(o));
+  int64_t pods = 0;
+  for (const SimJob& j : jobs) pods += j.pods;
+  EXPECT_EQ(pods, kMaxTasks);  // 2 000 000 is a multiple of 4: no cut needed, none made
 }
 
 }  // namespace

@@ -1,4 +1,7 @@
 #include "sim/trace_csv.h"
+
+#include "model/limits.h"
+#include "sim/csv_cursor.h"
 #include "tests/unit/test_util.h"
 
 #include <gtest/gtest.h>
@@ -21,7 +24,8 @@ constexpr Milli kGi = 1024LL * kMiB;
 
 ::testing::AssertionResult StartsWith(const std::string& text, const std::string& prefix) {
   if (text.rfind(prefix, 0) == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not start with \"" << prefix << "\"";
+  return ::testing::AssertionFailure()
+         << "\"" << text << "\" does not start with \"" << prefix << "\"";
 }
 
 // The shipped openb traces, found from this file's path (tests/unit/ in the repository).
@@ -34,7 +38,8 @@ std::string DataPath(const std::string& file) {
 
 const char kNodeHeader[] = "sn,cpu_milli,memory_mib,gpu,model\n";
 const char kPodHeader[] =
-    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
+    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_"
+    "time,"
     "scheduled_time\n";
 const char kShortPodHeader[] = "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n";
 const char kJobHeader[] =
@@ -49,16 +54,18 @@ struct BadCase {
   std::string detail;  // also in the message
 };
 
-void PrintTo(const BadCase& c, std::ostream* os) { *os << c.what; }
+void PrintTo(const BadCase& c, std::ostream* os) {
+  *os << c.what;
+}
 
 // ---------------------------------------------------------------- node lists
 
 TEST(NodeCsvTest, ParsesRowsIntoExactFields) {
-  auto nodes = Must(ParseNodeCsv(std::string(kNodeHeader) +
-                                     "openb-node-0000,64000,262144,2,P100\n"
-                                     "openb-node-0001,96000,786432,8,V100M32\n"
-                                     "cpu-node,32000,131072,0,\n",
-                                 "nodes.csv"));
+  auto nodes =
+      Must(ParseNodeCsv(std::string(kNodeHeader) + "openb-node-0000,64000,262144,2,P100\n"
+                                                   "openb-node-0001,96000,786432,8,V100M32\n"
+                                                   "cpu-node,32000,131072,0,\n",
+                        "nodes.csv"));
   ASSERT_EQ(nodes.size(), 3u);
   EXPECT_EQ(nodes[0].name, "openb-node-0000");
   EXPECT_EQ(nodes[0].cpu_milli, 64000);
@@ -76,7 +83,8 @@ TEST(NodeCsvTest, ParsesRowsIntoExactFields) {
 }
 
 TEST(NodeCsvTest, AcceptsCrlfAndBlankLines) {
-  auto nodes = Must(ParseNodeCsv("sn,cpu_milli,memory_mib,gpu,model\r\n\r\nn0,1000,2048,1,T4\r\n\n", "n.csv"));
+  auto nodes = Must(
+      ParseNodeCsv("sn,cpu_milli,memory_mib,gpu,model\r\n\r\nn0,1000,2048,1,T4\r\n\n", "n.csv"));
   ASSERT_EQ(nodes.size(), 1u);
   EXPECT_EQ(nodes[0].name, "n0");
   EXPECT_EQ(nodes[0].model, "T4");  // no trailing '\r'
@@ -84,7 +92,8 @@ TEST(NodeCsvTest, AcceptsCrlfAndBlankLines) {
 
 TEST(NodeCsvTest, LineNumbersCountBlankLines) {
   // The bad row is the file's fourth line, after a blank one.
-  auto nodes = ParseNodeCsv(std::string(kNodeHeader) + "n0,1000,2048,1,T4\n\nn1,x,2048,1,T4\n", "n.csv");
+  auto nodes =
+      ParseNodeCsv(std::string(kNodeHeader) + "n0,1000,2048,1,T4\n\nn1,x,2048,1,T4\n", "n.csv");
   ASSERT_FALSE(nodes.ok());
   EXPECT_TRUE(StartsWith(nodes.status().message(), "n.csv:4:2: cpu_milli"));
 }
@@ -102,14 +111,14 @@ TEST_P(NodeCsvErrorTest, NamesSourceLineColumnAndField) {
 INSTANTIATE_TEST_SUITE_P(
     Malformed, NodeCsvErrorTest,
     ::testing::Values(
-        BadCase{"renamed header column", "sn,cpu,memory_mib,gpu,model\nn0,1,1,1,T4\n", "nodes.csv:1:2: ",
-                "expected column \"cpu_milli\", got \"cpu\""},
-        BadCase{"header of a pod list", std::string(kShortPodHeader) + "p,1,1,0,0\n", "nodes.csv:1:1: ",
-                "expected column \"sn\", got \"name\""},
-        BadCase{"header too short", "sn,cpu_milli,memory_mib,gpu\nn0,1,1,1\n", "nodes.csv:1:1: ",
-                "expected the header \"sn,cpu_milli,memory_mib,gpu,model\""},
-        BadCase{"too few columns", std::string(kNodeHeader) + "n0,64000,262144,2\n", "nodes.csv:2:1: ",
-                "expected 5 columns, got 4"},
+        BadCase{"renamed header column", "sn,cpu,memory_mib,gpu,model\nn0,1,1,1,T4\n",
+                "nodes.csv:1:2: ", "expected column \"cpu_milli\", got \"cpu\""},
+        BadCase{"header of a pod list", std::string(kShortPodHeader) + "p,1,1,0,0\n",
+                "nodes.csv:1:1: ", "expected column \"sn\", got \"name\""},
+        BadCase{"header too short", "sn,cpu_milli,memory_mib,gpu\nn0,1,1,1\n",
+                "nodes.csv:1:1: ", "expected the header \"sn,cpu_milli,memory_mib,gpu,model\""},
+        BadCase{"too few columns", std::string(kNodeHeader) + "n0,64000,262144,2\n",
+                "nodes.csv:2:1: ", "expected 5 columns, got 4"},
         BadCase{"too many columns", std::string(kNodeHeader) + "n0,64000,262144,2,P100,x\n",
                 "nodes.csv:2:1: ", "expected 5 columns, got 6"},
         BadCase{"not an integer", std::string(kNodeHeader) + "n0,64k,262144,2,P100\n",
@@ -122,13 +131,14 @@ INSTANTIATE_TEST_SUITE_P(
                 "nodes.csv:2:3: memory_mib", "-1 is out of range"},
         BadCase{"negative cpu", std::string(kNodeHeader) + "n0,-64000,1,2,P100\n",
                 "nodes.csv:2:2: cpu_milli", "-64000 is out of range"},
-        BadCase{"too many GPUs", std::string(kNodeHeader) + "n0,64000,262144,65,P100\n",
-                "nodes.csv:2:4: gpu", "65 is out of range [0, 64]"},
+        BadCase{"too many GPUs", std::string(kNodeHeader) + "n0,64000,262144,257,P100\n",
+                "nodes.csv:2:4: gpu", "257 is out of range [0, 256]"},
         BadCase{"GPUs without a model", std::string(kNodeHeader) + "n0,64000,262144,2,\n",
                 "nodes.csv:2:5: model", "needs a model"},
         BadCase{"no name", std::string(kNodeHeader) + ",64000,262144,2,P100\n", "nodes.csv:2:1: sn",
                 "empty node name"},
-        BadCase{"error on a later row", std::string(kNodeHeader) + "n0,1,1,0,\nn1,1,1,0,\nn2,1,1,x,\n",
+        BadCase{"error on a later row",
+                std::string(kNodeHeader) + "n0,1,1,0,\nn1,1,1,0,\nn2,1,1,x,\n",
                 "nodes.csv:4:4: gpu", "got \"x\""}));
 
 TEST(NodeCsvTest, EmptyFileAndHeaderOnlyAreErrors) {
@@ -151,11 +161,13 @@ TEST(NodeCsvTest, MemoryBeyondWhatMilliUnitsHoldIsAnError) {
   if (nodes.ok()) {
     ClusterState cluster;
     Status st = AddTraceNodes(*nodes, &cluster);
-    EXPECT_FALSE(st.ok()) << "accepted; memory became " << cluster.capacity().Get(kMemory) << " milli-bytes";
+    EXPECT_FALSE(st.ok()) << "accepted; memory became " << cluster.capacity().Get(kMemory)
+                          << " milli-bytes";
   } else {
     EXPECT_TRUE(StartsWith(nodes.status().message(), "nodes.csv:2:3: memory_mib"));
   }
-  auto big = Must(ParseNodeCsv(std::string(kNodeHeader) + "n0,1000,1073741824,1,T4\n", "nodes.csv"));
+  auto big =
+      Must(ParseNodeCsv(std::string(kNodeHeader) + "n0,1000,1073741824,1,T4\n", "nodes.csv"));
   ClusterState cluster;
   ASSERT_TRUE(AddTraceNodes(big, &cluster).ok());
   EXPECT_EQ(cluster.capacity().Get(kMemory), 1024 * 1024 * kGi);
@@ -171,12 +183,13 @@ TEST(NodeCsvTest, MissingFileIsAnIoErrorNamingThePath) {
 // ---------------------------------------------------------------- pod lists
 
 TEST(PodCsvTest, ParsesElevenColumnRowsIntoExactFields) {
-  auto pods = Must(ParsePodCsv(std::string(kPodHeader) +
-                                   "openb-pod-0000,12000,16384,1,1000,,LS,Running,0,12537496,0\n"
-                                   "openb-pod-0001,6000,12288,1,460,V100M16|V100M32,BE,Pending,427061,,\n"
-                                   "openb-pod-0002,88000,327680,8,1000,G2,LS,Failed,5,10,7\n"
-                                   "openb-pod-0003,4000,8192,0,0,,Burstable,Succeeded,100,100,\n",
-                               "pods.csv"));
+  auto pods =
+      Must(ParsePodCsv(std::string(kPodHeader) +
+                           "openb-pod-0000,12000,16384,1,1000,,LS,Running,0,12537496,0\n"
+                           "openb-pod-0001,6000,12288,1,460,V100M16|V100M32,BE,Pending,427061,,\n"
+                           "openb-pod-0002,88000,327680,8,1000,G2,LS,Failed,5,10,7\n"
+                           "openb-pod-0003,4000,8192,0,0,,Burstable,Succeeded,100,100,\n",
+                       "pods.csv"));
   ASSERT_EQ(pods.size(), 4u);
   const TracePod& a = pods[0];
   EXPECT_EQ(a.name, "openb-pod-0000");
@@ -222,11 +235,10 @@ TEST(PodCsvTest, ParsesElevenColumnRowsIntoExactFields) {
 }
 
 TEST(PodCsvTest, ParsesFiveColumnRowsWithoutTimes) {
-  auto pods = Must(ParsePodCsv(std::string(kShortPodHeader) +
-                                   "openb-pod-0000,12000,16384,1,1000\n"
-                                   "openb-pod-0001,6000,12288,1,460\n"
-                                   "openb-pod-0002,32000,65536,4,1000\n"
-                                   "openb-pod-0003,2000,4096,0,0\n",
+  auto pods = Must(ParsePodCsv(std::string(kShortPodHeader) + "openb-pod-0000,12000,16384,1,1000\n"
+                                                              "openb-pod-0001,6000,12288,1,460\n"
+                                                              "openb-pod-0002,32000,65536,4,1000\n"
+                                                              "openb-pod-0003,2000,4096,0,0\n",
                                "multigpu.csv"));
   ASSERT_EQ(pods.size(), 4u);
   for (const TracePod& p : pods) {
@@ -257,8 +269,12 @@ TEST_P(PodCsvErrorTest, NamesSourceLineColumnAndField) {
   EXPECT_TRUE(Contains(pods.status().message(), GetParam().detail)) << GetParam().what;
 }
 
-std::string LongRow(const std::string& row) { return std::string(kPodHeader) + row + "\n"; }
-std::string ShortRow(const std::string& row) { return std::string(kShortPodHeader) + row + "\n"; }
+std::string LongRow(const std::string& row) {
+  return std::string(kPodHeader) + row + "\n";
+}
+std::string ShortRow(const std::string& row) {
+  return std::string(kShortPodHeader) + row + "\n";
+}
 
 INSTANTIATE_TEST_SUITE_P(
     Malformed, PodCsvErrorTest,
@@ -267,12 +283,13 @@ INSTANTIATE_TEST_SUITE_P(
                 "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_model,qos,pod_phase,creation_time,"
                 "deletion_time,scheduled_time\n",
                 "pods.csv:1:6: ", "expected column \"gpu_spec\", got \"gpu_model\""},
-        BadCase{"short header, renamed column", "name,cpu,memory_mib,num_gpu,gpu_milli\np,1,1,0,0\n",
+        BadCase{"short header, renamed column",
+                "name,cpu,memory_mib,num_gpu,gpu_milli\np,1,1,0,0\n",
                 "pods.csv:1:2: ", "expected column \"cpu_milli\""},
-        BadCase{"header of neither width", "name,cpu_milli,memory_mib\np,1,1\n", "pods.csv:1:1: ",
-                "expected the header"},
-        BadCase{"long row too short", LongRow("p,1000,1024,1,1000,,LS,Running,0,10"), "pods.csv:2:1: ",
-                "expected 11 columns, got 10"},
+        BadCase{"header of neither width", "name,cpu_milli,memory_mib\np,1,1\n",
+                "pods.csv:1:1: ", "expected the header"},
+        BadCase{"long row too short", LongRow("p,1000,1024,1,1000,,LS,Running,0,10"),
+                "pods.csv:2:1: ", "expected 11 columns, got 10"},
         BadCase{"short row with eleven cells", ShortRow("p,1000,1024,1,1000,,LS,Running,0,10,0"),
                 "pods.csv:2:1: ", "expected 5 columns, got 11"},
         BadCase{"no name", ShortRow(",1000,1024,1,1000"), "pods.csv:2:1: name", "empty pod name"},
@@ -290,8 +307,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "1001 is out of range [0, 1000]"},
         BadCase{"negative gpu_milli", ShortRow("p,100,1024,1,-5"), "pods.csv:2:5: gpu_milli",
                 "-5 is out of range"},
-        BadCase{"multi-GPU pod with a share", ShortRow("p,100,1024,2,500"), "pods.csv:2:5: gpu_milli",
-                "2 GPUs must take whole GPUs (1000), got 500"},
+        BadCase{"multi-GPU pod with a share", ShortRow("p,100,1024,2,500"),
+                "pods.csv:2:5: gpu_milli", "2 GPUs must take whole GPUs (1000), got 500"},
         BadCase{"8-GPU pod with a share", LongRow("p,100,1024,8,999,,LS,Running,0,10,0"),
                 "pods.csv:2:5: gpu_milli", "got 999"},
         BadCase{"GPU pod with no share", ShortRow("p,100,1024,1,0"), "pods.csv:2:5: gpu_milli",
@@ -338,11 +355,11 @@ TEST(PodCsvTest, MemoryBeyondWhatMilliUnitsHoldIsAnError) {
 // ---------------------------------------------------------------- job lists
 
 TEST(JobCsvTest, ParsesEveryColumnIntoExactFields) {
-  auto jobs = Must(ParseJobCsv(std::string(kJobHeader) +
-                                   "0,3600,4,8,,32,256Gi,team-a,train,5,2,A100|H100\n"
-                                   "10,0,1,0,0.25,500m,1Gi,,,,1,\n"
-                                   "20,60,3,1,0,2,4Gi,team-b,,-3,3,\n",
-                               "jobs.csv"));
+  auto jobs =
+      Must(ParseJobCsv(std::string(kJobHeader) + "0,3600,4,8,,32,256Gi,team-a,train,5,2,A100|H100\n"
+                                                 "10,0,1,0,0.25,500m,1Gi,,,,1,\n"
+                                                 "20,60,3,1,0,2,4Gi,team-b,,-3,3,\n",
+                       "jobs.csv"));
   ASSERT_EQ(jobs.size(), 3u);
   const TraceJob& a = jobs[0];
   EXPECT_EQ(a.name, "train");
@@ -386,7 +403,8 @@ TEST(JobCsvTest, ParsesEveryColumnIntoExactFields) {
 }
 
 TEST(JobCsvTest, RequiredColumnsOnlyInAnyOrderTakeDefaults) {
-  auto jobs = Must(ParseJobCsv("memory,cpu,gpus_per_pod,duration,submit_time\n16Gi,4,1,60,5\n", "jobs.csv"));
+  auto jobs = Must(
+      ParseJobCsv("memory,cpu,gpus_per_pod,duration,submit_time\n16Gi,4,1,60,5\n", "jobs.csv"));
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].submit_time, 5);
   EXPECT_EQ(jobs[0].duration, 60);
@@ -420,43 +438,49 @@ std::string JobRow(const std::string& row) {
 INSTANTIATE_TEST_SUITE_P(
     Malformed, JobCsvErrorTest,
     ::testing::Values(
-        BadCase{"unknown column", "submit_time,duration,gpus,cpu,memory\n0,1,1,1,1\n", "jobs.csv:1:3: ",
+        BadCase{"unknown column", "submit_time,duration,gpus,cpu,memory\n0,1,1,1,1\n",
+                "jobs.csv:1:3: ",
                 "unknown column \"gpus\" (known: submit_time, duration, pods, gpus_per_pod"},
-        BadCase{"column twice", "submit_time,duration,gpus_per_pod,cpu,memory,cpu\n", "jobs.csv:1:6: ",
-                "column \"cpu\" appears twice"},
+        BadCase{"column twice", "submit_time,duration,gpus_per_pod,cpu,memory,cpu\n",
+                "jobs.csv:1:6: ", "column \"cpu\" appears twice"},
         BadCase{"missing required column", "submit_time,duration,gpus_per_pod,cpu\n0,1,1,1\n",
                 "jobs.csv:1:1: ", "missing the required column \"memory\""},
-        BadCase{"row too short", JobRow("0,60,1,,4"), "jobs.csv:2:1: ", "expected 6 columns, got 5"},
-        BadCase{"row too long", JobRow("0,60,1,,4,1Gi,x"), "jobs.csv:2:1: ", "expected 6 columns, got 7"},
+        BadCase{"row too short", JobRow("0,60,1,,4"),
+                "jobs.csv:2:1: ", "expected 6 columns, got 5"},
+        BadCase{"row too long", JobRow("0,60,1,,4,1Gi,x"),
+                "jobs.csv:2:1: ", "expected 6 columns, got 7"},
         BadCase{"submit not an integer", JobRow("1.5,60,1,,4,1Gi"), "jobs.csv:2:1: submit_time",
                 "expected an integer, got \"1.5\""},
         BadCase{"negative duration", JobRow("0,-60,1,,4,1Gi"), "jobs.csv:2:2: duration",
                 "-60 is out of range"},
         BadCase{"gpus not an integer", JobRow("0,60,two,,4,1Gi"), "jobs.csv:2:3: gpus_per_pod",
                 "got \"two\""},
-        BadCase{"too many gpus", JobRow("0,60,65,,4,1Gi"), "jobs.csv:2:3: gpus_per_pod",
-                "65 is out of range [0, 64]"},
-        BadCase{"fraction not a quantity", JobRow("0,60,0,half,4,1Gi"), "jobs.csv:2:4: gpu_fraction",
-                "half"},
+        BadCase{"too many gpus", JobRow("0,60,257,,4,1Gi"), "jobs.csv:2:3: gpus_per_pod",
+                "257 is out of range [0, 256]"},
+        BadCase{"fraction not a quantity", JobRow("0,60,0,half,4,1Gi"),
+                "jobs.csv:2:4: gpu_fraction", "half"},
         BadCase{"fraction of one", JobRow("0,60,0,1,4,1Gi"), "jobs.csv:2:4: gpu_fraction",
                 "at least 0 and below 1"},
         BadCase{"negative fraction", JobRow("0,60,0,-0.5,4,1Gi"), "jobs.csv:2:4: gpu_fraction",
                 "at least 0 and below 1"},
-        BadCase{"fraction with whole GPUs", JobRow("0,60,2,0.5,4,1Gi"), "jobs.csv:2:4: gpu_fraction",
-                "either whole GPUs or a fraction"},
-        BadCase{"cpu not a quantity", JobRow("0,60,1,,4 cores,1Gi"), "jobs.csv:2:5: cpu", "4 cores"},
-        BadCase{"negative cpu", JobRow("0,60,1,,-2,1Gi"), "jobs.csv:2:5: cpu", "must not be negative"},
+        BadCase{"fraction with whole GPUs", JobRow("0,60,2,0.5,4,1Gi"),
+                "jobs.csv:2:4: gpu_fraction", "either whole GPUs or a fraction"},
+        BadCase{"cpu not a quantity", JobRow("0,60,1,,4 cores,1Gi"), "jobs.csv:2:5: cpu",
+                "4 cores"},
+        BadCase{"negative cpu", JobRow("0,60,1,,-2,1Gi"), "jobs.csv:2:5: cpu",
+                "must not be negative"},
         BadCase{"negative memory", JobRow("0,60,1,,2,-1Gi"), "jobs.csv:2:6: memory",
                 "must not be negative"},
         BadCase{"zero pods", "submit_time,duration,pods,gpus_per_pod,cpu,memory\n0,60,0,1,1,1Gi\n",
-                "jobs.csv:2:3: pods", "0 is out of range [1, 100000]"},
+                "jobs.csv:2:3: pods", "0 is out of range [1, 1000000]"},
         BadCase{"min_member above pods",
                 "submit_time,duration,pods,min_member,gpus_per_pod,cpu,memory\n0,60,2,3,1,1,1Gi\n",
                 "jobs.csv:2:4: min_member", "3 is out of range [1, 2]"},
-        BadCase{"priority not an integer", "submit_time,duration,gpus_per_pod,cpu,memory,priority\n0,60,1,1,1Gi,high\n",
+        BadCase{"priority not an integer",
+                "submit_time,duration,gpus_per_pod,cpu,memory,priority\n0,60,1,1,1Gi,high\n",
                 "jobs.csv:2:6: priority", "got \"high\""},
-        BadCase{"error on a later row", JobRow("0,60,1,,4,1Gi") + "5,60,1,,x,1Gi\n", "jobs.csv:3:5: cpu",
-                "\"x\""}));
+        BadCase{"error on a later row", JobRow("0,60,1,,4,1Gi") + "5,60,1,,x,1Gi\n",
+                "jobs.csv:3:5: cpu", "\"x\""}));
 
 TEST(JobCsvTest, EmptyFileAndNoRowsAreErrors) {
   auto empty = ParseJobCsv("", "jobs.csv");
@@ -506,9 +530,392 @@ TEST(AddTraceNodesTest, AddsCapacityModelsAndLabels) {
 
 TEST(AddTraceNodesTest, DuplicateNameIsAnErrorNamingTheNode) {
   ClusterState cluster;
-  Status st = AddTraceNodes({{"n0", 1000, 1024, 1, "T4"}, {"n0", 1000, 1024, 1, "T4"}}, &cluster);
+  Status st =
+      AddTraceNodes({{"n0", 1000, 1024, 1, "T4", 0}, {"n0", 1000, 1024, 1, "T4", 0}}, &cluster);
   ASSERT_FALSE(st.ok());
   EXPECT_TRUE(Contains(st.message(), "\"n0\""));
+}
+
+// ---------------------------------------------------------------- hostile input
+
+const char kBom[] = "\xEF\xBB\xBF";
+
+TEST(CsvHardeningTest, ByteOrderMarkIsIgnoredInEveryForm) {
+  auto nodes = Must(ParseNodeCsv(std::string(kBom) + kNodeHeader + "n0,1000,2048,1,T4\n", "n.csv"));
+  ASSERT_EQ(nodes.size(), 1u);
+  EXPECT_EQ(nodes[0].name, "n0");
+  auto pods =
+      Must(ParsePodCsv(std::string(kBom) + kShortPodHeader + "p0,1000,1024,1,1000\n", "p.csv"));
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_EQ(pods[0].name, "p0");
+  auto jobs =
+      Must(ParseJobCsv(std::string(kBom) + "name,submit_time,duration,gpus_per_pod,cpu,memory\n"
+                                           "j,0,60,1,1,1Gi\n",
+                       "j.csv"));
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0].name, "j");
+}
+
+TEST(CsvHardeningTest, NodeListWithoutHeaderNamesLineOneAndTheHeader) {
+  auto nodes = ParseNodeCsv("n0,64000,262144,2,P100\nn1,64000,262144,2,P100\n", "nodes.csv");
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_TRUE(StartsWith(nodes.status().message(), "nodes.csv:1:")) << nodes.status().message();
+  EXPECT_TRUE(Contains(nodes.status().message(), "sn,cpu_milli,memory_mib,gpu,model"));
+  EXPECT_TRUE(Contains(nodes.status().message(), "\"n0,64000,262144,2,P100\""));
+}
+
+TEST(CsvHardeningTest, DuplicateNamesNameBothLines) {
+  auto nodes =
+      ParseNodeCsv(std::string(kNodeHeader) + "n0,1,1,0,\nn1,1,1,0,\nn0,1,1,0,\n", "nodes.csv");
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_TRUE(StartsWith(nodes.status().message(), "nodes.csv:4:1: sn: "))
+      << nodes.status().message();
+  EXPECT_TRUE(Contains(nodes.status().message(), "node \"n0\" is defined twice (first on line 2)"));
+  auto pods = ParsePodCsv(std::string(kShortPodHeader) + "p0,1,1,0,0\np0,1,1,0,0\n", "pods.csv");
+  ASSERT_FALSE(pods.ok());
+  EXPECT_TRUE(StartsWith(pods.status().message(), "pods.csv:3:1: name: "))
+      << pods.status().message();
+  EXPECT_TRUE(Contains(pods.status().message(), "pod \"p0\" is defined twice (first on line 2)"));
+}
+
+TEST(CsvHardeningTest, NamesLongerThanTheLimitAreRefusedWithoutEchoingThem) {
+  const std::string ok_name(kMaxNameLength, 'a');
+  const std::string long_name(kMaxNameLength + 1, 'a');
+  const std::string huge(10'000'000, 'x');  // a 10 MB pod name
+  EXPECT_TRUE(
+      ParseNodeCsv(std::string(kNodeHeader) + ok_name + ",1,1,1," + ok_name + "\n", "n.csv").ok());
+  struct Case {
+    std::string what, text, prefix;
+    Result<int> (*parse)(const std::string&);
+  };
+  auto node = [](const std::string& t) -> Result<int> {
+    auto r = ParseNodeCsv(t, "n.csv");
+    return r.ok() ? Result<int>(0) : Result<int>(r.status());
+  };
+  auto pod = [](const std::string& t) -> Result<int> {
+    auto r = ParsePodCsv(t, "p.csv");
+    return r.ok() ? Result<int>(0) : Result<int>(r.status());
+  };
+  auto job = [](const std::string& t) -> Result<int> {
+    auto r = ParseJobCsv(t, "j.csv");
+    return r.ok() ? Result<int>(0) : Result<int>(r.status());
+  };
+  const std::string job_header =
+      "submit_time,duration,gpus_per_pod,cpu,memory,name,queue,gpu_model\n";
+  const Case cases[] = {
+      {"node name", std::string(kNodeHeader) + long_name + ",1,1,1,T4\n", "n.csv:2:1: sn", node},
+      {"GPU model", std::string(kNodeHeader) + "n0,1,1,1," + long_name + "\n", "n.csv:2:5: model",
+       node},
+      {"pod name", std::string(kShortPodHeader) + long_name + ",1,1,0,0\n", "p.csv:2:1: name", pod},
+      {"10 MB pod name", std::string(kShortPodHeader) + huge + ",1,1,0,0\n", "p.csv:2:1: name",
+       pod},
+      {"gpu_spec model", LongRow("p,1,1,1,1000,T4|" + long_name + ",LS,Running,0,,"),
+       "p.csv:2:6: gpu_spec", pod},
+      {"job name", job_header + "0,1,1,1,1Gi," + long_name + ",,\n", "j.csv:2:6: name", job},
+      {"queue name", job_header + "0,1,1,1,1Gi,j," + long_name + ",\n", "j.csv:2:7: queue", job},
+      {"gpu_model", job_header + "0,1,1,1,1Gi,j,q," + long_name + "\n", "j.csv:2:8: gpu_model",
+       job},
+  };
+  for (const Case& c : cases) {
+    auto r = c.parse(c.text);
+    ASSERT_FALSE(r.ok()) << c.what;
+    const std::string& m = r.status().message();
+    EXPECT_TRUE(StartsWith(m, c.prefix)) << c.what << ": " << m.substr(0, 300);
+    EXPECT_TRUE(Contains(m, "limit of " + std::to_string(kMaxNameLength)))
+        << c.what << ": " << m.substr(0, 300);
+    EXPECT_LT(m.size(), 400u) << c.what << ": the message echoes the whole value";
+  }
+}
+
+TEST(CsvHardeningTest, ControlCharactersInNamesAreRefused) {
+  auto nodes = ParseNodeCsv(std::string(kNodeHeader) +
+                                "n\x01"
+                                "0,1,1,0,\n",
+                            "n.csv");
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_TRUE(StartsWith(nodes.status().message(), "n.csv:2:1: sn")) << nodes.status().message();
+  auto pods = ParsePodCsv(std::string(kShortPodHeader) + "p\t0,1,1,0,0\n", "p.csv");
+  ASSERT_FALSE(pods.ok());
+  EXPECT_TRUE(StartsWith(pods.status().message(), "p.csv:2:1: name")) << pods.status().message();
+}
+
+TEST(CsvHardeningTest, MoreNodesThanTheLimitAreRefusedAtTheRow) {
+  std::string text = kNodeHeader;
+  for (int64_t i = 0; i <= kMaxNodes; ++i) text += "n" + std::to_string(i) + ",1,1,0,\n";
+  auto nodes = ParseNodeCsv(text, "n.csv");
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_TRUE(StartsWith(nodes.status().message(), "n.csv:" + std::to_string(kMaxNodes + 2) + ":"))
+      << nodes.status().message();
+  EXPECT_TRUE(Contains(nodes.status().message(), "limit of " + std::to_string(kMaxNodes)));
+}
+
+TEST(CsvHardeningTest, RowsAreCountedAsTheCursorReadsThem) {
+  // Header, a blank line, CRLF rows, a lone "\r": rows 1, 2, 3 are on lines 3, 4, 6.
+  const std::string text = std::string(kBom) + "h\n\nr1\r\nr2\n\r\nr3\n";
+  EXPECT_EQ(csv::CountRows(text, 10).rows, 3);
+  EXPECT_EQ(csv::CountRows(text, 10).line_past_limit, 0);
+  EXPECT_EQ(csv::CountRows(text, 2).rows, 3);
+  EXPECT_EQ(csv::CountRows(text, 2).line_past_limit, 6);
+  EXPECT_EQ(csv::CountRows(text, 0).line_past_limit, 3);
+  EXPECT_EQ(csv::CountRows("", 0).rows, 0);
+}
+
+TEST(CsvHardeningTest, MorePodsThanTheLimitAreRefusedAtTheRow) {
+  std::string text = kShortPodHeader;
+  text.reserve(static_cast<size_t>(kMaxTasks) * 16);
+  for (int64_t i = 0; i <= kMaxTasks; ++i) text += "p" + std::to_string(i) + ",1,1,0,0\n";
+  auto pods = ParsePodCsv(text, "p.csv");
+  ASSERT_FALSE(pods.ok());
+  EXPECT_TRUE(StartsWith(pods.status().message(), "p.csv:" + std::to_string(kMaxTasks + 2) + ":"))
+      << pods.status().message();
+  EXPECT_TRUE(Contains(pods.status().message(), "limit of " + std::to_string(kMaxTasks)));
+}
+
+TEST(CsvHardeningTest, JobPodsAboveTheLimitsAreRefused) {
+  const std::string header = "submit_time,duration,pods,gpus_per_pod,cpu,memory\n";
+  auto one =
+      ParseJobCsv(header + "0,60," + std::to_string(kMaxTasksPerJob + 1) + ",1,1,1Gi\n", "j.csv");
+  ASSERT_FALSE(one.ok());
+  EXPECT_TRUE(StartsWith(one.status().message(), "j.csv:2:3: pods")) << one.status().message();
+  EXPECT_TRUE(Contains(one.status().message(), std::to_string(kMaxTasksPerJob)));
+  std::string many = header;
+  for (int i = 0; i < 3; ++i) many += "0,60," + std::to_string(kMaxTasksPerJob) + ",1,1,1Gi\n";
+  auto total = ParseJobCsv(many, "j.csv");
+  ASSERT_FALSE(total.ok());
+  EXPECT_TRUE(StartsWith(total.status().message(), "j.csv:4:3: pods")) << total.status().message();
+  EXPECT_TRUE(Contains(total.status().message(), "limit of " + std::to_string(kMaxTasks)));
+}
+
+TEST(CsvHardeningTest, GpuFractionFinerThanAMilliIsAnError) {
+  for (const char* fraction : {"1e-9", "0.0005", "0.2505"}) {
+    auto jobs = ParseJobCsv(JobRow(std::string("0,60,0,") + fraction + ",4,1Gi"), "jobs.csv");
+    ASSERT_FALSE(jobs.ok()) << fraction << " became " << (jobs.ok() ? jobs->front().gpu_milli : 0);
+    EXPECT_TRUE(StartsWith(jobs.status().message(), "jobs.csv:2:4: gpu_fraction"))
+        << jobs.status().message();
+    EXPECT_TRUE(Contains(jobs.status().message(), fraction));
+  }
+  auto milli = Must(ParseJobCsv(JobRow("0,60,0,0.001,4,1Gi"), "jobs.csv"));
+  EXPECT_EQ(milli[0].gpu_milli, 1);
+}
+
+TEST(CsvHardeningTest, QuotedCellsAreRefused) {
+  auto nodes = ParseNodeCsv(std::string(kNodeHeader) + "\"n0\",1,1,0,\n", "n.csv");
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_TRUE(StartsWith(nodes.status().message(), "n.csv:2:1: ")) << nodes.status().message();
+  EXPECT_TRUE(Contains(nodes.status().message(), "quot"));
+}
+
+TEST(CsvHardeningTest, AMillionCommasAreCountedNotKept) {
+  auto nodes =
+      ParseNodeCsv(std::string(kNodeHeader) + "n0" + std::string(1'000'000, ',') + "\n", "n.csv");
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_TRUE(StartsWith(nodes.status().message(), "n.csv:2:1: ")) << nodes.status().message();
+  EXPECT_TRUE(Contains(nodes.status().message(), "expected 5 columns, got 1000001"));
+}
+
+TEST(CsvHardeningTest, GpuCountsFollowTheGpusPerNodeLimit) {
+  const std::string max = std::to_string(kMaxGpusPerNode),
+                    above = std::to_string(kMaxGpusPerNode + 1);
+  const std::string range = "out of range [0, " + max + "]";
+  EXPECT_TRUE(ParseNodeCsv(std::string(kNodeHeader) + "n0,1,1," + max + ",T4\n", "n.csv").ok());
+  auto node = ParseNodeCsv(std::string(kNodeHeader) + "n0,1,1," + above + ",T4\n", "n.csv");
+  ASSERT_FALSE(node.ok());
+  EXPECT_TRUE(Contains(node.status().message(), range)) << node.status().message();
+  auto pod = ParsePodCsv(ShortRow("p,1,1," + above + ",1000"), "p.csv");
+  ASSERT_FALSE(pod.ok());
+  EXPECT_TRUE(Contains(pod.status().message(), range)) << pod.status().message();
+  auto job = ParseJobCsv(JobRow("0,60," + above + ",,4,1Gi"), "j.csv");
+  ASSERT_FALSE(job.ok());
+  EXPECT_TRUE(Contains(job.status().message(), range)) << job.status().message();
+}
+
+TEST(CsvHardeningTest, GpuModelsOnRowsWithoutGpusAndEmptyModelsAreErrors) {
+  auto cpu_node = ParseNodeCsv(std::string(kNodeHeader) + "n0,1,1,0,T4\n", "n.csv");
+  ASSERT_FALSE(cpu_node.ok());
+  EXPECT_TRUE(StartsWith(cpu_node.status().message(), "n.csv:2:5: model"))
+      << cpu_node.status().message();
+  auto cpu_pod = ParsePodCsv(LongRow("p,1,1,0,0,T4,LS,Running,0,,"), "p.csv");
+  ASSERT_FALSE(cpu_pod.ok());
+  EXPECT_TRUE(StartsWith(cpu_pod.status().message(), "p.csv:2:6: gpu_spec"))
+      << cpu_pod.status().message();
+  auto empty_model = ParsePodCsv(LongRow("p,1,1,1,1000,T4||V100,LS,Running,0,,"), "p.csv");
+  ASSERT_FALSE(empty_model.ok());
+  EXPECT_TRUE(StartsWith(empty_model.status().message(), "p.csv:2:6: gpu_spec"))
+      << empty_model.status().message();
+  const std::string header = "submit_time,duration,gpus_per_pod,cpu,memory,gpu_model\n";
+  auto cpu_job = ParseJobCsv(header + "0,60,0,1,1Gi,T4\n", "j.csv");
+  ASSERT_FALSE(cpu_job.ok());
+  EXPECT_TRUE(StartsWith(cpu_job.status().message(), "j.csv:2:6: gpu_model"))
+      << cpu_job.status().message();
+  auto bar_only = ParseJobCsv(header + "0,60,1,1,1Gi,|\n", "j.csv");
+  ASSERT_FALSE(bar_only.ok());
+  EXPECT_TRUE(StartsWith(bar_only.status().message(), "j.csv:2:6: gpu_model"))
+      << bar_only.status().message();
+}
+
+TEST(CsvHardeningTest, TimesBeyondTheTraceLimitAreRefused) {
+  const std::string far = "1000000000001";  // past 10^12 s (31,700 years)
+  auto creation = ParsePodCsv(LongRow("p,1,1,0,0,,LS,Running," + far + ",,"), "p.csv");
+  ASSERT_FALSE(creation.ok());
+  EXPECT_TRUE(StartsWith(creation.status().message(), "p.csv:2:9: creation_time"))
+      << creation.status().message();
+  auto submit = ParseJobCsv(JobRow(far + ",60,1,,4,1Gi"), "j.csv");
+  ASSERT_FALSE(submit.ok());
+  EXPECT_TRUE(StartsWith(submit.status().message(), "j.csv:2:1: submit_time"))
+      << submit.status().message();
+  auto duration = ParseJobCsv(JobRow("0," + far + ",1,,4,1Gi"), "j.csv");
+  ASSERT_FALSE(duration.ok());
+  EXPECT_TRUE(StartsWith(duration.status().message(), "j.csv:2:2: duration"))
+      << duration.status().message();
+}
+
+TEST(CsvHardeningTest, LongBadNumbersAreQuotedShort) {
+  auto nodes = ParseNodeCsv(
+      std::string(kNodeHeader) + "n0," + std::string(1'000'000, '9') + ",1,0,\n", "n.csv");
+  ASSERT_FALSE(nodes.ok());
+  EXPECT_TRUE(StartsWith(nodes.status().message(), "n.csv:2:2: cpu_milli"))
+      << nodes.status().message().substr(0, 200);
+  EXPECT_LT(nodes.status().message().size(), 300u);
+}
+
+TEST(AddTraceNodesTest, RefusesWhatTheCsvReaderWould) {
+  ClusterState cluster;
+  Status gpus = AddTraceNodes({{"n0", 1000, 1024, kMaxGpusPerNode + 1, "T4"}}, &cluster);
+  ASSERT_FALSE(gpus.ok());
+  EXPECT_TRUE(Contains(gpus.message(), std::to_string(kMaxGpusPerNode))) << gpus.message();
+  Status memory = AddTraceNodes({{"n1", 1000, INT64_MAX / 1000, 0, ""}}, &cluster);
+  ASSERT_FALSE(memory.ok());
+  EXPECT_TRUE(Contains(memory.message(), "memory")) << memory.message();
+  Status name =
+      AddTraceNodes({{std::string(kMaxNameLength + 1, 'n'), 1000, 1024, 0, ""}}, &cluster);
+  ASSERT_FALSE(name.ok());
+  EXPECT_TRUE(Contains(name.message(), std::to_string(kMaxNameLength))) << name.message();
+  EXPECT_TRUE(cluster.nodes().empty());
+}
+
+TEST(AddTraceNodesTest, RefusesMoreNodesThanTheLimit) {
+  std::vector<TraceNode> nodes;
+  for (int64_t i = 0; i <= kMaxNodes; ++i)
+    nodes.push_back({"n" + std::to_string(i), 1000, 1024, 0, ""});
+  ClusterState cluster;
+  Status st = AddTraceNodes(nodes, &cluster);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "limit of " + std::to_string(kMaxNodes))) << st.message();
+}
+
+TEST(WorkloadCsvTest, APodListWithAByteOrderMarkIsAPodList) {
+  auto w = Must(
+      ParseWorkloadCsv(std::string(kBom) + kShortPodHeader + "p0,1000,1024,1,1000\n", "w.csv"));
+  ASSERT_EQ(w.pods.size(), 1u);
+  EXPECT_TRUE(w.jobs.empty());
+  EXPECT_EQ(w.pods[0].name, "p0");
+  auto long_form = Must(ParseWorkloadCsv(
+      std::string(kBom) + kPodHeader + "p0,1000,1024,1,1000,,LS,Running,0,,\n", "w.csv"));
+  ASSERT_EQ(long_form.pods.size(), 1u);
+}
+
+TEST(WorkloadCsvTest, AJobCsvIsAJobCsvEvenWhenItStartsWithName) {
+  auto w = Must(ParseWorkloadCsv(std::string(kBom) +
+                                     "name,submit_time,duration,gpus_per_pod,cpu,memory\n"
+                                     "j,0,60,1,1,1Gi\n",
+                                 "w.csv"));
+  ASSERT_EQ(w.jobs.size(), 1u);
+  EXPECT_TRUE(w.pods.empty());
+}
+
+TEST(WorkloadCsvTest, ARowWithoutAHeaderNamesLineOneAndBothHeaders) {
+  auto w = ParseWorkloadCsv("p0,1000,1024,1,1000\n", "w.csv");
+  ASSERT_FALSE(w.ok());
+  EXPECT_TRUE(StartsWith(w.status().message(), "w.csv:1:1: ")) << w.status().message();
+  EXPECT_TRUE(Contains(w.status().message(), "submit_time"));
+  EXPECT_TRUE(Contains(w.status().message(), "name,cpu_milli,memory_mib,num_gpu,gpu_milli"));
+}
+
+TEST(WorkloadCsvTest, AMissingFileIsAnIoError) {
+  auto w = ReadWorkloadCsv("/nonexistent/dir/w.csv");
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().code(), Status::Code::kIoError);
+  EXPECT_TRUE(Contains(w.status().message(), "/nonexistent/dir/w.csv"));
+}
+
+TEST(LooksLikeCsvTest, TellsNodeListsFromScenarios) {
+  EXPECT_TRUE(LooksLikeCsv(kNodeHeader));
+  EXPECT_TRUE(LooksLikeCsv(std::string(kBom) + kNodeHeader));
+  EXPECT_TRUE(LooksLikeCsv("\n\r\n  n0,64000,262144,2,P100\n"));
+  EXPECT_FALSE(LooksLikeCsv("# nodes: a, b\nnodes: []\n"));
+  EXPECT_FALSE(LooksLikeCsv("name: x\nnodes: [a, b]\n"));
+  EXPECT_FALSE(LooksLikeCsv("---\nname: x\n"));
+  EXPECT_FALSE(LooksLikeCsv("{name: x, nodes: []}\n"));
+  EXPECT_FALSE(LooksLikeCsv("- a, b\n"));
+  EXPECT_FALSE(LooksLikeCsv(""));
+  EXPECT_FALSE(LooksLikeCsv("just words\n"));
+}
+
+TEST(AddTraceNodesTest, ErrorsNameTheSourceAndLine) {
+  ClusterState cluster;
+  TraceNode a{"n0", 1000, 1024, 1, "T4", 2};
+  TraceNode b{"n0", 1000, 1024, 1, "T4", 7};
+  Status st = AddTraceNodes({a, b}, &cluster, "nodes.csv");
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(StartsWith(st.message(), "nodes.csv:7: ")) << st.message();
+  EXPECT_TRUE(Contains(st.message(), "node \"n0\" is defined twice"));
+  ClusterState other;
+  TraceNode bad{"n1", 1000, 1024, kMaxGpusPerNode + 1, "T4", 3};
+  Status gpus = AddTraceNodes({bad}, &other, "nodes.csv");
+  ASSERT_FALSE(gpus.ok());
+  EXPECT_TRUE(StartsWith(gpus.message(), "nodes.csv:3: node \"n1\": gpus 257")) << gpus.message();
+}
+
+TEST(CheckTracePodTest, RefusesWhatTheReaderWould) {
+  TracePod ok;
+  ok.name = "p";
+  ok.num_gpu = 1;
+  ok.gpu_milli = 500;
+  EXPECT_TRUE(CheckTracePod(ok).ok());
+  struct Case {
+    const char* what;
+    void (*change)(TracePod&);
+    const char* part;
+  };
+  const Case cases[] = {
+      {"no name", [](TracePod& p) { p.name.clear(); }, "empty"},
+      {"long name", [](TracePod& p) { p.name.assign(kMaxNameLength + 1, 'p'); }, "limit"},
+      {"negative cpu", [](TracePod& p) { p.cpu_milli = -1; }, "cpu_milli -1"},
+      {"memory past int64", [](TracePod& p) { p.memory_mib = INT64_MAX / 1000; }, "memory_mib"},
+      {"GPUs past the limit", [](TracePod& p) { p.num_gpu = kMaxGpusPerNode + 1; }, "num_gpu 257"},
+      {"share past 1000", [](TracePod& p) { p.gpu_milli = 1001; }, "gpu_milli 1001"},
+      {"multi-GPU share", [](TracePod& p) { p.num_gpu = 2; }, "whole GPUs"},
+      {"models on a CPU pod",
+       [](TracePod& p) {
+         p.num_gpu = 0;
+         p.gpu_milli = 0;
+         p.gpu_spec = {"T4"};
+       },
+       "gpu_spec"},
+      {"empty model", [](TracePod& p) { p.gpu_spec = {""}; }, "gpu_spec"},
+      {"deleted before created",
+       [](TracePod& p) {
+         p.has_times = true;
+         p.creation_time = 10;
+         p.deletion_time = 5;
+       },
+       "deletion_time"},
+      {"far creation",
+       [](TracePod& p) {
+         p.has_times = true;
+         p.creation_time = kMaxTraceSeconds + 1;
+       },
+       "creation_time"},
+  };
+  for (const Case& c : cases) {
+    TracePod p = ok;
+    p.line = 9;
+    c.change(p);
+    Status st = CheckTracePod(p);
+    ASSERT_FALSE(st.ok()) << c.what;
+    EXPECT_TRUE(Contains(st.message(), "(line 9)")) << c.what;
+    EXPECT_TRUE(Contains(st.message(), c.part)) << c.what;
+  }
 }
 
 // ---------------------------------------------------------------- the shipped traces

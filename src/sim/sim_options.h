@@ -1,0 +1,62 @@
+// `gantry sim`'s options as the command line gives them (text), and their parsing and
+// range checks into what the simulator runs: one place that says what each option
+// accepts, so that no value (NaN, a negative count, 1e12 x capacity) reaches the runs.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/status.h"
+#include "sim/workload.h"
+
+namespace gantry {
+
+// Empty: not given (each number's default is in SimSettings).
+struct SimOptions {
+  std::string cluster;
+  std::string workload;
+  std::string generate;
+  std::string protocol;
+  std::string arrival_scale;
+  std::string policies = "gantry";
+  std::string seeds = "42";
+  std::string out = "out/sim";
+  std::string period;
+  std::string nodes_to_score;
+  std::string jobs;
+};
+
+// Runs at once, and seeds in one `gantry sim`.
+inline constexpr int64_t kMaxSimJobs = 256;
+inline constexpr int64_t kMaxSimSeeds = 10'000;
+
+struct SimSettings {
+  bool protocol = false;  // --protocol fgd-atc23; else a time-driven replay
+  std::vector<std::string> policies;
+  std::vector<uint64_t> seeds;
+  double arrival_scale = 1.3;    // protocol only: [kMinArrivalScale, kMaxArrivalScale]
+  int64_t period_s = 10;         // replay only: [1, kMaxReplayPeriodS]
+  int32_t nodes_to_score = 100;  // replay only: [0, kMaxNodes], 0 scores every node
+  int32_t jobs = 2;              // [1, kMaxSimJobs]
+  // --generate: the cluster (its nodes) when there is no --cluster, the workload when there
+  // is no --workload.
+  std::optional<GeneratorOptions> generator;
+  bool generate_cluster = false;
+  bool generate_workload = false;
+};
+
+// Every error names the option, quotes the value and says what is allowed. Refused too:
+// an option that would be ignored (--arrival-scale without --protocol; --period or
+// --nodes-to-score with it; --generate nodes= with --cluster; --generate workload keys
+// with --workload), a key given twice, a seed or policy given twice.
+Result<SimSettings> ParseSimOptions(const SimOptions& options);
+
+// "42", "42-51", "1,5,9": at most kMaxSimSeeds distinct seeds.
+Result<std::vector<uint64_t>> ParseSeeds(const std::string& text);
+// "nodes=1000,pods=100000,rate=10,duration=3600,seed=42,mix=60/25/5/10"; `given` gets
+// the keys that were given.
+Result<GeneratorOptions> ParseGenerate(const std::string& text, std::vector<std::string>* given);
+
+}  // namespace gantry
