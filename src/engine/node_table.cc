@@ -13,15 +13,6 @@ ResourceId MaxResourceOf(const Node& node) {
   return max_id;
 }
 
-// The largest resource id the specs from `first` on request.
-ResourceId MaxResourceOfSpecs(const ClusterState& c, size_t first) {
-  ResourceId max_id = 0;
-  for (size_t s = first; s < c.specs().size(); ++s) {
-    for (const auto& e : c.specs()[s].requests.entries()) max_id = std::max(max_id, e.id);
-  }
-  return max_id;
-}
-
 // Writes node `id`'s row, devices and counts. Its gpu_begin must be set already.
 void FillNode(const Node& node, NodeId id, NodeTable* t) {
   NodeWork& w = t->nodes[id];
@@ -56,7 +47,7 @@ void FillNode(const Node& node, NodeId id, NodeTable* t) {
 NodeTable BuildNodeTable(const ClusterState& c) {
   const size_t n = c.nodes().size();
   // kPods at least, so that the columns a session reads by name always exist.
-  ResourceId max_id = std::max(kPods, MaxResourceOfSpecs(c, 0));
+  ResourceId max_id = std::max(kPods, c.max_spec_resource());
   size_t devices = 0;
   for (const Node& node : c.nodes()) {
     max_id = std::max(max_id, MaxResourceOf(node));
@@ -79,8 +70,10 @@ NodeTable BuildNodeTable(const ClusterState& c) {
 
 const NodeTable& NodeTableCache::Sync(const ClusterState& c) {
   const size_t n = c.nodes().size();
-  bool rebuild = stamps_.size() != n ||
-                 MaxResourceOfSpecs(c, specs_seen_) >= std::max<uint32_t>(table_.resource_count, 1);
+  // Specs may be replaced (ClusterState::ReplaceSpec), so their resources are known by
+  // the state's running maximum, not by looking at the specs added since last time.
+  bool rebuild =
+      stamps_.size() != n || c.max_spec_resource() >= std::max<uint32_t>(table_.resource_count, 1);
   std::vector<NodeId> changed;
   for (NodeId i = 0; i < n && !rebuild; ++i) {
     if (stamps_[i] == c.node_stamp(i)) continue;
@@ -99,7 +92,6 @@ const NodeTable& NodeTableCache::Sync(const ClusterState& c) {
       stamps_[i] = c.node_stamp(i);
     }
   }
-  specs_seen_ = c.specs().size();
   return table_;
 }
 

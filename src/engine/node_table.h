@@ -55,7 +55,6 @@ class NodeTableCache {
  private:
   NodeTable table_;
   std::vector<uint64_t> stamps_;  // per node, the stamp the table reflects
-  size_t specs_seen_ = 0;         // specs whose resources are known to have columns
 };
 
 }  // namespace gantry

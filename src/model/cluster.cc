@@ -124,6 +124,9 @@ Result<QueueId> ClusterState::AddQueue(Queue queue) {
 }
 
 SpecId ClusterState::AddSpec(TaskSpec spec) {
+  for (const auto& e : spec.requests.entries()) {
+    max_spec_resource_ = std::max(max_spec_resource_, e.id);
+  }
   specs_.push_back(std::move(spec));
   return static_cast<SpecId>(specs_.size() - 1);
 }

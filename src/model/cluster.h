@@ -186,6 +186,10 @@ class ClusterState {
   // Marks a node removed: it leaves the capacity and takes no new tasks; tasks still
   // recorded on it keep their accounting until they are removed.
   void RemoveNode(NodeId id);
+  // Gives the slot of a spec that no task uses any more to another spec, so that a caller
+  // whose tasks come in ever new shapes (the daemon's pods) keeps as many specs as there
+  // are shapes alive. REQUIRES: no task refers to `id`.
+  void ReplaceSpec(SpecId id, TaskSpec spec);
   Status UpdateQueue(QueueId id, int64_t weight, ResourceVector guarantee,
                      ResourceVector capability);
 
@@ -200,6 +204,9 @@ class ClusterState {
   const Task& task(TaskId id) const { return tasks_[id]; }
   const TaskSpec& spec(SpecId id) const { return specs_[id]; }
   const TaskSpec& spec_of(TaskId id) const { return specs_[tasks_[id].spec]; }
+  // The largest resource id any spec has ever requested (0 when none); it only grows, so
+  // that a table with a column per resource knows when it must widen.
+  ResourceId max_spec_resource() const { return max_spec_resource_; }
 
   // kNone when absent.
   NodeId FindNode(std::string_view name) const;
@@ -257,6 +264,7 @@ class ClusterState {
   std::vector<Job> jobs_;
   std::vector<Task> tasks_;
   std::vector<TaskSpec> specs_;
+  ResourceId max_spec_resource_ = 0;
   std::unordered_map<std::string, NodeId> node_ids_;
   std::unordered_map<std::string, QueueId> queue_ids_;
   std::unordered_map<std::string, JobId> job_ids_;

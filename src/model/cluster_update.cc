@@ -103,6 +103,13 @@ void ClusterState::RemoveNode(NodeId id) {
   Touch(id);
 }
 
+void ClusterState::ReplaceSpec(SpecId id, TaskSpec spec) {
+  for (const auto& e : spec.requests.entries()) {
+    max_spec_resource_ = std::max(max_spec_resource_, e.id);
+  }
+  specs_[id] = std::move(spec);
+}
+
 Status ClusterState::UpdateQueue(QueueId id, int64_t weight, ResourceVector guarantee,
                                  ResourceVector capability) {
   Queue& queue = queues_[id];
