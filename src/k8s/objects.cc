@@ -600,7 +600,11 @@ Result<QueueInfo> ParseQueue(const json& object) {
   const json& spec = Field(object, "spec");
   auto weight = Integer(spec, "weight", where + ": spec", 1);
   if (!weight.ok()) return weight.status();
-  if (*weight < 1) return Status::Invalid(where + ": spec.weight: must be at least 1");
+  // An int32 in Volcano's API: larger weights would overflow their sum in the engine.
+  if (*weight < 1 || *weight > INT32_MAX) {
+    return Status::Invalid(where + ": spec.weight: " + std::to_string(*weight) +
+                           " is out of range (1.." + std::to_string(INT32_MAX) + ")");
+  }
   queue.weight = *weight;
   GANTRY_RETURN_IF_ERROR(ParseResourceList(Field(spec, "capability"), where + ": spec.capability",
                                            NameSource::kTrusted, &queue.capability));

@@ -67,10 +67,11 @@ struct Cycle {
 };
 
 Cycle RunCycle(ClusterCache& cache) {
+  const SchedulerConfig config = SchedulerConfig::Default();  // the session keeps a reference
   Snapshot snapshot(cache.state());
   Decisions decisions;
   {
-    Session session(snapshot, SchedulerConfig::Default(), SessionOptions{});
+    Session session(snapshot, config, SessionOptions{});
     decisions = session.Run();
   }
   Cycle out;
