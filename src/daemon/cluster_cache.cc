@@ -148,26 +148,34 @@ std::string ClusterCache::JobKeyOf(const PodRecord& pod) const {
   return GroupKey(p.group_api, p.meta.namespace_, p.group);
 }
 
+void ClusterCache::Count(JobRecord& job, PodRecord& pod) {
+  pod.counted_priority = pod.info.priority;
+  pod.counted_queue = pod.info.queue;
+  job.priorities[pod.counted_priority]++;
+  if (!pod.counted_queue.empty()) job.queues[pod.counted_queue]++;
+}
+
+void ClusterCache::Uncount(JobRecord& job, const PodRecord& pod) {
+  if (--job.priorities[pod.counted_priority] == 0) job.priorities.erase(pod.counted_priority);
+  if (!pod.counted_queue.empty() && --job.queues[pod.counted_queue] == 0) {
+    job.queues.erase(pod.counted_queue);
+  }
+}
+
 void ClusterCache::LeaveJob(PodRecord& pod) {
   if (pod.job_key.empty()) return;
   const std::string key = std::exchange(pod.job_key, {});
   auto it = jobs_.find(key);
   if (it == jobs_.end()) return;
   JobRecord& job = it->second;
-  if (job.pods.erase(pod.info.meta.Key())) {
-    if (--job.priorities[pod.counted_priority] == 0) job.priorities.erase(pod.counted_priority);
-    if (!pod.counted_queue.empty() && --job.queues[pod.counted_queue] == 0) {
-      job.queues.erase(pod.counted_queue);
-    }
-  }
+  if (job.pods.erase(pod.info.meta.Key())) Uncount(job, pod);
   status_dirty_.insert(key);
   ForgetJobIfEmpty(key);
 }
 
 ClusterCache::JobRecord& ClusterCache::JobFor(PodRecord& pod) {
   std::string key = JobKeyOf(pod);
-  // Leaving and joining again keeps the job's counts exact when the pod changed.
-  LeaveJob(pod);
+  if (pod.job_key != key) LeaveJob(pod);
   auto [it, inserted] = jobs_.try_emplace(key);
   JobRecord& job = it->second;
   if (inserted) {
@@ -177,12 +185,13 @@ ClusterCache::JobRecord& ClusterCache::JobFor(PodRecord& pod) {
     job.group = pod.info.group;
     job.ours = Ours(pod.info);
   }
-  pod.job_key = key;
-  job.pods.insert(pod.info.meta.Key());
-  pod.counted_priority = pod.info.priority;
-  pod.counted_queue = pod.info.queue;
-  job.priorities[pod.counted_priority]++;
-  if (!pod.counted_queue.empty()) job.queues[pod.counted_queue]++;
+  if (pod.job_key == key) {
+    Uncount(job, pod);  // counted again below, as the pod is now
+  } else {
+    pod.job_key = key;
+    job.pods.insert(pod.info.meta.Key());
+  }
+  Count(job, pod);
   status_dirty_.insert(key);
   return job;
 }

@@ -175,6 +175,9 @@ class ClusterCache {
   // Puts the pod in its job's pods (leaving the one it was in) with up-to-date counts.
   JobRecord& JobFor(PodRecord& pod);
   void LeaveJob(PodRecord& pod);
+  // What a pod adds to its job's counts, and takes away.
+  static void Count(JobRecord& job, PodRecord& pod);
+  static void Uncount(JobRecord& job, const PodRecord& pod);
   // Why a job's pending pods are not scheduled; empty when they are.
   std::string HoldReason(const JobRecord& job) const;
   const k8s::PodGroupInfo* GroupOf(const JobRecord& job) const;

@@ -243,6 +243,23 @@ TEST(ClusterCache, UnreadablePodIsReportedNotScheduled) {
   EXPECT_EQ(events[0].message, conditions[0].message);
 }
 
+TEST(ClusterCache, AnUpdatedPodKeepsItsJobAndPlaceInLine) {
+  ClusterCache c("gantry");
+  c.OnPod(EventType::kAdded, PodObject("p", 1));
+  const Task* t = TaskNamed(c.state(), "ml/p");
+  ASSERT_NE(t, nullptr);
+  const JobId job = t->job;
+  const int64_t creation = c.state().job(job).creation;
+  json touched = PodObject("p", 1);
+  touched["metadata"]["resourceVersion"] = "2";
+  touched["metadata"]["labels"] = {{"touched", "yes"}};
+  c.OnPod(EventType::kModified, touched);
+  t = TaskNamed(c.state(), "ml/p");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->job, job);
+  EXPECT_EQ(c.state().job(job).creation, creation);  // not a new job at the back of the line
+}
+
 TEST(ClusterCache, RecreatedPodWithTheSameNameReplacesTheOld) {
   ClusterCache c("gantry");
   c.OnNode(EventType::kAdded, NodeObject("n1", 8));
