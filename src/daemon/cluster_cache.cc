@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/limits.h"
+
 namespace gantry {
 namespace {
 
@@ -43,13 +45,23 @@ std::string SpecKey(const TaskSpec& s) {
   return key;
 }
 
+// Messages we keep and write are bounded, whatever the text they quote.
+constexpr size_t kMaxMessage = 1024;
+constexpr size_t kMaxNodeReason = 300;
+constexpr size_t kRefusedNodesNamed = 3;
+
+std::string Bounded(std::string text, size_t limit) {
+  if (text.size() > limit) text = text.substr(0, limit) + "...";
+  return text;
+}
+
 }  // namespace
 
 ClusterCache::ClusterCache(std::string scheduler_name)
     : scheduler_name_(std::move(scheduler_name)) {
   // Present from the start, so that queue ids of these two never move.
-  QueueFor("default");
-  QueueFor(kOtherSchedulersQueue);
+  QueueFor("default", /*from_workload=*/false);
+  QueueFor(kOtherSchedulersQueue, /*from_workload=*/false);
 }
 
 void ClusterCache::Problem(ObjectEvent event) {
@@ -60,12 +72,24 @@ std::vector<ObjectEvent> ClusterCache::TakeProblems() {
   return std::exchange(problems_, {});
 }
 
-QueueId ClusterCache::QueueFor(const std::string& name) {
+// ---------------------------------------------------------------------------------------
+// Queues and specs
+
+bool ClusterCache::QueueRefused(const std::string& name) const {
+  return state_.FindQueue(name) == kNone && !queues_.count(name) &&
+         queues_from_workloads_ >= kMaxQueuesFromWorkloads;
+}
+
+QueueId ClusterCache::QueueFor(const std::string& name, bool from_workload) {
   QueueId id = state_.FindQueue(name);
   if (id != kNone) return id;
+  auto it = queues_.find(name);
+  if (from_workload && it == queues_.end()) {
+    if (queues_from_workloads_ >= kMaxQueuesFromWorkloads) return kNone;
+    queues_from_workloads_++;
+  }
   Queue queue;
   queue.name = name;
-  auto it = queues_.find(name);
   if (it != queues_.end()) {
     queue.weight = it->second.weight;
     queue.guarantee = it->second.guarantee;
@@ -79,14 +103,43 @@ QueueId ClusterCache::QueueFor(const std::string& name) {
   return state_.AddQueue(plain).value();
 }
 
-SpecId ClusterCache::SpecFor(const TaskSpec& spec) {
+SpecId ClusterCache::FindSpec(const TaskSpec& spec) const {
+  auto it = spec_ids_.find(SpecKey(spec));
+  return it == spec_ids_.end() ? kNone : it->second;
+}
+
+SpecId ClusterCache::AcquireSpec(const TaskSpec& spec) {
   std::string key = SpecKey(spec);
   auto it = spec_ids_.find(key);
-  if (it != spec_ids_.end()) return it->second;
-  SpecId id = state_.AddSpec(spec);
+  if (it != spec_ids_.end()) {
+    spec_uses_[it->second]++;
+    return it->second;
+  }
+  SpecId id;
+  if (!free_specs_.empty()) {
+    id = free_specs_.back();
+    free_specs_.pop_back();
+    state_.ReplaceSpec(id, spec);
+  } else {
+    id = state_.AddSpec(spec);
+    spec_keys_.resize(id + 1);
+    spec_uses_.resize(id + 1, 0);
+  }
+  spec_keys_[id] = key;
+  spec_uses_[id] = 1;
   spec_ids_.emplace(std::move(key), id);
   return id;
 }
+
+void ClusterCache::ReleaseSpec(SpecId id) {
+  if (--spec_uses_[id] > 0) return;
+  spec_ids_.erase(spec_keys_[id]);
+  spec_keys_[id].clear();
+  free_specs_.push_back(id);
+}
+
+// ---------------------------------------------------------------------------------------
+// Jobs
 
 std::string ClusterCache::JobKeyOf(const PodRecord& pod) const {
   const k8s::PodInfo& p = pod.info;
@@ -95,14 +148,34 @@ std::string ClusterCache::JobKeyOf(const PodRecord& pod) const {
   return GroupKey(p.group_api, p.meta.namespace_, p.group);
 }
 
+void ClusterCache::Count(JobRecord& job, PodRecord& pod) {
+  pod.counted_priority = pod.info.priority;
+  pod.counted_queue = pod.info.queue;
+  job.priorities[pod.counted_priority]++;
+  if (!pod.counted_queue.empty()) job.queues[pod.counted_queue]++;
+}
+
+void ClusterCache::Uncount(JobRecord& job, const PodRecord& pod) {
+  if (--job.priorities[pod.counted_priority] == 0) job.priorities.erase(pod.counted_priority);
+  if (!pod.counted_queue.empty() && --job.queues[pod.counted_queue] == 0) {
+    job.queues.erase(pod.counted_queue);
+  }
+}
+
+void ClusterCache::LeaveJob(PodRecord& pod) {
+  if (pod.job_key.empty()) return;
+  const std::string key = std::exchange(pod.job_key, {});
+  auto it = jobs_.find(key);
+  if (it == jobs_.end()) return;
+  JobRecord& job = it->second;
+  if (job.pods.erase(pod.info.meta.Key())) Uncount(job, pod);
+  status_dirty_.insert(key);
+  ForgetJobIfEmpty(key);
+}
+
 ClusterCache::JobRecord& ClusterCache::JobFor(PodRecord& pod) {
   std::string key = JobKeyOf(pod);
-  if (!pod.job_key.empty() && pod.job_key != key) {
-    auto old = jobs_.find(pod.job_key);
-    if (old != jobs_.end()) old->second.pods.erase(pod.info.meta.Key());
-    ForgetJobIfEmpty(pod.job_key);
-  }
-  pod.job_key = key;
+  if (pod.job_key != key) LeaveJob(pod);
   auto [it, inserted] = jobs_.try_emplace(key);
   JobRecord& job = it->second;
   if (inserted) {
@@ -112,7 +185,13 @@ ClusterCache::JobRecord& ClusterCache::JobFor(PodRecord& pod) {
     job.group = pod.info.group;
     job.ours = Ours(pod.info);
   }
-  job.pods.insert(pod.info.meta.Key());
+  if (pod.job_key == key) {
+    Uncount(job, pod);  // counted again below, as the pod is now
+  } else {
+    pod.job_key = key;
+    job.pods.insert(pod.info.meta.Key());
+  }
+  Count(job, pod);
   status_dirty_.insert(key);
   return job;
 }
@@ -120,10 +199,13 @@ ClusterCache::JobRecord& ClusterCache::JobFor(PodRecord& pod) {
 void ClusterCache::ForgetJobIfEmpty(const std::string& key) {
   auto it = jobs_.find(key);
   if (it == jobs_.end() || !it->second.pods.empty()) return;
-  if (it->second.id != kNone && state_.job(it->second.id).tasks.empty()) {
-    state_.RemoveJob(it->second.id);
+  JobId id = it->second.id;
+  if (id != kNone && state_.job(id).tasks.empty()) {
+    state_.RemoveJob(id);
+    job_of_id_[id].clear();
   }
   jobs_.erase(it);
+  status_dirty_.erase(key);
 }
 
 const k8s::PodGroupInfo* ClusterCache::GroupOf(const JobRecord& job) const {
@@ -132,15 +214,30 @@ const k8s::PodGroupInfo* ClusterCache::GroupOf(const JobRecord& job) const {
   return it == groups_.end() ? nullptr : &it->second;
 }
 
+std::string ClusterCache::QueueNameOf(const JobRecord& job) const {
+  if (!job.ours) return kOtherSchedulersQueue;
+  const k8s::PodGroupInfo* group = GroupOf(job);
+  if (group && !group->queue.empty()) return group->queue;
+  // The alphabetically first that any pod names: the same whatever order pods came in.
+  if (!job.queues.empty()) return job.queues.begin()->first;
+  return "default";
+}
+
 std::string ClusterCache::HoldReason(const JobRecord& job) const {
-  if (job.group.empty()) return "";
-  std::string gk = GroupKey(job.api, job.namespace_, job.group);
-  std::string name =
-      "PodGroup " + job.namespace_ + "/" + job.group + " (" + ApiVersionOf(job.api) + ")";
-  if (auto bad = bad_groups_.find(gk); bad != bad_groups_.end()) {
-    return name + " is invalid: " + bad->second;
+  if (!job.group.empty()) {
+    std::string gk = GroupKey(job.api, job.namespace_, job.group);
+    std::string name =
+        "PodGroup " + job.namespace_ + "/" + job.group + " (" + ApiVersionOf(job.api) + ")";
+    if (auto bad = bad_groups_.find(gk); bad != bad_groups_.end()) {
+      return name + " is invalid: " + bad->second;
+    }
+    if (!groups_.count(gk)) return "waiting for " + name + " to exist";
   }
-  if (!groups_.count(gk)) return "waiting for " + name + " to exist";
+  if (std::string queue = QueueNameOf(job); QueueRefused(queue)) {
+    return "queue \"" + Bounded(queue, 100) + "\" has no Queue object, and pods and PodGroups " +
+           "have already named " + std::to_string(kMaxQueuesFromWorkloads) +
+           " such queues (the limit): create the Queue, or use an existing one";
+  }
   return "";
 }
 
@@ -148,23 +245,14 @@ void ClusterCache::RefreshJob(JobRecord& job) {
   if (job.id == kNone) return;
   const k8s::PodGroupInfo* group = GroupOf(job);
   int32_t min_member = group ? group->min_member : 1;
-  int32_t priority = INT32_MIN;
-  std::string queue_name;
-  for (const std::string& key : job.pods) {
-    auto it = pods_.find(key);
-    if (it == pods_.end()) continue;
-    priority = std::max(priority, it->second.info.priority);
-    if (queue_name.empty()) queue_name = it->second.info.queue;
-  }
-  if (priority == INT32_MIN) priority = 0;
+  int32_t priority = job.priorities.empty() ? 0 : job.priorities.rbegin()->first;
   if (group && !group->priority_class_name.empty()) {
     auto pc = priority_classes_.find(group->priority_class_name);
     if (pc != priority_classes_.end()) priority = pc->second;
   }
-  if (group && !group->queue.empty()) queue_name = group->queue;
-  if (queue_name.empty()) queue_name = "default";
-  if (!job.ours) queue_name = kOtherSchedulersQueue;
-  QueueId queue = QueueFor(queue_name);
+  QueueId queue = QueueFor(QueueNameOf(job), /*from_workload=*/true);
+  // Refused (the job is held): what it runs still counts, in the default queue.
+  if (queue == kNone) queue = QueueFor("default", false);
   const Job& current = state_.job(job.id);
   if (current.min_member != min_member || current.priority != priority || current.queue != queue) {
     // Cannot fail: min_member >= 1 and the queue exists.
@@ -176,7 +264,7 @@ JobId ClusterCache::EnsureStateJob(JobRecord& job) {
   if (job.id == kNone) {
     Job j;
     j.name = job.key;
-    j.queue = QueueFor(job.ours ? "default" : kOtherSchedulersQueue);
+    j.queue = QueueFor(job.ours ? "default" : kOtherSchedulersQueue, false);
     static int64_t creation = 0;
     j.creation = ++creation;
     job.id = state_.AddJob(j).value();  // the key is unique among live jobs
@@ -187,31 +275,99 @@ JobId ClusterCache::EnsureStateJob(JobRecord& job) {
   return job.id;
 }
 
+// ---------------------------------------------------------------------------------------
+// Pods
+
 void ClusterCache::DropTask(PodRecord& pod) {
   if (pod.task == kNone) return;
-  JobId job_id = state_.task(pod.task).job;
+  const Task& task = state_.task(pod.task);
+  JobId job_id = task.job;
+  SpecId spec = task.spec;
   state_.RemoveTask(pod.task);
+  ReleaseSpec(spec);
   pod_of_task_[pod.task].clear();
   pod.task = kNone;
   if (state_.job(job_id).tasks.empty()) {
     auto it = jobs_.find(job_of_id_[job_id]);
     state_.RemoveJob(job_id);
+    job_of_id_[job_id].clear();
     if (it != jobs_.end()) it->second.id = kNone;
   }
 }
 
-std::vector<int32_t> ClusterCache::DevicesFor(const PodRecord& pod, NodeId node_id) const {
+void ClusterCache::WaitFor(PodRecord& pod, const std::string& key, const std::string& node) {
+  if (pod.waiting_for == node) return;
+  if (!pod.waiting_for.empty()) {
+    auto it = waiting_for_node_.find(pod.waiting_for);
+    if (it != waiting_for_node_.end()) {
+      it->second.erase(key);
+      if (it->second.empty()) waiting_for_node_.erase(it);
+    }
+  }
+  pod.waiting_for = node;
+  if (!node.empty()) waiting_for_node_[node].insert(key);
+}
+
+TaskSpec ClusterCache::BoundSpec(const PodRecord& pod, const Node& node, std::string* note) const {
+  TaskSpec spec = pod.info.spec;
+  const k8s::UnreadableRequests& unreadable = pod.info.unreadable;
+  std::vector<std::string> taken;  // what it is counted as holding all of
+  auto take_all = [&](ResourceId id) {
+    if (id == kGpu || id == kPods) return;
+    spec.requests.Set(id, node.allocatable.Get(id));
+    taken.push_back(ResourceName(id));
+  };
+  if (unreadable.all) {
+    for (const auto& e : node.allocatable.entries()) take_all(e.id);
+  }
+  for (ResourceId id : unreadable.ids) take_all(id);
+  for (const std::string& name : unreadable.names) {
+    // Refused for the pod; a node may have offered it since.
+    if (int64_t id = ResourceNames().Find(name); id >= 0) take_all(static_cast<ResourceId>(id));
+  }
+  const auto devices = static_cast<int32_t>(node.gpus.size());
+  std::string gpu_note;
+  if (unreadable.all || unreadable.gpus) {
+    spec.gpu = GpuRequest{};
+    spec.gpu.count = devices;
+    taken.push_back("its " + std::to_string(devices) + " GPU(s)");
+  } else if (spec.gpu.count > devices) {
+    gpu_note = "it asks for " + std::to_string(spec.gpu.count) + " GPUs and " + node.name +
+               " has " + std::to_string(devices) + ": counted as holding all of them";
+    spec.gpu.count = devices;
+  } else if (spec.gpu.shared() && devices == 0) {
+    spec.gpu = GpuRequest{};
+  }
+  note->clear();
+  if (!taken.empty()) {
+    std::string what;
+    for (const std::string& t : taken) what += (what.empty() ? "" : ", ") + t;
+    *note = "bound to " + node.name + ", but what it asks for cannot all be read (" +
+            unreadable.ToString() + "): counted as holding all of " + node.name + "'s " + what;
+    if (!pod.problem.empty()) *note += "; " + pod.problem;
+  } else {
+    *note = gpu_note;
+  }
+  *note = Bounded(*note, kMaxMessage);
+  return spec;
+}
+
+std::vector<int32_t> ClusterCache::DevicesFor(const PodRecord& pod, NodeId node_id,
+                                              const TaskSpec& spec) const {
   const Node& node = state_.node(node_id);
-  const GpuRequest& gpu = pod.info.spec.gpu;
+  const GpuRequest& gpu = spec.gpu;
   const size_t want = gpu.shared() ? 1 : static_cast<size_t>(gpu.count);
   if (want == 0) return {};
   const std::vector<int32_t>& written = pod.info.gpu_devices;
   bool written_ok = written.size() == want;
-  for (int32_t d : written)
-    written_ok = written_ok && d >= 0 && static_cast<size_t>(d) < node.gpus.size();
+  for (size_t i = 0; written_ok && i < written.size(); ++i) {
+    written_ok = written[i] >= 0 && static_cast<size_t>(written[i]) < node.gpus.size() &&
+                 std::find(written.begin(), written.begin() + i, written[i]) == written.begin() + i;
+  }
   if (written_ok) return written;
   // Bound without our annotation (another scheduler, or whole GPUs that the device
-  // plugin assigns): count it against the least used devices.
+  // plugin assigns), or with one that cannot be used: count it against the least used
+  // devices.
   std::vector<int32_t> order(node.gpus.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int32_t>(i);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
@@ -228,54 +384,65 @@ void ClusterCache::SyncPod(const std::string& key) {
   PodRecord& pod = it->second;
   if (!pod.job_key.empty()) status_dirty_.insert(pod.job_key);
   const k8s::PodInfo& info = pod.info;
-  enum class Want { kNothing, kPending, kRunning, kAsIs } want = Want::kNothing;
+  enum class Want { kNothing, kPending, kUnschedulable, kRunning, kAsIs } want = Want::kNothing;
   NodeId node = kNone;
-  if (!pod.decoded || info.finished()) {
+  std::string waiting_for;
+  if (info.finished()) {
     want = Want::kNothing;
   } else if (!info.node_name.empty()) {
     node = state_.FindNode(info.node_name);
     if (node == kNone) {
-      waiting_for_node_[info.node_name].insert(key);
+      waiting_for = info.node_name;
     } else {
       want = Want::kRunning;
     }
   } else if (pod.assumed) {
     want = Want::kAsIs;
   } else if (Ours(info) && !info.meta.deleting) {
-    want = Want::kPending;
+    want = pod.problem.empty() ? Want::kPending : Want::kUnschedulable;
   }
+  WaitFor(pod, key, waiting_for);
   if (want == Want::kAsIs) return;
   if (want == Want::kNothing) {
     DropTask(pod);
+    pod.adjusted = false;
     return;
   }
+  // In its job even when it waits, so that its status is written.
   JobRecord& job = JobFor(pod);
-  if (want == Want::kPending && !HoldReason(job).empty()) {
+  if (want == Want::kUnschedulable || (want == Want::kPending && !HoldReason(job).empty())) {
     DropTask(pod);
     return;
   }
+  std::string note;
+  TaskSpec spec = want == Want::kRunning ? BoundSpec(pod, state_.node(node), &note) : info.spec;
+  if (want == Want::kRunning && note != pod.accounting_note) {
+    pod.accounting_note = note;
+    if (!note.empty()) {
+      Problem({"v1", "Pod", info.meta.namespace_, info.meta.name, info.meta.uid, "Warning",
+               "UnreadableRequests", note});
+    }
+  }
+  pod.adjusted = !note.empty();
   if (pod.task != kNone) {
     const Task& task = state_.task(pod.task);
-    bool same_job = task.job == job.id;
-    if (same_job && want == Want::kPending && task.state == TaskState::kPending &&
-        task.spec == SpecFor(info.spec)) {
-      RefreshJob(job);
-      return;
-    }
-    if (same_job && want == Want::kRunning && task.state == TaskState::kRunning &&
-        task.node == node) {
+    bool same = task.job == job.id && task.spec == FindSpec(spec) &&
+                (want == Want::kPending ? task.state == TaskState::kPending
+                                        : task.state == TaskState::kRunning && task.node == node);
+    if (same) {
       RefreshJob(job);
       return;
     }
     DropTask(pod);
   }
   JobId job_id = EnsureStateJob(job);
-  TaskId task = state_.AddTask(job_id, SpecFor(info.spec), key).value();
+  SpecId spec_id = AcquireSpec(spec);
+  TaskId task = state_.AddTask(job_id, spec_id, key).value();
   if (pod_of_task_.size() <= task) pod_of_task_.resize(task + 1);
   pod_of_task_[task] = key;
   pod.task = task;
   if (want == Want::kRunning) {
-    std::vector<int32_t> devices = DevicesFor(pod, node);
+    std::vector<int32_t> devices = DevicesFor(pod, node, spec);
     Status placed = state_.PlaceBound(task, node, devices);
     if (!placed.ok()) {
       Problem({"v1", "Pod", info.meta.namespace_, info.meta.name, info.meta.uid, "Warning",
@@ -296,11 +463,9 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
     PodRecord& pod = it->second;
     DropTask(pod);
     if (pod.assumed) assumed_--;
-    std::string job_key = pod.job_key;
-    status_dirty_.insert(job_key);
-    if (auto job = jobs_.find(job_key); job != jobs_.end()) job->second.pods.erase(key);
+    WaitFor(pod, key, "");
+    LeaveJob(pod);
     pods_.erase(it);
-    ForgetJobIfEmpty(job_key);
     return;
   }
   auto it = pods_.find(key);
@@ -311,24 +476,11 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
   }
   if (it == pods_.end()) it = pods_.emplace(key, PodRecord{}).first;
   PodRecord& pod = it->second;
-  auto parsed = k8s::ParsePod(object);
-  if (parsed.ok()) {
-    pod.info = std::move(parsed).value();
-    pod.decoded = true;
-    pod.error.clear();
-  } else {
-    bool changed = pod.error != parsed.status().message();
-    pod.decoded = false;
-    pod.error = parsed.status().message();
-    pod.info.meta = *meta;
-    const json& spec = object.contains("spec") ? object["spec"] : json::object();
-    pod.info.scheduler_name = spec.value("schedulerName", std::string("default-scheduler"));
-    pod.info.node_name = spec.value("nodeName", std::string());
-    if (changed && Ours(pod.info)) {
-      Problem({"v1", "Pod", meta->namespace_, meta->name, meta->uid, "Warning", "FailedScheduling",
-               pod.error});
-    }
-  }
+  std::string problem;
+  auto decoded = k8s::DecodePod(object, &problem);
+  if (!decoded.ok()) return;  // only without a name, which ParseMeta has seen
+  pod.info = std::move(decoded).value();
+  pod.problem = Bounded(std::move(problem), kMaxMessage);
   if (!pod.info.node_name.empty() && pod.assumed) {
     pod.assumed = false;
     assumed_--;
@@ -336,39 +488,82 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
   SyncPod(key);
 }
 
+// ---------------------------------------------------------------------------------------
+// Nodes
+
+void ClusterCache::RefuseNode(const k8s::ObjectMeta& meta, const std::string& why) {
+  std::string reason = Bounded(why, kMaxNodeReason);
+  auto [it, inserted] = refused_nodes_.try_emplace(meta.name);
+  if (!inserted && it->second == reason) return;  // said already
+  it->second = reason;
+  Problem({"v1", "Node", "", meta.name, meta.uid, "Warning", "InvalidNode",
+           "gantry does not schedule onto this node: " + reason});
+}
+
+std::string ClusterCache::RefusedNodesNote() const {
+  if (refused_nodes_.empty()) return "";
+  std::string out =
+      "; gantry refused " + std::to_string(refused_nodes_.size()) + " node(s) it cannot read: ";
+  size_t named = 0;
+  for (const auto& [name, why] : refused_nodes_) {
+    if (named == kRefusedNodesNamed) {
+      out += "; and " + std::to_string(refused_nodes_.size() - named) + " more";
+      break;
+    }
+    out += (named++ ? "; " : "") + Bounded(name, 100) + " (" + why + ")";
+  }
+  return out;
+}
+
 void ClusterCache::OnNode(k8s::EventType type, const json& object) {
   auto meta = k8s::ParseMeta(object);
   if (!meta.ok()) return;
   NodeId id = state_.FindNode(meta->name);
   if (type == k8s::EventType::kDeleted) {
+    refused_nodes_.erase(meta->name);
     if (id != kNone) state_.RemoveNode(id);
     return;
   }
   auto node = k8s::ParseNode(object);
-  if (!node.ok()) {
-    Problem({"v1", "Node", "", meta->name, meta->uid, "Warning", "InvalidNode",
-             node.status().message()});
+  Status st = !node.ok()    ? node.status()
+              : id == kNone ? state_.AddNode(std::move(node).value()).status()
+                            : state_.UpdateNode(id, std::move(node).value());
+  if (!st.ok()) {
+    // Out of scheduling like a deleted node; what runs there keeps counting.
+    RefuseNode(*meta, st.message());
     if (id != kNone) state_.RemoveNode(id);
     return;
   }
-  Status st = id == kNone ? state_.AddNode(std::move(node).value()).status()
-                          : state_.UpdateNode(id, std::move(node).value());
-  if (!st.ok()) {
-    Problem({"v1", "Node", "", meta->name, meta->uid, "Warning", "InvalidNode", st.message()});
-    return;
+  refused_nodes_.erase(meta->name);
+  id = state_.FindNode(meta->name);
+  // Pods counted as all of something the node has: what that is may have changed.
+  std::vector<std::string> keys;
+  for (TaskId t : state_.tasks_on(id)) {
+    const std::string& key = pod_of_task_[t];
+    auto pod = pods_.find(key);
+    if (pod != pods_.end() && pod->second.adjusted) keys.push_back(key);
   }
   auto waiting = waiting_for_node_.find(meta->name);
   if (waiting != waiting_for_node_.end()) {
-    std::set<std::string> keys = std::move(waiting->second);
+    for (const std::string& key : waiting->second) {
+      auto pod = pods_.find(key);
+      if (pod != pods_.end()) pod->second.waiting_for.clear();
+      keys.push_back(key);
+    }
     waiting_for_node_.erase(waiting);
-    for (const std::string& key : keys) SyncPod(key);
   }
+  for (const std::string& key : keys) SyncPod(key);
 }
+
+// ---------------------------------------------------------------------------------------
+// Groups, queues, priority classes
 
 void ClusterCache::OnPodGroup(k8s::GroupApi api, k8s::EventType type, const json& object) {
   auto meta = k8s::ParseMeta(object);
   if (!meta.ok()) return;
   const std::string gk = GroupKey(api, meta->namespace_, meta->name);
+  auto job = jobs_.find(gk);
+  const bool held_before = job != jobs_.end() && !HoldReason(job->second).empty();
   if (type == k8s::EventType::kDeleted) {
     groups_.erase(gk);
     bad_groups_.erase(gk);
@@ -379,21 +574,29 @@ void ClusterCache::OnPodGroup(k8s::GroupApi api, k8s::EventType type, const json
       bad_groups_.erase(gk);
     } else {
       groups_.erase(gk);
+      std::string message = Bounded(group.status().message(), kMaxMessage);
       std::string& known = bad_groups_[gk];
-      if (known != group.status().message()) {
-        known = group.status().message();
+      if (known != message) {
+        known = message;
         Problem({ApiVersionOf(api), "PodGroup", meta->namespace_, meta->name, meta->uid, "Warning",
                  "InvalidPodGroup", known});
       }
     }
   }
-  status_dirty_.insert(gk);
-  auto job = jobs_.find(gk);
   if (job == jobs_.end()) return;
-  std::vector<std::string> keys(job->second.pods.begin(), job->second.pods.end());
-  for (const std::string& key : keys) SyncPod(key);
-  job = jobs_.find(gk);
-  if (job != jobs_.end()) RefreshJob(job->second);
+  status_dirty_.insert(gk);
+  // Only a change between held and not held changes which pods are tasks; anything else
+  // (gang size, queue, priority class, and the status we write ourselves) is the job's.
+  if (held_before != !HoldReason(job->second).empty()) {
+    std::vector<std::string> keys(job->second.pods.begin(), job->second.pods.end());
+    for (const std::string& key : keys) {
+      pod_records_visited_++;
+      SyncPod(key);
+    }
+    job = jobs_.find(gk);
+    if (job == jobs_.end()) return;
+  }
+  RefreshJob(job->second);
 }
 
 void ClusterCache::OnQueue(k8s::EventType type, const json& object) {
@@ -405,7 +608,7 @@ void ClusterCache::OnQueue(k8s::EventType type, const json& object) {
     auto parsed = k8s::ParseQueue(object);
     if (!parsed.ok()) {
       Problem({"scheduling.volcano.sh/v1beta1", "Queue", "", meta->name, meta->uid, "Warning",
-               "InvalidQueue", parsed.status().message()});
+               "InvalidQueue", Bounded(parsed.status().message(), kMaxMessage)});
       return;
     }
     info = std::move(parsed).value();
@@ -413,7 +616,7 @@ void ClusterCache::OnQueue(k8s::EventType type, const json& object) {
   } else {
     queues_.erase(meta->name);
   }
-  QueueId id = QueueFor(meta->name);
+  QueueId id = QueueFor(meta->name, /*from_workload=*/false);
   Status st = state_.UpdateQueue(id, info.weight, info.guarantee, info.capability);
   if (!st.ok()) {
     Problem({"scheduling.volcano.sh/v1beta1", "Queue", "", meta->name, meta->uid, "Warning",
@@ -434,6 +637,9 @@ void ClusterCache::OnPriorityClass(k8s::EventType type, const json& object) {
     if (group && group->priority_class_name == pc->meta.name) RefreshJob(job);
   }
 }
+
+// ---------------------------------------------------------------------------------------
+// Binds and status
 
 std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions) {
   std::vector<BindRequest> out;
@@ -487,22 +693,25 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
   std::unordered_map<JobId, const std::string*> reasons;
   for (const PendingJob& p : decisions.pending) {
     reasons[p.job] = &p.reason;
-    if (p.job < job_of_id_.size()) status_dirty_.insert(job_of_id_[p.job]);
+    if (p.job < job_of_id_.size() && !job_of_id_[p.job].empty()) {
+      status_dirty_.insert(job_of_id_[p.job]);
+    }
   }
+  const std::string refused_note = RefusedNodesNote();
   const std::set<std::string> keys = std::exchange(status_dirty_, {});
   for (const std::string& job_key : keys) {
     auto found = jobs_.find(job_key);
     if (found == jobs_.end()) continue;
     JobRecord& job = found->second;
     if (!job.ours) continue;
-    std::string hold = HoldReason(job);
-    std::string reason = hold;
+    std::string reason = HoldReason(job);
     if (reason.empty() && job.id != kNone) {
       auto r = reasons.find(job.id);
-      if (r != reasons.end()) reason = *r->second;
+      if (r != reasons.end()) reason = Bounded(*r->second, kMaxMessage) + refused_note;
     }
     int32_t running = 0, succeeded = 0, failed = 0;
     for (const std::string& key : job.pods) {
+      pod_records_visited_++;
       auto it = pods_.find(key);
       if (it == pods_.end()) continue;
       PodRecord& pod = it->second;
@@ -512,12 +721,14 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
       if (!info.node_name.empty() && !info.finished()) running++;
       bool waiting =
           info.node_name.empty() && !pod.assumed && !info.meta.deleting && !info.finished();
-      if (!waiting || reason.empty()) continue;
-      if (reason == pod.written_message || reason == info.unschedulable_message) continue;
-      pod.written_message = reason;
-      conditions->push_back({info.meta.namespace_, info.meta.name, reason});
+      // A pod that cannot be scheduled as written says why, whatever its job's state.
+      const std::string& message = pod.problem.empty() ? reason : pod.problem;
+      if (!waiting || message.empty()) continue;
+      if (message == pod.written_message || message == info.unschedulable_message) continue;
+      pod.written_message = message;
+      conditions->push_back({info.meta.namespace_, info.meta.name, message});
       events->push_back({"v1", "Pod", info.meta.namespace_, info.meta.name, info.meta.uid,
-                         "Warning", "FailedScheduling", reason});
+                         "Warning", "FailedScheduling", message});
     }
     const k8s::PodGroupInfo* group = GroupOf(job);
     if (!group) continue;
@@ -554,6 +765,9 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
   }
 }
 
+// ---------------------------------------------------------------------------------------
+// Counts
+
 int64_t ClusterCache::pending_pods() const {
   int64_t n = 0;
   for (JobId id : state_.jobs_with_pending()) n += state_.job(id).pending;
@@ -570,6 +784,29 @@ std::map<std::string, int64_t> ClusterCache::PendingPodsByQueue() const {
     out[state_.queue(job.queue).name] += job.pending;
   }
   return out;
+}
+
+ClusterCache::NodeCounts ClusterCache::CountNodes() const {
+  NodeCounts counts;
+  for (const Node& n : state_.nodes()) {
+    if (n.removed) continue;
+    counts.nodes++;
+    counts.gpus_allocated += n.used.Get(kGpu);
+  }
+  counts.gpus_capacity = state_.capacity().Get(kGpu);
+  return counts;
+}
+
+ClusterCache::Sizes ClusterCache::sizes() const {
+  Sizes s;
+  s.pods = pods_.size();
+  s.jobs = jobs_.size();
+  s.groups = groups_.size() + bad_groups_.size();
+  for (const auto& [node, keys] : waiting_for_node_) s.waiting_for_node += keys.size();
+  s.specs = spec_ids_.size();
+  s.status_dirty = status_dirty_.size();
+  s.refused_nodes = refused_nodes_.size();
+  return s;
 }
 
 }  // namespace gantry

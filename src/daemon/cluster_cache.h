@@ -4,15 +4,26 @@
 //
 // What becomes what:
 // - a Node is a node (GPUs from nvidia.com/gpu, model and memory from GPU feature
-//   discovery's labels);
-// - a pod bound to a node (by anyone) is a running task there: every bound pod counts;
+//   discovery's labels). A node that cannot be read is refused with an event, and taken
+//   out of scheduling like a deleted one; the pods bound to it still count there, and
+//   pending pods' messages say that it was refused and why;
+// - a pod bound to a node (by anyone) is a running task there: every bound pod counts,
+//   however malformed, with what can be read of its requests; what cannot (an amount, a
+//   resource name, its GPUs) counts as all the node has of it, with an event that says so;
 // - a pending pod of ours (spec.schedulerName) is a pending task of its job, unless the
-//   job is held: its PodGroup is missing or invalid;
+//   job is held (its PodGroup is missing or invalid, its queue cannot be made) or the pod
+//   cannot be scheduled as written (it then waits with a PodScheduled=False message);
 // - a job is a PodGroup (Volcano or scheduler-plugins) or a pod without one; its queue
-//   is the group's spec.queue, else the pod's gantry.dev/queue annotation, else
-//   "default"; a Volcano Queue object gives a queue its weight and limits;
+//   is the group's spec.queue, else the alphabetically first gantry.dev/queue annotation
+//   among its pods, else "default"; its priority is the group's PriorityClass, else the
+//   highest of its pods'. Both are kept as per-job counts, so that an event about one pod
+//   or the group costs no walk over all the job's pods. A Volcano Queue object gives a
+//   queue its weight and limits;
 // - pods of other schedulers live in one queue of their own, so that their resources
 //   count without taking part in fair sharing.
+//
+// Nothing outlives its object: deleted pods, jobs, groups and refused nodes leave every
+// index, and specs are shared by pods of one shape and reused once no pod has it.
 #pragma once
 
 #include <map>
@@ -106,16 +117,42 @@ class ClusterCache {
   int64_t pending_pods() const;  // ours, not yet placed
   int64_t assumed_pods() const { return assumed_; }
   std::map<std::string, int64_t> PendingPodsByQueue() const;
+  // Nodes in the cluster (removed ones left out) and their GPUs, in milli-GPUs.
+  struct NodeCounts {
+    int64_t nodes = 0;
+    Milli gpus_capacity = 0;
+    Milli gpus_allocated = 0;
+  };
+  NodeCounts CountNodes() const;
+
+  // Pod records visited by walks over a job's pods, since the start: a measure of work
+  // that tests hold to linear bounds.
+  int64_t pod_records_visited() const { return pod_records_visited_; }
+  // What the cache holds, for tests that check nothing outlives its object.
+  struct Sizes {
+    size_t pods = 0;
+    size_t jobs = 0;
+    size_t groups = 0;
+    size_t waiting_for_node = 0;  // pods waiting for a node, over all nodes
+    size_t specs = 0;
+    size_t status_dirty = 0;
+    size_t refused_nodes = 0;
+  };
+  Sizes sizes() const;
 
  private:
   struct PodRecord {
-    k8s::PodInfo info;
-    bool decoded = false;  // false: the pod could not be read (see error)
-    std::string error;
-    std::string job_key;
+    k8s::PodInfo info;             // what could be read of it
+    std::string problem;           // why we cannot schedule it as written; empty when we can
+    std::string job_key;           // the job whose pods it is in; empty when none
+    int32_t counted_priority = 0;  // what it adds to that job's counts
+    std::string counted_queue;
+    std::string waiting_for;  // the node it is bound to and that we do not know yet
     TaskId task = kNone;
     bool assumed = false;         // placed by us; the API server has not yet shown it bound
+    bool adjusted = false;        // counted as more than it asks (unreadable, or too many GPUs)
     std::string written_message;  // PodScheduled message we last wrote
+    std::string accounting_note;  // the last event about how it is counted on its node
   };
   struct JobRecord {
     std::string key;
@@ -124,6 +161,9 @@ class ClusterCache {
     std::string group;  // empty for a pod without a group
     bool ours = true;   // false: a pod of another scheduler
     std::set<std::string> pods;
+    // Over its pods: how many have each priority, and each queue annotation.
+    std::map<int32_t, int32_t> priorities;
+    std::map<std::string, int32_t> queues;
     JobId id = kNone;
     std::string written_phase;
     std::string written_message;
@@ -132,21 +172,40 @@ class ClusterCache {
 
   bool Ours(const k8s::PodInfo& pod) const { return pod.scheduler_name == scheduler_name_; }
   std::string JobKeyOf(const PodRecord& pod) const;
+  // Puts the pod in its job's pods (leaving the one it was in) with up-to-date counts.
   JobRecord& JobFor(PodRecord& pod);
+  void LeaveJob(PodRecord& pod);
+  // What a pod adds to its job's counts, and takes away.
+  static void Count(JobRecord& job, PodRecord& pod);
+  static void Uncount(JobRecord& job, const PodRecord& pod);
   // Why a job's pending pods are not scheduled; empty when they are.
   std::string HoldReason(const JobRecord& job) const;
   const k8s::PodGroupInfo* GroupOf(const JobRecord& job) const;
-  QueueId QueueFor(const std::string& name);
+  std::string QueueNameOf(const JobRecord& job) const;
+  // The queue's id, made on first use; kNone when a queue named by a workload (not by a
+  // Queue object) would go beyond kMaxQueuesFromWorkloads.
+  QueueId QueueFor(const std::string& name, bool from_workload);
+  bool QueueRefused(const std::string& name) const;
   // Makes the job exist in ClusterState with its current gang size, priority and queue.
   JobId EnsureStateJob(JobRecord& job);
   void RefreshJob(JobRecord& job);
   // Makes ClusterState agree with what the pod record says.
   void SyncPod(const std::string& key);
   void DropTask(PodRecord& pod);
-  SpecId SpecFor(const TaskSpec& spec);
-  std::vector<int32_t> DevicesFor(const PodRecord& pod, NodeId node) const;
+  void WaitFor(PodRecord& pod, const std::string& key, const std::string& node);
+  // What a bound pod counts as on its node (see the top of this file); `*note` says how
+  // that differs from what it asks, empty when it does not.
+  TaskSpec BoundSpec(const PodRecord& pod, const Node& node, std::string* note) const;
+  // Specs shared by pods of one shape, counted, and their slots reused once unused.
+  SpecId AcquireSpec(const TaskSpec& spec);
+  void ReleaseSpec(SpecId id);
+  SpecId FindSpec(const TaskSpec& spec) const;
+  std::vector<int32_t> DevicesFor(const PodRecord& pod, NodeId node, const TaskSpec& spec) const;
   void Problem(ObjectEvent event);
   void ForgetJobIfEmpty(const std::string& key);
+  void RefuseNode(const k8s::ObjectMeta& meta, const std::string& why);
+  // "; gantry refused 2 node(s): ..." for pending pods' messages, or "".
+  std::string RefusedNodesNote() const;
 
   std::string scheduler_name_;
   ClusterState state_;
@@ -158,13 +217,19 @@ class ClusterCache {
   std::unordered_map<std::string, k8s::PodGroupInfo> groups_;
   std::unordered_map<std::string, std::string> bad_groups_;
   std::unordered_map<std::string, k8s::QueueInfo> queues_;
+  size_t queues_from_workloads_ = 0;  // queues made for a name no Queue object had
   std::unordered_map<std::string, int32_t> priority_classes_;
   std::unordered_map<std::string, std::set<std::string>> waiting_for_node_;
-  std::map<std::string, SpecId> spec_ids_;
+  std::map<std::string, std::string> refused_nodes_;  // node name -> why
+  std::unordered_map<std::string, SpecId> spec_ids_;  // SpecKey -> spec
+  std::vector<std::string> spec_keys_;                // SpecId -> SpecKey, "" when free
+  std::vector<int32_t> spec_uses_;                    // SpecId -> tasks using it
+  std::vector<SpecId> free_specs_;
   std::vector<ObjectEvent> problems_;
   int64_t assumed_ = 0;
+  int64_t pod_records_visited_ = 0;
   // Jobs whose pods or group changed since the last CollectStatus: with the session's
-  // pending jobs, the only ones whose status can have changed.
+  // pending jobs, the only ones whose status can have changed. Only live jobs' keys.
   std::set<std::string> status_dirty_;
 };
 

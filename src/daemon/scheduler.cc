@@ -208,16 +208,11 @@ void Scheduler::PublishGauges() {
     }
   }
   (void)m_.queue_allocated->Replace(allocated);
-  double gpus_used = 0;
-  int64_t nodes = 0;
-  for (const Node& n : state.nodes()) {
-    if (n.removed) continue;
-    nodes++;
-    gpus_used += static_cast<double>(n.used.Get(kGpu)) / 1000.0;
-  }
-  m_.gpus_allocated->Set(gpus_used);
-  m_.gpus_capacity->Set(static_cast<double>(state.capacity().Get(kGpu)) / 1000.0);
-  m_.nodes->Set(static_cast<double>(nodes));
+  // Removed nodes are left out: only nodes in the cluster now are reported.
+  const ClusterCache::NodeCounts counts = cache_.CountNodes();
+  m_.gpus_allocated->Set(static_cast<double>(counts.gpus_allocated) / 1000.0);
+  m_.gpus_capacity->Set(static_cast<double>(counts.gpus_capacity) / 1000.0);
+  m_.nodes->Set(static_cast<double>(counts.nodes));
   m_.events_dropped->Set(static_cast<double>(writer_->events_dropped()));
 }
 

@@ -1,7 +1,9 @@
 #include "k8s/objects.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "model/limits.h"
 #include "model/quantity.h"
 
 namespace gantry::k8s {
@@ -23,6 +25,14 @@ std::string String(const json& object, const char* key) {
 
 std::string Describe(const ObjectMeta& meta, const char* kind) {
   return std::string(kind) + " " + meta.Key();
+}
+
+// A key or value as messages quote it: printable, and at most 100 bytes of it.
+std::string KeyText(const std::string& text) {
+  constexpr size_t kMax = 100;
+  std::string out;
+  for (char c : text.substr(0, kMax)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return text.size() > kMax ? out + "..." : out;
 }
 
 Result<Milli> QuantityOf(const json& value, const std::string& where) {
@@ -144,75 +154,230 @@ Status ParseAffinity(const json& spec, const std::string& where, NodeAffinity* o
   return Status::Ok();
 }
 
-// What a pod asks for: the sum of its containers, or the largest init container if that
-// is more, plus the pod overhead (kube-scheduler's rule). Limits stand in for requests
-// that are missing.
-Status PodRequests(const json& spec, const std::string& where, ResourceVector* out) {
-  auto container_requests = [&](const json& c, const std::string& at, ResourceVector* r) {
-    const json& resources = Field(c, "resources");
-    ResourceVector requests, limits;
-    const json& given = Field(resources, "requests");
-    GANTRY_RETURN_IF_ERROR(
-        ParseResourceList(Field(resources, "limits"), at + ".resources.limits", &limits));
-    GANTRY_RETURN_IF_ERROR(ParseResourceList(given, at + ".resources.requests", &requests));
-    // Only a request that is absent takes the limit; an explicit "0" stays 0.
-    for (const auto& e : limits.entries()) {
-      if (!given.is_object() || !given.contains(ResourceName(e.id))) requests.Set(e.id, e.amount);
-    }
-    // Whole GPUs per container (two containers of 0.5 are not one GPU).
-    for (const auto& [list, name] : {std::pair{&limits, "limits"}, {&requests, "requests"}}) {
-      if (list->Get(kGpu) % kMilliPerUnit != 0) {
-        return Status::Invalid(at + ".resources." + name + "." + std::string(kGpuResourceName) +
-                               ": " + FormatQuantity(list->Get(kGpu)) +
-                               " is not a whole number of GPUs; ask for a share of one with "
-                               "the annotation " +
-                               std::string(kGpuFractionAnnotation));
-      }
-    }
-    *r = std::move(requests);
-    return Status::Ok();
+// A ResourceList read leniently: what can be read into *out, what cannot into
+// *unreadable, the first problem into *problem (when it is still ok).
+void ReadResourceList(const json& list, const std::string& where, NameSource source,
+                      ResourceVector* out, UnreadableRequests* unreadable, Status* problem) {
+  auto fail = [&](Status st) {
+    if (problem->ok()) *problem = std::move(st);
   };
+  if (list.is_null()) return;
+  if (!list.is_object()) {
+    unreadable->all = true;
+    fail(Status::Invalid(where + ": expected a map of resources, got " +
+                         std::string(list.type_name())));
+    return;
+  }
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    const std::string at = where + "." + KeyText(it.key());
+    auto id = InternResourceName(it.key(), source);
+    if (!id.ok()) {
+      unreadable->AddName(it.key());
+      std::string message = at + ": " + id.status().message();
+      fail(id.status().code() == Status::Code::kOutOfRange ? Status::OutOfRange(message)
+                                                           : Status::Invalid(message));
+      continue;
+    }
+    auto q = QuantityOf(it.value(), at);
+    if (q.ok() && *q < 0) q = Status::Invalid(at + ": negative");
+    if (!q.ok()) {
+      unreadable->AddId(*id);
+      fail(q.status());
+      continue;
+    }
+    // Devices are counted in milli-GPUs, so a whole GPU is 1000 either way.
+    out->Set(*id, *q);
+  }
+}
+
+// *sum += add, resource by resource; a sum that overflows makes that resource unreadable.
+void AddChecked(const ResourceVector& add, const std::string& where, ResourceVector* sum,
+                UnreadableRequests* unreadable, Status* problem) {
+  for (const auto& e : add.entries()) {
+    Milli total = 0;
+    if (CheckedAdd(sum->Get(e.id), e.amount, &total)) {
+      sum->Set(e.id, total);
+      continue;
+    }
+    unreadable->AddId(e.id);
+    if (problem->ok()) {
+      *problem = Status::OutOfRange(where + "." + ResourceName(e.id) +
+                                    ": the sum of the pod's requests overflows (more than " +
+                                    FormatQuantity(kMilliMax) + ")");
+    }
+  }
+}
+
+// What one container asks for: its requests, with limits standing in for requests that
+// are missing.
+void ContainerRequests(const json& c, const std::string& at, ResourceVector* out,
+                       UnreadableRequests* unreadable, Status* problem) {
+  const json& resources = Field(c, "resources");
+  const json& given = Field(resources, "requests");
+  ResourceVector requests, limits;
+  UnreadableRequests unread_requests, unread_limits;
+  ReadResourceList(Field(resources, "limits"), at + ".resources.limits", NameSource::kWorkload,
+                   &limits, &unread_limits, problem);
+  ReadResourceList(given, at + ".resources.requests", NameSource::kWorkload, &requests,
+                   &unread_requests, problem);
+  // Only a request that is absent takes the limit; an explicit "0" stays 0.
+  auto absent = [&](const std::string& name) {
+    return !given.is_object() || !given.contains(name);
+  };
+  for (const auto& e : limits.entries()) {
+    if (absent(ResourceName(e.id))) requests.Set(e.id, e.amount);
+  }
+  unread_limits.all = unread_limits.all && !unread_requests.all;
+  if (unread_limits.all) unread_requests.all = true;
+  for (ResourceId id : unread_limits.ids) {
+    if (absent(ResourceName(id))) unread_requests.AddId(id);
+  }
+  for (const std::string& name : unread_limits.names) {
+    if (absent(name)) unread_requests.AddName(name);
+  }
+  // Whole GPUs per container (two containers of 0.5 are not one GPU).
+  for (const auto& [list, name] : {std::pair{&limits, "limits"}, {&requests, "requests"}}) {
+    if (list->Get(kGpu) % kMilliPerUnit == 0) continue;
+    unread_requests.AddId(kGpu);
+    if (problem->ok()) {
+      *problem = Status::Invalid(at + ".resources." + name + "." + std::string(kGpuResourceName) +
+                                 ": " + FormatQuantity(list->Get(kGpu)) +
+                                 " is not a whole number of GPUs; ask for a share of one with "
+                                 "the annotation " +
+                                 std::string(kGpuFractionAnnotation));
+    }
+  }
+  for (ResourceId id : unread_requests.ids) requests.Set(id, 0);
+  *out = std::move(requests);
+  unreadable->Merge(unread_requests);
+}
+
+// What a pod asks for: the sum of its containers, or the largest init container if that
+// is more, plus the pod overhead (kube-scheduler's rule). Sums are checked: one that
+// overflows is unreadable, never undefined.
+void PodRequests(const json& spec, const std::string& where, ResourceVector* out,
+                 UnreadableRequests* unreadable, Status* problem) {
   ResourceVector sum;
   const json& containers = Field(spec, "containers");
   for (size_t i = 0; containers.is_array() && i < containers.size(); ++i) {
     ResourceVector r;
-    GANTRY_RETURN_IF_ERROR(
-        container_requests(containers[i], where + ".containers[" + std::to_string(i) + "]", &r));
-    sum.Add(r);
+    ContainerRequests(containers[i], where + ".containers[" + std::to_string(i) + "]", &r,
+                      unreadable, problem);
+    AddChecked(r, where + ".containers[" + std::to_string(i) + "].resources", &sum, unreadable,
+               problem);
   }
   const json& inits = Field(spec, "initContainers");
   for (size_t i = 0; inits.is_array() && i < inits.size(); ++i) {
     ResourceVector r;
-    GANTRY_RETURN_IF_ERROR(
-        container_requests(inits[i], where + ".initContainers[" + std::to_string(i) + "]", &r));
+    ContainerRequests(inits[i], where + ".initContainers[" + std::to_string(i) + "]", &r,
+                      unreadable, problem);
     // Restartable init containers (sidecars) run beside the others; kept simple: max.
     for (const auto& e : r.entries()) {
       if (e.amount > sum.Get(e.id)) sum.Set(e.id, e.amount);
     }
   }
   ResourceVector overhead;
-  GANTRY_RETURN_IF_ERROR(
-      ParseResourceList(Field(spec, "overhead"), where + ".overhead", &overhead));
-  sum.Add(overhead);
+  ReadResourceList(Field(spec, "overhead"), where + ".overhead", NameSource::kWorkload, &overhead,
+                   unreadable, problem);
+  AddChecked(overhead, where + ".overhead", &sum, unreadable, problem);
+  for (ResourceId id : unreadable->ids) sum.Set(id, 0);
   *out = std::move(sum);
-  return Status::Ok();
+}
+
+// The GPUs a pod asks for, from its requests (whole devices) and annotations (a share of
+// one). Whatever cannot be read marks the GPUs unreadable.
+void PodGpus(Milli whole_milli, const json& annotations, const std::string& where, PodInfo* pod,
+             Status* problem) {
+  auto fail = [&](Status st) {
+    pod->unreadable.gpus = true;
+    if (problem->ok()) *problem = std::move(st);
+  };
+  auto gpu_id = std::find(pod->unreadable.ids.begin(), pod->unreadable.ids.end(), kGpu);
+  if (gpu_id != pod->unreadable.ids.end()) {
+    pod->unreadable.ids.erase(gpu_id);
+    pod->unreadable.gpus = true;
+  } else if (whole_milli / kMilliPerUnit > kMaxGpusPerNode) {
+    fail(Status::OutOfRange(
+        where + ": spec.containers[*].resources." + std::string(kGpuResourceName) + ": " +
+        std::to_string(whole_milli / kMilliPerUnit) + " GPUs is more than a node can have (" +
+        std::to_string(kMaxGpusPerNode) + ", the limit)"));
+  } else {
+    pod->spec.gpu.count = static_cast<int32_t>(whole_milli / kMilliPerUnit);
+  }
+  std::string fraction = String(annotations, kGpuFractionAnnotation);
+  std::string memory = String(annotations, kGpuMemoryAnnotation);
+  if ((!fraction.empty() || !memory.empty()) && (whole_milli > 0 || pod->unreadable.gpus)) {
+    if (problem->ok()) {
+      *problem = Status::Invalid(where +
+                                 ": metadata.annotations: a pod asks for whole GPUs "
+                                 "(nvidia.com/gpu) or a share of one (" +
+                                 std::string(kGpuFractionAnnotation) + ", " + kGpuMemoryAnnotation +
+                                 "), not both");
+    }
+    return;  // whole devices cover any share of one
+  }
+  if (!fraction.empty()) {
+    auto f = ParseQuantityExact(fraction);
+    if (!f.ok() || *f <= 0 || *f >= kMilliPerUnit) {
+      const bool finer = !f.ok() && ParseQuantity(fraction).ok();
+      std::string why = finer ? "is finer than a thousandth of a GPU (the smallest share is 0.001)"
+                              : "is not a fraction between 0 and 1 (e.g. 0.5)";
+      return fail(Status::Invalid(where + ": metadata.annotations[" + kGpuFractionAnnotation +
+                                  "]: \"" + KeyText(fraction) + "\" " + why));
+    }
+    pod->spec.gpu.milli = static_cast<int32_t>(*f);
+  }
+  if (!memory.empty()) {
+    // A plain number of MiB: a quantity suffix ("10Gi") would be read as that many MiB.
+    auto m = ParseQuantity(memory);
+    if (memory.find_first_not_of("0123456789") != std::string::npos || !m.ok() || *m <= 0 ||
+        *m % kMilliPerUnit != 0) {
+      return fail(Status::Invalid(where + ": metadata.annotations[" + kGpuMemoryAnnotation +
+                                  "]: \"" + KeyText(memory) + "\" is not a whole number of MiB"));
+    }
+    pod->spec.gpu.memory_mib = *m / kMilliPerUnit;
+  }
 }
 
 }  // namespace
 
-Status ParseResourceList(const json& list, const std::string& where, ResourceVector* out) {
-  if (list.is_null()) return Status::Ok();
-  if (!list.is_object()) return Status::Invalid(where + ": expected a map of resources");
-  for (auto it = list.begin(); it != list.end(); ++it) {
-    auto q = QuantityOf(it.value(), where + "." + it.key());
-    if (!q.ok()) return q.status();
-    Milli amount = *q;
-    if (amount < 0) return Status::Invalid(where + "." + it.key() + ": negative");
-    ResourceId id = InternResource(it.key());
-    // Devices are counted in milli-GPUs, so a whole GPU is 1000 either way.
-    out->Set(id, amount);
+void UnreadableRequests::AddId(ResourceId id) {
+  auto it = std::lower_bound(ids.begin(), ids.end(), id);
+  if (it == ids.end() || *it != id) ids.insert(it, id);
+}
+
+void UnreadableRequests::AddName(const std::string& name) {
+  if (std::find(names.begin(), names.end(), name) != names.end()) return;
+  if (names.size() >= kMaxNames) {
+    all = true;
+    return;
   }
-  return Status::Ok();
+  names.push_back(name.substr(0, kMaxLabelKeyLength));
+}
+
+void UnreadableRequests::Merge(const UnreadableRequests& other) {
+  all = all || other.all;
+  gpus = gpus || other.gpus;
+  for (ResourceId id : other.ids) AddId(id);
+  for (const std::string& name : other.names) AddName(name);
+}
+
+std::string UnreadableRequests::ToString() const {
+  if (all) return "every resource";
+  std::string out;
+  auto add = [&](const std::string& name) { out += (out.empty() ? "" : ", ") + KeyText(name); };
+  for (ResourceId id : ids) add(ResourceName(id));
+  if (gpus) add(std::string(kGpuResourceName));
+  for (const std::string& name : names) add(name);
+  return out;
+}
+
+Status ParseResourceList(const json& list, const std::string& where, NameSource source,
+                         ResourceVector* out) {
+  UnreadableRequests unreadable;
+  Status problem = Status::Ok();
+  ReadResourceList(list, where, source, out, &unreadable, &problem);
+  return problem;
 }
 
 std::string FormatDeviceList(const std::vector<int32_t>& devices) {
@@ -229,8 +394,9 @@ Result<std::vector<int32_t>> ParseDeviceList(const std::string& text) {
     std::string item =
         text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos ||
-        item.size() > 4) {
-      return Status::Invalid("bad device list \"" + text + "\": expected indexes like 0,3");
+        item.size() > 4 || out.size() >= static_cast<size_t>(kMaxGpusPerNode)) {
+      return Status::Invalid("bad device list \"" + KeyText(text) + "\": expected at most " +
+                             std::to_string(kMaxGpusPerNode) + " indexes like 0,3");
     }
     out.push_back(std::stoi(item));
     if (comma == std::string::npos) break;
@@ -252,7 +418,7 @@ Result<ObjectMeta> ParseMeta(const json& object) {
   return meta;
 }
 
-Result<PodInfo> ParsePod(const json& object) {
+Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   auto meta = ParseMeta(object);
   if (!meta.ok()) return meta.status();
   PodInfo pod;
@@ -262,59 +428,50 @@ Result<PodInfo> ParsePod(const json& object) {
   const json& status = Field(object, "status");
   const json& annotations = Field(Field(object, "metadata"), "annotations");
   const json& labels = Field(Field(object, "metadata"), "labels");
+  Status problem = Status::Ok();
+  auto fail = [&](Status st) {
+    if (problem.ok()) problem = std::move(st);
+  };
   pod.scheduler_name = String(spec, "schedulerName");
   if (pod.scheduler_name.empty()) pod.scheduler_name = "default-scheduler";
   pod.node_name = String(spec, "nodeName");
   pod.phase = String(status, "phase");
-  auto priority = Int32(spec, "priority", where + ": spec", 0);
-  if (!priority.ok()) return priority.status();
-  pod.priority = *priority;
-  pod.spec.priority = pod.priority;
 
+  // What it asks for, first: a bound pod counts with this whatever else is wrong.
   ResourceVector requests;
-  GANTRY_RETURN_IF_ERROR(PodRequests(spec, where + ": spec", &requests));
+  PodRequests(spec, where + ": spec", &requests, &pod.unreadable, &problem);
   Milli gpus = requests.Get(kGpu);
   requests.Set(kGpu, 0);
   requests.Set(kPods, kMilliPerUnit);
+  auto pods_id = std::find(pod.unreadable.ids.begin(), pod.unreadable.ids.end(), kPods);
+  if (pods_id != pod.unreadable.ids.end()) pod.unreadable.ids.erase(pods_id);
   pod.spec.requests = std::move(requests);
-  if (gpus % kMilliPerUnit != 0) {
-    return Status::Invalid(where +
-                           ": spec.containers[*].resources: nvidia.com/gpu must be whole; "
-                           "ask for a fraction with the annotation " +
-                           std::string(kGpuFractionAnnotation));
+  PodGpus(gpus, annotations, where, &pod, &problem);
+
+  // Then how it is scheduled.
+  auto priority = Int32(spec, "priority", where + ": spec", 0);
+  if (priority.ok()) {
+    pod.priority = *priority;
+  } else {
+    fail(priority.status());
   }
-  pod.spec.gpu.count = static_cast<int32_t>(gpus / kMilliPerUnit);
-  std::string fraction = String(annotations, kGpuFractionAnnotation);
-  std::string memory = String(annotations, kGpuMemoryAnnotation);
-  if ((!fraction.empty() || !memory.empty()) && pod.spec.gpu.count > 0) {
-    return Status::Invalid(where +
-                           ": metadata.annotations: a pod asks for whole GPUs "
-                           "(nvidia.com/gpu) or a share of one (" +
-                           std::string(kGpuFractionAnnotation) + ", " + kGpuMemoryAnnotation +
-                           "), not both");
-  }
-  if (!fraction.empty()) {
-    auto f = ParseQuantity(fraction);
-    if (!f.ok() || *f <= 0 || *f >= kMilliPerUnit) {
-      return Status::Invalid(where + ": metadata.annotations[" + kGpuFractionAnnotation + "]: \"" +
-                             fraction + "\" is not a fraction between 0 and 1 (e.g. 0.5)");
-    }
-    pod.spec.gpu.milli = static_cast<int32_t>(*f);
-  }
-  if (!memory.empty()) {
-    // A plain number of MiB: a quantity suffix ("10Gi") would be read as that many MiB.
-    auto m = ParseQuantity(memory);
-    if (memory.find_first_not_of("0123456789") != std::string::npos || !m.ok() || *m <= 0 ||
-        *m % kMilliPerUnit != 0) {
-      return Status::Invalid(where + ": metadata.annotations[" + kGpuMemoryAnnotation + "]: \"" +
-                             memory + "\" is not a whole number of MiB");
-    }
-    pod.spec.gpu.memory_mib = *m / kMilliPerUnit;
-  }
+  pod.spec.priority = pod.priority;
   pod.spec.node_selector = LabelsOf(Field(spec, "nodeSelector"));
-  GANTRY_RETURN_IF_ERROR(ParseTolerations(Field(spec, "tolerations"), where + ": spec.tolerations",
-                                          &pod.spec.tolerations));
-  GANTRY_RETURN_IF_ERROR(ParseAffinity(spec, where + ": spec", &pod.spec.affinity));
+  std::vector<Toleration> tolerations;
+  Status st =
+      ParseTolerations(Field(spec, "tolerations"), where + ": spec.tolerations", &tolerations);
+  if (st.ok()) {
+    pod.spec.tolerations = std::move(tolerations);
+  } else {
+    fail(st);
+  }
+  NodeAffinity affinity;
+  st = ParseAffinity(spec, where + ": spec", &affinity);
+  if (st.ok()) {
+    pod.spec.affinity = std::move(affinity);
+  } else {
+    fail(st);
+  }
 
   if (std::string g = String(annotations, kGroupAnnotation); !g.empty()) {
     pod.group = g, pod.group_api = GroupApi::kVolcano;
@@ -326,12 +483,14 @@ Result<PodInfo> ParsePod(const json& object) {
   pod.queue = String(annotations, kQueueAnnotation);
   if (pod.queue.empty()) pod.queue = String(annotations, kVolcanoQueueAnnotation);
   if (std::string devices = String(annotations, kGpuDevicesAnnotation); !devices.empty()) {
+    // Unreadable, the pod is counted on the least used devices instead.
     auto parsed = ParseDeviceList(devices);
-    if (!parsed.ok()) {
-      return Status::Invalid(where + ": metadata.annotations[" + kGpuDevicesAnnotation +
-                             "]: " + parsed.status().message());
+    if (parsed.ok()) {
+      pod.gpu_devices = std::move(parsed).value();
+    } else {
+      fail(Status::Invalid(where + ": metadata.annotations[" + kGpuDevicesAnnotation +
+                           "]: " + parsed.status().message()));
     }
-    pod.gpu_devices = std::move(parsed).value();
   }
   const json& conditions = Field(status, "conditions");
   for (size_t i = 0; conditions.is_array() && i < conditions.size(); ++i) {
@@ -340,6 +499,14 @@ Result<PodInfo> ParsePod(const json& object) {
       pod.unschedulable_message = String(conditions[i], "message");
     }
   }
+  *problem_text = problem.ok() ? "" : problem.message();
+  return pod;
+}
+
+Result<PodInfo> ParsePod(const json& object) {
+  std::string problem;
+  auto pod = DecodePod(object, &problem);
+  if (pod.ok() && !problem.empty()) return Status::Invalid(problem);
   return pod;
 }
 
@@ -367,8 +534,19 @@ Result<Node> ParseNode(const json& object) {
   }
   ResourceVector allocatable;
   GANTRY_RETURN_IF_ERROR(ParseResourceList(Field(Field(object, "status"), "allocatable"),
-                                           where + ": status.allocatable", &allocatable));
+                                           where + ": status.allocatable", NameSource::kTrusted,
+                                           &allocatable));
+  // Checked before any device is made: each is an object of its own.
   Milli gpus = allocatable.Get(kGpu);
+  const std::string gpu_field = where + ": status.allocatable." + std::string(kGpuResourceName);
+  if (gpus % kMilliPerUnit != 0) {
+    return Status::Invalid(gpu_field + ": " + FormatQuantity(gpus) + " is not a whole number");
+  }
+  if (gpus / kMilliPerUnit > kMaxGpusPerNode) {
+    return Status::OutOfRange(gpu_field + ": " + std::to_string(gpus / kMilliPerUnit) +
+                              " devices is more than a node may have (" +
+                              std::to_string(kMaxGpusPerNode) + ", the limit)");
+  }
   allocatable.Set(kGpu, 0);
   node.allocatable = std::move(allocatable);
   GpuDevice device;
@@ -407,7 +585,8 @@ Result<PodGroupInfo> ParsePodGroup(const json& object, GroupApi api) {
   group.queue = String(spec, "queue");
   group.priority_class_name = String(spec, "priorityClassName");
   GANTRY_RETURN_IF_ERROR(ParseResourceList(Field(spec, "minResources"),
-                                           where + ": spec.minResources", &group.min_resources));
+                                           where + ": spec.minResources", NameSource::kWorkload,
+                                           &group.min_resources));
   group.phase = String(Field(object, "status"), "phase");
   return group;
 }
@@ -421,12 +600,17 @@ Result<QueueInfo> ParseQueue(const json& object) {
   const json& spec = Field(object, "spec");
   auto weight = Integer(spec, "weight", where + ": spec", 1);
   if (!weight.ok()) return weight.status();
-  if (*weight < 1) return Status::Invalid(where + ": spec.weight: must be at least 1");
+  // An int32 in Volcano's API: larger weights would overflow their sum in the engine.
+  if (*weight < 1 || *weight > INT32_MAX) {
+    return Status::Invalid(where + ": spec.weight: " + std::to_string(*weight) +
+                           " is out of range (1.." + std::to_string(INT32_MAX) + ")");
+  }
   queue.weight = *weight;
-  GANTRY_RETURN_IF_ERROR(
-      ParseResourceList(Field(spec, "capability"), where + ": spec.capability", &queue.capability));
+  GANTRY_RETURN_IF_ERROR(ParseResourceList(Field(spec, "capability"), where + ": spec.capability",
+                                           NameSource::kTrusted, &queue.capability));
   GANTRY_RETURN_IF_ERROR(ParseResourceList(Field(Field(spec, "guarantee"), "resource"),
-                                           where + ": spec.guarantee.resource", &queue.guarantee));
+                                           where + ": spec.guarantee.resource",
+                                           NameSource::kTrusted, &queue.guarantee));
   return queue;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/cluster.h"
+#include "model/resources.h"
 #include "model/status.h"
 
 namespace gantry::k8s {
@@ -40,6 +41,24 @@ struct ObjectMeta {
 
 enum class GroupApi { kNone, kVolcano, kCoscheduling };
 
+// What could not be read of a pod's requests: amounts that are malformed, negative, too
+// large or whose sum overflows, and resource names that were refused. A pod bound to a
+// node counts as holding all of that node's amount of each (ClusterCache).
+struct UnreadableRequests {
+  bool all = false;                       // a requests, limits or overhead that is not a map
+  bool gpus = false;                      // how many GPUs, or what share of one
+  std::vector<ResourceId> ids;            // known resources, sorted
+  std::vector<std::string> names;         // names that were refused (at most kMaxNames)
+  static constexpr size_t kMaxNames = 8;  // beyond: `all`
+
+  bool empty() const { return !all && !gpus && ids.empty() && names.empty(); }
+  void AddId(ResourceId id);
+  void AddName(const std::string& name);
+  void Merge(const UnreadableRequests& other);
+  // "cpu, nvidia.com/gpu" or "every resource", for messages.
+  std::string ToString() const;
+};
+
 struct PodInfo {
   ObjectMeta meta;
   std::string scheduler_name;
@@ -51,6 +70,8 @@ struct PodInfo {
   std::string group;                 // the pod group's name (same namespace), empty when none
   std::string queue;                 // from an annotation; empty when none
   std::vector<int32_t> gpu_devices;  // from gantry.dev/gpu-devices, when bound by Gantry
+  // What could not be read of its requests; empty for a pod ParsePod accepts.
+  UnreadableRequests unreadable;
   // The PodScheduled=False condition's message as last written, to avoid rewriting it.
   std::string unschedulable_message;
 
@@ -81,6 +102,13 @@ struct PriorityClassInfo {
 };
 
 Result<ObjectMeta> ParseMeta(const nlohmann::json& object);
+// Reads what can be read of a pod, however malformed the rest of it is: an error only
+// without metadata.name. Requests are read apart from the scheduling constraints, so that
+// a pod bound to a node always counts there with what it asks for (what cannot be read
+// is in `unreadable`). `*problem` gets the first reason gantry cannot schedule the pod
+// (a message naming the pod, the field and the value), or is cleared.
+Result<PodInfo> DecodePod(const nlohmann::json& object, std::string* problem);
+// A pod gantry can schedule: DecodePod's problem is an error.
 Result<PodInfo> ParsePod(const nlohmann::json& object);
 // A node and its GPUs: nvidia.com/gpu in status.allocatable gives the device count, GPU
 // feature discovery's labels give the model and memory.
@@ -90,8 +118,11 @@ Result<QueueInfo> ParseQueue(const nlohmann::json& object);
 Result<PriorityClassInfo> ParsePriorityClass(const nlohmann::json& object);
 
 // A ResourceList (`{"cpu": "500m", "nvidia.com/gpu": 2}`: strings or numbers) into a
-// vector; nvidia.com/gpu is counted in milli-GPUs. `where` prefixes errors.
-Status ParseResourceList(const nlohmann::json& list, const std::string& where, ResourceVector* out);
+// vector; nvidia.com/gpu is counted in milli-GPUs. Names are interned as coming from
+// `source` (nodes and Queues: kTrusted; pods and PodGroups: kWorkload). `where` prefixes
+// errors.
+Status ParseResourceList(const nlohmann::json& list, const std::string& where, NameSource source,
+                         ResourceVector* out);
 
 // "0,3" <-> {0, 3}.
 std::string FormatDeviceList(const std::vector<int32_t>& devices);

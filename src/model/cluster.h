@@ -190,6 +190,10 @@ class ClusterState {
   // Marks a node removed: it leaves the capacity and takes no new tasks; tasks still
   // recorded on it keep their accounting until they are removed, and then it is freed.
   void RemoveNode(NodeId id);
+  // Gives the slot of a spec that no task uses any more to another spec, so that a caller
+  // whose tasks come in ever new shapes (the daemon's pods) keeps as many specs as there
+  // are shapes alive. REQUIRES: no task refers to `id`.
+  void ReplaceSpec(SpecId id, TaskSpec spec);
   Status UpdateQueue(QueueId id, int64_t weight, ResourceVector guarantee,
                      ResourceVector capability);
 

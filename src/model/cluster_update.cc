@@ -128,6 +128,10 @@ void ClusterState::FreeNodeIfUnused(NodeId id) {
   Touch(id);
 }
 
+void ClusterState::ReplaceSpec(SpecId id, TaskSpec spec) {
+  specs_[id] = std::move(spec);
+}
+
 Status ClusterState::UpdateQueue(QueueId id, int64_t weight, ResourceVector guarantee,
                                  ResourceVector capability) {
   Queue& queue = queues_[id];

@@ -35,6 +35,12 @@ inline constexpr size_t kMaxLabelValueLength = 1024;
 inline constexpr size_t kMaxResourceNames = 1024;
 inline constexpr size_t kMaxResourceNamesFromWorkloads = 256;
 
+// Queues that pods and PodGroups name without a Queue object (gantry.dev/queue, spec.queue):
+// the daemon creates them on first use and keeps them for the life of the process, so
+// anyone who may create a pod could otherwise add queues (and metric series) without end.
+// A job naming a new queue beyond this waits, with a message. Queue objects are not counted.
+inline constexpr size_t kMaxQueuesFromWorkloads = 1024;
+
 // One input file (scenario, node or pod list, job CSV, configuration, manifest).
 inline constexpr int64_t kMaxInputFileBytes = int64_t{1} << 30;  // 1 GiB
 

@@ -289,6 +289,62 @@ TEST(Daemon, LeavesOtherSchedulersPodsAloneButCountsThem) {
   EXPECT_EQ(PodScheduledMessage(*unbound), "");
 }
 
+// A pod asking for this many GPUs (a string, as the API takes it).
+json WithGpuCount(json pod, const std::string& count) {
+  json& resources = pod["spec"]["containers"][0]["resources"];
+  resources["requests"]["nvidia.com/gpu"] = count;
+  resources["limits"]["nvidia.com/gpu"] = count;
+  return pod;
+}
+
+TEST(Daemon, NeverOvercommitsBesideUnreadableBoundPodsOrForWrappingGpuCounts) {
+  const std::string test = "overcommit";
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  Nodes(test, 1, 8);
+  ASSERT_TRUE(Env().CreateNode(test + "-no-gpus", 0, "32", "256Gi", {{"gantry-test", test}}).ok());
+  // Another scheduler's pod, bound, holding all 8 GPUs, with what gantry cannot schedule
+  // by: a matchFields affinity and a malformed device annotation. It still counts.
+  json theirs = Pod(test, "theirs", "default-scheduler", 8, test,
+                    {{"gantry.dev/gpu-devices", "all,of,them"}});
+  theirs["spec"]["nodeName"] = test + "-node-0";
+  theirs["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        ["nodeSelectorTerms"] = json::parse(R"([{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": ["overcommit-node-0"]}]}])");
+  MustCreate(theirs);
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  const std::string scheduler = "gantry-" + test;
+  MustCreate(Pod(test, "one", scheduler, 1, test));
+  // As int32: 1 GPU (bound to the node of 8), 0 GPUs (bound to the node of none).
+  MustCreate(WithGpuCount(Pod(test, "wraps-to-one", scheduler, 1, test), "4294967297"));
+  MustCreate(WithGpuCount(Pod(test, "wraps-to-zero", scheduler, 1, test), "4294967296"));
+  auto message_of = [&](const std::string& name) {
+    auto p = Env().Call("GET", "/api/v1/namespaces/" + test + "/pods/" + name);
+    return p.ok() ? PodScheduledMessage(*p) : "";
+  };
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] {
+        return message_of("one").find("nvidia.com/gpu") != std::string::npos &&
+               message_of("wraps-to-one").find("4294967297") != std::string::npos &&
+               message_of("wraps-to-zero").find("4294967296") != std::string::npos;
+      },
+      seconds(20)))
+      << message_of("one") << "\n"
+      << message_of("wraps-to-one") << "\n"
+      << daemon.Log();
+  EXPECT_NE(message_of("wraps-to-one").find("256"), std::string::npos)
+      << message_of("wraps-to-one");
+  bool event = false;
+  for (const json& e : EventsFor(test, "wraps-to-one")) {
+    event = event || (e["reason"] == "FailedScheduling" &&
+                      e["message"].get<std::string>().find("4294967297") != std::string::npos);
+  }
+  EXPECT_TRUE(event);
+  // A few more cycles: still only theirs is bound.
+  std::this_thread::sleep_for(seconds(2));
+  EXPECT_EQ(BoundIn(test), 1);
+  EXPECT_TRUE(daemon.running());
+}
+
 TEST(Daemon, RecoversFromAnApiServerRestartWithoutDoubleBinding) {
   const std::string test = "restart";
   ASSERT_TRUE(Env().CreateNamespace(test).ok());

@@ -231,9 +231,33 @@ TEST(ClusterCache, UnreadablePodIsReportedNotScheduled) {
   pod["metadata"]["annotations"] = {{"gantry.dev/gpu-fraction", "1.5"}};
   c.OnPod(EventType::kAdded, pod);
   EXPECT_EQ(c.pending_pods(), 0);
-  std::vector<ObjectEvent> problems = c.TakeProblems();
-  ASSERT_EQ(problems.size(), 1u);
-  EXPECT_NE(problems[0].message.find("gantry.dev/gpu-fraction"), std::string::npos) << problems[0].message;
+  // It waits with a PodScheduled=False condition and an event that say why.
+  std::vector<PodCondition> conditions;
+  std::vector<GroupStatus> groups;
+  std::vector<ObjectEvent> events;
+  c.CollectStatus(Decisions{}, &conditions, &groups, &events);
+  ASSERT_EQ(conditions.size(), 1u);
+  EXPECT_NE(conditions[0].message.find("gantry.dev/gpu-fraction"), std::string::npos) << conditions[0].message;
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].reason, "FailedScheduling");
+  EXPECT_EQ(events[0].message, conditions[0].message);
+}
+
+TEST(ClusterCache, AnUpdatedPodKeepsItsJobAndPlaceInLine) {
+  ClusterCache c("gantry");
+  c.OnPod(EventType::kAdded, PodObject("p", 1));
+  const Task* t = TaskNamed(c.state(), "ml/p");
+  ASSERT_NE(t, nullptr);
+  const JobId job = t->job;
+  const int64_t creation = c.state().job(job).creation;
+  json touched = PodObject("p", 1);
+  touched["metadata"]["resourceVersion"] = "2";
+  touched["metadata"]["labels"] = {{"touched", "yes"}};
+  c.OnPod(EventType::kModified, touched);
+  t = TaskNamed(c.state(), "ml/p");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->job, job);
+  EXPECT_EQ(c.state().job(job).creation, creation);  // not a new job at the back of the line
 }
 
 TEST(ClusterCache, RecreatedPodWithTheSameNameReplacesTheOld) {

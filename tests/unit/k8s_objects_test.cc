@@ -6,10 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "model/limits.h"
 #include "tests/unit/test_util.h"
 
 namespace gantry::k8s {
@@ -664,7 +667,8 @@ TEST(ParseQueue, Defaults) {
 }
 
 TEST(ParseQueue, BadWeight) {
-  for (const char* bad : {"0", "-2", R"("heavy")", "1.5"}) {
+  // 9223372036854775807 twice overflowed the engine's sum of weights.
+  for (const char* bad : {"0", "-2", R"("heavy")", "1.5", "2147483648", "9223372036854775807"}) {
     auto r = ParseQueue(QueueJson(std::string(R"({"weight": )") + bad + "}"));
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_TRUE(Contains(r.status().message(), "queue research: spec.weight")) << bad;
@@ -718,7 +722,7 @@ TEST(ParseResourceList, StringsAndNumbers) {
   ResourceVector v;
   ASSERT_TRUE(ParseResourceList(json::parse(R"({"cpu": "250m", "memory": "64Mi",
       "nvidia.com/gpu": 2, "ephemeral-storage": "1G", "example.com/x": 0.5})"),
-                                "here", &v)
+                                "here", NameSource::kTrusted, &v)
                   .ok());
   EXPECT_EQ(v.Get(kCpu), 250);
   EXPECT_EQ(v.Get(kMemory), 64 * kMi);
@@ -729,26 +733,27 @@ TEST(ParseResourceList, StringsAndNumbers) {
 
 TEST(ParseResourceList, NullIsEmpty) {
   ResourceVector v;
-  EXPECT_TRUE(ParseResourceList(json(), "here", &v).ok());
+  EXPECT_TRUE(ParseResourceList(json(), "here", NameSource::kTrusted, &v).ok());
   EXPECT_TRUE(v.empty());
 }
 
 TEST(ParseResourceList, Errors) {
   ResourceVector v;
-  Status st = ParseResourceList(json::parse(R"({"cpu": "-1"})"), "spec.x", &v);
+  Status st =
+      ParseResourceList(json::parse(R"({"cpu": "-1"})"), "spec.x", NameSource::kTrusted, &v);
   ASSERT_FALSE(st.ok());
   EXPECT_TRUE(Contains(st.message(), "spec.x.cpu: negative")) << st.message();
-  st = ParseResourceList(json::parse(R"({"memory": -5})"), "spec.x", &v);
+  st = ParseResourceList(json::parse(R"({"memory": -5})"), "spec.x", NameSource::kTrusted, &v);
   ASSERT_FALSE(st.ok());
   EXPECT_TRUE(Contains(st.message(), "spec.x.memory")) << st.message();
-  st = ParseResourceList(json::parse(R"({"memory": "12x"})"), "spec.x", &v);
+  st = ParseResourceList(json::parse(R"({"memory": "12x"})"), "spec.x", NameSource::kTrusted, &v);
   ASSERT_FALSE(st.ok());
   EXPECT_TRUE(Contains(st.message(), "spec.x.memory: ")) << st.message();
   EXPECT_TRUE(Contains(st.message(), "12x")) << st.message();
-  st = ParseResourceList(json::parse(R"({"cpu": true})"), "spec.x", &v);
+  st = ParseResourceList(json::parse(R"({"cpu": true})"), "spec.x", NameSource::kTrusted, &v);
   ASSERT_FALSE(st.ok());
   EXPECT_TRUE(Contains(st.message(), "spec.x.cpu: expected a quantity")) << st.message();
-  st = ParseResourceList(json::parse(R"(["cpu"])"), "spec.x", &v);
+  st = ParseResourceList(json::parse(R"(["cpu"])"), "spec.x", NameSource::kTrusted, &v);
   ASSERT_FALSE(st.ok());
   EXPECT_TRUE(Contains(st.message(), "spec.x: expected a map")) << st.message();
 }
@@ -774,6 +779,192 @@ TEST(DeviceList, BadLists) {
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_TRUE(Contains(r.status().message(), std::string("\"") + bad + "\"")) << bad;
   }
+}
+
+}  // namespace
+}  // namespace gantry::k8s
+
+namespace gantry::k8s {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Hostile counts and sums: checked against their type's range, never wrapped
+
+std::string GpuPod(const std::string& gpus) {
+  return R"({"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": ")" + gpus +
+         R"("}}}]})";
+}
+
+TEST(ParsePod, GpuCountsBeyondANodeAreRefusedNotWrapped) {
+  // 4294967297 wrapped to 1 GPU in an int32, 4294967296 to 0, 2147483648 to INT32_MIN.
+  for (const char* gpus : {"4294967297", "4294967296", "2147483648", "257"}) {
+    std::string e = PodError(Pod(GpuPod(gpus)));
+    EXPECT_TRUE(Contains(e, "pod ml/p: spec.containers[*].resources.nvidia.com/gpu")) << e;
+    EXPECT_TRUE(Contains(e, gpus)) << e;
+    EXPECT_TRUE(Contains(e, "256")) << e;  // the limit
+    std::string problem;
+    PodInfo p = Must(DecodePod(Pod(GpuPod(gpus)), &problem));
+    EXPECT_EQ(problem, e);
+    EXPECT_TRUE(p.unreadable.gpus) << gpus;  // bound, it counts as holding all its node's GPUs
+    EXPECT_EQ(p.spec.gpu.count, 0);
+  }
+  EXPECT_EQ(Must(ParsePod(Pod(GpuPod("256")))).spec.gpu.count, 256);
+}
+
+TEST(ParsePod, GpuCountAsAJsonNumberIsCheckedToo) {
+  std::string e = PodError(Pod(
+      R"({"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 4294967297}}}]})"));
+  EXPECT_TRUE(Contains(e, "4294967297")) << e;
+}
+
+TEST(ParsePod, SumsThatOverflowAreRefused) {
+  // 2^62 milli-CPU twice is 2^63: one more than int64 holds.
+  const std::string half = "4611686018427387904m";
+  std::string two_containers = R"({"containers": [
+      {"name": "a", "resources": {"requests": {"cpu": ")" +
+                               half + R"("}}},
+      {"name": "b", "resources": {"requests": {"cpu": ")" +
+                               half + R"("}}}]})";
+  std::string e = PodError(Pod(two_containers));
+  EXPECT_TRUE(Contains(e, "pod ml/p: spec")) << e;
+  EXPECT_TRUE(Contains(e, "cpu")) << e;
+  EXPECT_TRUE(Contains(e, "overflow")) << e;
+  std::string problem;
+  PodInfo p = Must(DecodePod(Pod(two_containers), &problem));
+  EXPECT_EQ(p.unreadable.ids, std::vector<ResourceId>{kCpu});
+  EXPECT_FALSE(p.unreadable.gpus);
+  // Containers plus overhead.
+  std::string with_overhead = R"({"containers": [
+      {"name": "a", "resources": {"requests": {"memory": "9223372036854775807m"}}}],
+      "overhead": {"memory": "1"}})";
+  e = PodError(Pod(with_overhead));
+  EXPECT_TRUE(Contains(e, "spec.overhead.memory")) << e;
+  EXPECT_TRUE(Contains(e, "overflow")) << e;
+}
+
+TEST(ParsePod, GpuFractionFinerThanAThousandthIsRefused) {
+  // "1e-9" was rounded up to 0.001 and bound.
+  for (const char* bad : {"1e-9", "0.0005"}) {
+    std::string e =
+        PodError(AnnotatedPod(std::string(R"({"gantry.dev/gpu-fraction": ")") + bad + "\"}"));
+    EXPECT_TRUE(Contains(e, "metadata.annotations[gantry.dev/gpu-fraction]")) << e;
+    EXPECT_TRUE(Contains(e, bad)) << e;
+  }
+  EXPECT_EQ(Must(ParsePod(AnnotatedPod(R"({"gantry.dev/gpu-fraction": "0.001"})"))).spec.gpu.milli,
+            1);
+}
+
+// ---------------------------------------------------------------------------------------
+// What can be read of a pod Gantry cannot schedule
+
+TEST(DecodePod, RequestsAreReadWhateverElseIsWrong) {
+  // matchFields and a malformed devices annotation: not schedulable by gantry, but what
+  // it asks for (8 GPUs, 4 CPUs) is plain.
+  json pod = Pod(R"({"nodeName": "n1", "containers": [{"name": "c", "resources": {
+      "requests": {"cpu": "4"}, "limits": {"nvidia.com/gpu": "8"}}}],
+      "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchFields": [
+          {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}})",
+                 R"("annotations": {"gantry.dev/gpu-devices": "zero,one"})");
+  std::string problem;
+  PodInfo p = Must(DecodePod(pod, &problem));
+  EXPECT_TRUE(Contains(problem, "matchFields")) << problem;
+  EXPECT_EQ(p.node_name, "n1");
+  EXPECT_EQ(p.spec.gpu.count, 8);
+  EXPECT_EQ(p.spec.requests.Get(kCpu), 4000);
+  EXPECT_TRUE(p.unreadable.empty());
+  EXPECT_TRUE(p.gpu_devices.empty());  // unreadable: whoever counts it picks devices
+  EXPECT_FALSE(ParsePod(pod).ok());
+}
+
+TEST(DecodePod, UnreadableAmountsAreNamed) {
+  json pod = Pod(R"({"containers": [{"name": "c", "resources": {
+      "requests": {"cpu": "lots", "memory": "1Gi", "nvidia.com/gpu": "x"}}}]})");
+  std::string problem;
+  PodInfo p = Must(DecodePod(pod, &problem));
+  EXPECT_TRUE(Contains(problem, "spec.containers[0].resources.requests.cpu")) << problem;
+  EXPECT_EQ(p.unreadable.ids, std::vector<ResourceId>{kCpu});
+  EXPECT_TRUE(p.unreadable.gpus);
+  EXPECT_EQ(p.spec.requests.Get(kMemory), 1024 * kMi);
+  // A requests "map" that is not one: nothing of it can be read.
+  std::string problem2;
+  PodInfo q = Must(
+      DecodePod(Pod(R"({"containers": [{"name": "c", "resources": {"requests": "everything"}}]})"),
+                &problem2));
+  EXPECT_TRUE(q.unreadable.all);
+  EXPECT_TRUE(Contains(problem2, "expected a map")) << problem2;
+}
+
+TEST(DecodePod, OnlyAMissingNameIsFatal) {
+  std::string problem;
+  EXPECT_FALSE(DecodePod(json::parse(R"({"metadata": {}, "spec": {}})"), &problem).ok());
+  PodInfo p = Must(DecodePod(json::parse(R"({"metadata": {"name": "x"}, "spec": 5})"), &problem));
+  EXPECT_EQ(p.meta.name, "x");
+  EXPECT_EQ(p.scheduler_name, "default-scheduler");
+}
+
+// ---------------------------------------------------------------------------------------
+// Resource names: a pod may add only so many
+
+TEST(ParsePod, ResourceNamesOfPodsAreBounded) {
+  // The table of names is the process's: filled in a child, so that other tests keep
+  // their share of it.
+  EXPECT_EXIT(
+      {
+        const size_t before = ResourceNames().size();
+        std::string last_problem;
+        for (size_t i = 0; i < kMaxResourceNamesFromWorkloads + 50; ++i) {
+          std::string name =
+              "random-" + std::to_string(i) + ".example.com/r" + std::to_string(i * 7919);
+          json pod = Pod(R"({"containers": [{"name": "c", "resources": {"requests": {")" + name +
+                         R"(": "1"}}}]})");
+          std::string problem;
+          auto p = DecodePod(pod, &problem);
+          if (!p.ok() || (!problem.empty() && p->unreadable.empty())) std::_Exit(3);
+          if (!problem.empty()) last_problem = problem;
+        }
+        if (ResourceNames().size() - before > kMaxResourceNamesFromWorkloads) {
+          std::fprintf(stderr, "grew by %zu\n", ResourceNames().size() - before);
+          std::_Exit(1);
+        }
+        if (!Contains(last_problem, "refused") ||
+            !Contains(last_problem, "spec.containers[0].resources.requests")) {
+          std::fprintf(stderr, "last problem: %s\n", last_problem.c_str());
+          std::_Exit(2);
+        }
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST(ParseResourceList, NodesAndQueuesAreTrusted) {
+  // Names a node offers are interned even once pods have used up their share.
+  ResourceVector v;
+  ASSERT_TRUE(ParseResourceList(json::parse(R"({"trusted.example.com/fpga": "2"})"), "node",
+                                NameSource::kTrusted, &v)
+                  .ok());
+  EXPECT_EQ(v.Get(InternResource("trusted.example.com/fpga")), 2000);
+  Status st = ParseResourceList(json::parse(R"({"bad name!": "2"})"), "node x: status.allocatable",
+                                NameSource::kTrusted, &v);
+  EXPECT_TRUE(Contains(st.message(), "node x: status.allocatable")) << st.message();
+}
+
+// ---------------------------------------------------------------------------------------
+// Nodes: devices bounded
+
+TEST(ParseNode, GpuCountAboveTheLimitIsRefusedAtOnce) {
+  // One device object per GPU: 1e9 of them was a bad_alloc.
+  for (const char* gpus : {R"("1000000000")", R"("257")", "1000000000"}) {
+    auto r = ParseNode(NodeJson("", "{}", std::string(R"({"nvidia.com/gpu": )") + gpus + "}"));
+    ASSERT_FALSE(r.ok()) << gpus;
+    EXPECT_TRUE(Contains(r.status().message(), "node gpu-1: status.allocatable.nvidia.com/gpu"))
+        << r.status().message();
+    EXPECT_TRUE(Contains(r.status().message(), "256")) << r.status().message();
+  }
+  EXPECT_EQ(Must(ParseNode(NodeJson("", "{}", R"({"nvidia.com/gpu": "256"})"))).gpus.size(), 256u);
+  auto half = ParseNode(NodeJson("", "{}", R"({"nvidia.com/gpu": "1500m"})"));
+  ASSERT_FALSE(half.ok());
+  EXPECT_TRUE(Contains(half.status().message(), "whole")) << half.status().message();
 }
 
 }  // namespace
