@@ -114,7 +114,11 @@ Result<Credentials> ParseKubeconfig(const YAML::Node& root, const std::string& p
     return Status::Invalid("kubeconfig " + path + ": cluster \"" + cluster_name +
                            "\" has no server");
   }
-  c.insecure_skip_verify = Scalar(cl, "insecure-skip-tls-verify") == "true";
+  if (const YAML::Node skip = cl["insecure-skip-tls-verify"]) {
+    GANTRY_RETURN_IF_ERROR(ReadYamlBool(skip, "kubeconfig " + path,
+                                        "clusters[" + cluster_name + "].insecure-skip-tls-verify",
+                                        &c.insecure_skip_verify));
+  }
   std::string where = "kubeconfig " + path + ": clusters[" + cluster_name + "]";
   auto ca = DataOrFile(cl, "certificate-authority", dir, where);
   if (!ca.ok()) return ca.status();

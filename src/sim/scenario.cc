@@ -482,7 +482,7 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   Scenario s;
   s.source = source;
   s.name = source;
-  if (root["name"]) GANTRY_RETURN_IF_ERROR(r.String(root["name"], "name", &s.name));
+  if (root["name"]) GANTRY_RETURN_IF_ERROR(r.Name(root["name"], "name", &s.name));
   GANTRY_RETURN_IF_ERROR(ParseSchedulerConfig(root["config"], source, &s.config));
   if (!root["nodes"]) return r.Error(root, "nodes", "required");
   GANTRY_RETURN_IF_ERROR(ParseNodes(r, root["nodes"], &s.cluster));
