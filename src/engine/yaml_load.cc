@@ -280,9 +280,18 @@ struct Refusal {
 // enormous tree that our readers then walk), duplicate and non-scalar keys, cycles.
 class EventCheck : public YAML::EventHandler {
  public:
-  explicit EventCheck(const std::string& source) : source_(source) {}
+  EventCheck(std::string_view text, const std::string& source) : text_(text), source_(source) {}
 
-  void OnDocumentStart(const YAML::Mark&) override {
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    // yaml-cpp 0.7 reads a document that starts with ',' as an empty one, without moving,
+    // again and again: a file like ",a: 1" was an endless list of empty documents.
+    if (mark.pos == last_document_ && mark.pos >= 0) {
+      const auto at = static_cast<size_t>(mark.pos);
+      Refuse(mark, "not valid YAML: unexpected " +
+                       QuoteForMessage(at < text_.size() ? text_.substr(at, 1) : "") +
+                       " where a document starts");
+    }
+    last_document_ = mark.pos;
     anchors_.clear();  // anchors are per document
     stack_.clear();
   }
@@ -410,8 +419,10 @@ class EventCheck : public YAML::EventHandler {
     }
   }
 
+  std::string_view text_;
   const std::string& source_;
-  int64_t nodes_ = 0;  // in the whole file
+  int last_document_ = -1;  // where the last document started
+  int64_t nodes_ = 0;       // in the whole file
   std::vector<Anchor> anchors_;
   std::vector<Frame> stack_;
   std::string anchor_name_;  // of the anchor on the next node
@@ -451,7 +462,7 @@ Result<std::vector<YAML::Node>> ParseYamlNodes(std::string_view text, const std:
       ViewBuffer buffer(text);
       std::istream in(&buffer);
       YAML::Parser parser(in);
-      EventCheck check(source);
+      EventCheck check(text, source);
       while (parser.HandleNextDocument(check)) {
       }
     }

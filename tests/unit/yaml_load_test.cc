@@ -200,6 +200,14 @@ TEST(ParseYamlNodes, SyntaxErrorsSayWhere) {
   EXPECT_EQ(ErrorOf("a: [1, 2}\n"), "in.yaml:1:9: not valid YAML: illegal flow end");
 }
 
+TEST(ParseYamlNodes, ADocumentStartingWithACommaEnds) {
+  // yaml-cpp 0.7 yields empty documents at the ',' for ever (found by mutating the files).
+  EXPECT_EQ(ErrorOf(",a: 1\n"),
+            "in.yaml:1:1: not valid YAML: unexpected \",\" where a document starts");
+  EXPECT_EQ(ErrorOf("# c\na: 1\n---\n,name: x\n"),
+            "in.yaml:4:1: not valid YAML: unexpected \",\" where a document starts");
+}
+
 TEST(ParseYamlNode, OneDocument) {
   auto one = ParseYamlNode("---\na: 1\n", "in.yaml");
   ASSERT_TRUE(one.ok());
