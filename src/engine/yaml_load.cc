@@ -9,6 +9,7 @@
 #include <streambuf>
 #include <unordered_map>
 
+#include "engine/yaml_scan.h"
 #include "model/limits.h"
 
 namespace gantry {
@@ -20,16 +21,6 @@ std::string At(const std::string& source, int64_t line, int64_t column) {
   return source + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
-std::string DepthMessage() {
-  return "nesting deeper than " + std::to_string(kMaxYamlDepth) +
-         " levels of lists and mappings (the limit on YAML input)";
-}
-
-std::string NodesMessage() {
-  return "more than " + std::to_string(kMaxYamlNodes) +
-         " values, lists and mappings, aliases expanded (the limit on one YAML file)";
-}
-
 // An istream over the text without copying it (the text may be up to 1 GiB).
 class ViewBuffer : public std::streambuf {
  public:
@@ -37,237 +28,6 @@ class ViewBuffer : public std::streambuf {
     char* begin = const_cast<char*>(text.data());
     setg(begin, begin, begin + text.size());
   }
-};
-
-bool IsBlank(char c) {
-  return c == ' ' || c == '\t';
-}
-bool IsFlowIndicator(char c) {
-  return c == ',' || c == '[' || c == ']' || c == '{' || c == '}';
-}
-
-// A linear scan of the text that follows YAML's structure closely enough to bound, before
-// yaml-cpp sees the text, how deep it nests and how many values it holds: brackets outside
-// quotes, comments and block scalars; the columns of block lists and mappings (a key, or
-// a "- " entry, opens a level at its column). It may count fewer levels than there are
-// (a list that is a mapping's value at the key's own column shares the key's column), so
-// the exact check of the events comes after; it never counts more for valid YAML, but for
-// a plain scalar continued in a flow collection, whose every line counts as a value.
-class TextScan {
- public:
-  TextScan(std::string_view text, const std::string& source) : text_(text), source_(source) {}
-
-  Status Run() {
-    size_t start = 0;
-    while (true) {
-      size_t end = text_.find('\n', start);
-      if (end == std::string_view::npos) end = text_.size();
-      std::string_view line = text_.substr(start, end - start);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      ++line_no_;
-      GANTRY_RETURN_IF_ERROR(Line(line));
-      if (end == text_.size()) break;
-      start = end + 1;
-    }
-    return Status::Ok();
-  }
-
- private:
-  Status Line(std::string_view line) {
-    size_t pos = 0;
-    chain_ = false;
-    parent_column_ = -1;
-    last_was_plain_value_ = false;
-    const size_t indent = std::min(line.find_first_not_of(' '), line.size());
-    const bool blank = line.find_first_not_of(" \t") == std::string_view::npos;
-    const bool marker = (line.substr(0, 3) == "---" || line.substr(0, 3) == "...") &&
-                        (line.size() == 3 || IsBlank(line[3]));
-    if (quote_ != 0) {
-      pos = QuotedEnd(line, 0, quote_);
-      if (pos == std::string_view::npos) return Status::Ok();
-      quote_ = 0;
-    } else if (in_block_scalar_) {
-      if (!marker && (blank || static_cast<int>(indent) > block_scalar_parent_)) {
-        return Status::Ok();
-      }
-      in_block_scalar_ = false;
-    } else if (plain_may_continue_ && flow_ == 0 && !blank && !marker &&
-               static_cast<int>(indent) > (block_.empty() ? -1 : block_.back()) &&
-               line[indent] != '#') {
-      return Status::Ok();  // the plain scalar of the line above goes on: text, whatever it holds
-    }
-    if (pos == 0) {
-      if (blank) return Status::Ok();
-      plain_may_continue_ = false;
-      if (marker) {
-        block_.clear();  // documents do not nest
-        flow_ = 0;
-        pos = 3;
-        chain_ = line[0] == '-';
-      } else if (line[0] == '%' && flow_ == 0) {
-        return Status::Ok();  // a directive
-      } else {
-        pos = indent;
-        if (flow_ == 0) {
-          while (!block_.empty() && block_.back() >= static_cast<int>(indent)) block_.pop_back();
-          chain_ = true;
-        }
-      }
-    }
-    GANTRY_RETURN_IF_ERROR(Tokens(line, pos));
-    if (flow_ == 0 && quote_ == 0 && !in_block_scalar_) plain_may_continue_ = last_was_plain_value_;
-    return Status::Ok();
-  }
-
-  Status Tokens(std::string_view line, size_t pos) {
-    while (pos < line.size()) {
-      const char c = line[pos];
-      if (IsBlank(c)) {
-        ++pos;
-        continue;
-      }
-      if (c == '#' && (pos == 0 || IsBlank(line[pos - 1]))) break;  // a comment
-      last_was_plain_value_ = false;
-      const bool spaced = pos + 1 >= line.size() || IsBlank(line[pos + 1]);
-      if (flow_ == 0 && (c == '-' || c == '?' || c == ':') && spaced) {
-        // "- " opens a list entry, "? " a key, ": " its value: a node may start after it.
-        if (chain_) GANTRY_RETURN_IF_ERROR(Push(static_cast<int>(pos)));
-        parent_column_ = static_cast<int>(pos);
-        ++pos;
-        continue;
-      }
-      if (c == '"' || c == '\'') {
-        GANTRY_RETURN_IF_ERROR(Count(pos));
-        const size_t token = pos;
-        pos = QuotedEnd(line, pos + 1, c);
-        if (pos == std::string_view::npos) {
-          quote_ = c;
-          return Status::Ok();
-        }
-        GANTRY_RETURN_IF_ERROR(MaybeKey(line, token, &pos));
-        continue;
-      }
-      if (c == '[' || c == '{') {
-        GANTRY_RETURN_IF_ERROR(Count(pos));
-        ++flow_;
-        if (static_cast<int64_t>(block_.size()) + flow_ > kMaxYamlDepth)
-          return Refuse(pos, DepthMessage());
-        chain_ = false;
-        ++pos;
-        continue;
-      }
-      if (c == ']' || c == '}') {
-        if (flow_ > 0) --flow_;
-        ++pos;
-        continue;
-      }
-      if (flow_ > 0 && (c == ',' || c == ':')) {
-        ++pos;
-        continue;
-      }
-      if (flow_ == 0 && (c == '|' || c == '>')) {
-        GANTRY_RETURN_IF_ERROR(Count(pos));
-        in_block_scalar_ = true;  // its header, then lines indented more than its parent
-        block_scalar_parent_ = parent_column_;
-        return Status::Ok();
-      }
-      if (c == '&' || c == '!' || c == '*') {  // an anchor or tag (a property), or an alias
-        const size_t token = pos;
-        while (pos < line.size() && !IsBlank(line[pos]) &&
-               !(flow_ > 0 && IsFlowIndicator(line[pos]))) {
-          ++pos;
-        }
-        if (c == '*') {
-          GANTRY_RETURN_IF_ERROR(Count(token));
-          GANTRY_RETURN_IF_ERROR(MaybeKey(line, token, &pos));
-        }
-        continue;
-      }
-      // A plain scalar: up to ": ", " #", the end of the line, or in flow a flow indicator.
-      GANTRY_RETURN_IF_ERROR(Count(pos));
-      const size_t token = pos;
-      while (pos < line.size()) {
-        const char p = line[pos];
-        const bool last = pos + 1 >= line.size();
-        if (p == ':' &&
-            (last || IsBlank(line[pos + 1]) || (flow_ > 0 && IsFlowIndicator(line[pos + 1])))) {
-          break;
-        }
-        if (IsBlank(p) && !last && line[pos + 1] == '#') break;
-        if (flow_ > 0 && IsFlowIndicator(p)) break;
-        ++pos;
-      }
-      const bool key = pos < line.size() && line[pos] == ':';
-      GANTRY_RETURN_IF_ERROR(MaybeKey(line, token, &pos));
-      last_was_plain_value_ = !key && flow_ == 0;
-    }
-    return Status::Ok();
-  }
-
-  // After a scalar: a ':' makes it a key, whose column opens a block mapping at the start of
-  // a line (or after "- "), and whose value a block scalar on this line belongs to.
-  Status MaybeKey(std::string_view line, size_t token, size_t* pos) {
-    size_t p = *pos;
-    while (p < line.size() && IsBlank(line[p])) ++p;
-    if (p < line.size() && line[p] == ':' && flow_ == 0 &&
-        (p + 1 >= line.size() || IsBlank(line[p + 1]))) {
-      if (chain_) GANTRY_RETURN_IF_ERROR(Push(static_cast<int>(token)));
-      parent_column_ = static_cast<int>(token);
-      *pos = p + 1;
-    }
-    chain_ = false;
-    return Status::Ok();
-  }
-
-  Status Push(int column) {
-    while (!block_.empty() && block_.back() >= column) block_.pop_back();
-    block_.push_back(column);
-    if (static_cast<int64_t>(block_.size()) + flow_ > kMaxYamlDepth) {
-      return Refuse(static_cast<size_t>(column), DepthMessage());
-    }
-    return Status::Ok();
-  }
-
-  Status Count(size_t column) {
-    if (++values_ > kMaxYamlNodes) return Refuse(column, NodesMessage());
-    return Status::Ok();
-  }
-
-  Status Refuse(size_t column, const std::string& what) const {
-    return Status::Invalid(At(source_, line_no_, static_cast<int64_t>(column) + 1) + ": " + what);
-  }
-
-  // The position after the quote that closes a scalar opened with `quote`, or npos when it
-  // goes on past this line.
-  static size_t QuotedEnd(std::string_view line, size_t from, char quote) {
-    for (size_t i = from; i < line.size(); ++i) {
-      if (quote == '"' && line[i] == '\\') {
-        ++i;  // an escaped character
-      } else if (line[i] == quote) {
-        if (quote == '\'' && i + 1 < line.size() && line[i + 1] == '\'') {
-          ++i;  // '' is a quote inside single quotes
-        } else {
-          return i + 1;
-        }
-      }
-    }
-    return std::string_view::npos;
-  }
-
-  std::string_view text_;
-  const std::string& source_;
-  int64_t line_no_ = 0;
-  int64_t values_ = 0;
-  std::vector<int> block_;  // columns of the open block lists and mappings
-  int64_t flow_ = 0;        // open [ and {
-  char quote_ = 0;          // the quote of a scalar that goes on past its line
-  bool in_block_scalar_ = false;
-  int block_scalar_parent_ = -1;  // a block scalar's lines are indented more than this
-  bool plain_may_continue_ = false;
-  // Per line:
-  bool chain_ = false;      // only indicators ("- ", "? ") so far: a block node may start
-  int parent_column_ = -1;  // the key or entry a block scalar here belongs to
-  bool last_was_plain_value_ = false;
 };
 
 // Thrown out of yaml-cpp's parser by the event handler to stop it.
@@ -311,7 +71,7 @@ class EventCheck : public YAML::EventHandler {
     Child(mark, a.is_scalar ? &a.scalar : nullptr);
     Count(mark, a.size);
     if (static_cast<int64_t>(stack_.size()) + a.height > kMaxYamlDepth) {
-      Refuse(mark, DepthMessage() + ", alias *" + a.name + " expanded");
+      Refuse(mark, YamlDepthMessage() + ", alias *" + a.name + " expanded");
     }
     if (!stack_.empty()) stack_.back().height = std::max(stack_.back().height, a.height);
   }
@@ -351,7 +111,7 @@ class EventCheck : public YAML::EventHandler {
 
   void Count(const YAML::Mark& mark, int64_t n) {
     nodes_ += n;
-    if (nodes_ > kMaxYamlNodes) Refuse(mark, NodesMessage());
+    if (nodes_ > kMaxYamlNodes) Refuse(mark, YamlNodesMessage());
   }
 
   // A node starts inside the innermost open collection; every other one in a mapping is a
@@ -401,7 +161,7 @@ class EventCheck : public YAML::EventHandler {
     frame.anchor = anchor;
     frame.first = nodes_ - 1;
     stack_.push_back(std::move(frame));
-    if (static_cast<int64_t>(stack_.size()) > kMaxYamlDepth) Refuse(mark, DepthMessage());
+    if (static_cast<int64_t>(stack_.size()) > kMaxYamlDepth) Refuse(mark, YamlDepthMessage());
   }
 
   void Close() {
@@ -430,7 +190,8 @@ class EventCheck : public YAML::EventHandler {
 
 std::string ExceptionMessage(const std::string& source, const YAML::Exception& e) {
   std::string where = e.mark.is_null() ? source : At(source, e.mark.line + 1, e.mark.column + 1);
-  if (dynamic_cast<const YAML::DeepRecursion*>(&e) != nullptr) return where + ": " + DepthMessage();
+  if (dynamic_cast<const YAML::DeepRecursion*>(&e) != nullptr)
+    return where + ": " + YamlDepthMessage();
   return where + ": not valid YAML: " + e.msg;
 }
 
@@ -455,7 +216,7 @@ Result<std::vector<YAML::Node>> ParseYamlNodes(std::string_view text, const std:
       text.substr(0, 2) == "\xFE\xFF") {
     return Status::Invalid(source + ": not UTF-8 text (UTF-16 or UTF-32?); save it as UTF-8");
   }
-  GANTRY_RETURN_IF_ERROR(TextScan(text, source).Run());
+  GANTRY_RETURN_IF_ERROR(ScanYamlText(text, source));
   std::vector<YAML::Node> documents;
   try {
     {
