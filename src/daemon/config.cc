@@ -4,12 +4,15 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <optional>
-#include <sstream>
+
+#include "engine/yaml_load.h"
+#include "k8s/yaml_json.h"
 
 namespace gantry {
 namespace {
+
+constexpr double kMaxDurationSeconds = 24 * 3600;
 
 Status Scalar(const YAML::Node& node, const std::string& source, const std::string& field,
               std::string* out) {
@@ -26,22 +29,12 @@ Status Duration(const YAML::Node& node, const std::string& source, const std::st
   auto d = ParseDurationSeconds(text);
   if (!d.ok()) return Status::Invalid(YamlWhere(source, node, field) + ": " + d.status().message());
   if (*d <= 0) return Status::Invalid(YamlWhere(source, node, field) + ": must be positive");
-  *out = *d;
-  return Status::Ok();
-}
-
-Status Bool(const YAML::Node& node, const std::string& source, const std::string& field,
-            bool* out) {
-  std::string text;
-  GANTRY_RETURN_IF_ERROR(Scalar(node, source, field, &text));
-  if (text == "true") {
-    *out = true;
-  } else if (text == "false") {
-    *out = false;
-  } else {
-    return Status::Invalid(YamlWhere(source, node, field) + ": expected true or false, got \"" +
-                           text + "\"");
+  // Longer would be nonsense for these timings, and far longer overflows a clock's count.
+  if (*d > kMaxDurationSeconds) {
+    return Status::Invalid(YamlWhere(source, node, field) + ": must be at most 24h, got " +
+                           QuoteForMessage(text));
   }
+  *out = *d;
   return Status::Ok();
 }
 
@@ -56,7 +49,7 @@ Status ParseLeaderElection(const YAML::Node& node, const std::string& source,
     const std::string key = kv.first.Scalar();
     const std::string field = "leaderElection." + key;
     if (key == "enabled") {
-      GANTRY_RETURN_IF_ERROR(Bool(kv.second, source, field, &out->enabled));
+      GANTRY_RETURN_IF_ERROR(ReadYamlBool(kv.second, source, field, &out->enabled));
     } else if (key == "namespace") {
       GANTRY_RETURN_IF_ERROR(Scalar(kv.second, source, field, &out->namespace_));
     } else if (key == "name") {
@@ -105,10 +98,12 @@ Result<double> ParseDurationSeconds(const std::string& text) {
     }
     // A number is digits with at most one '.' ("1.5", ".5", "5."), never "." or "1.2.3".
     if (digits == 0 || dots > 1) {
-      return Status::Invalid("bad duration \"" + text + "\" (e.g. 1s, 500ms, 2m)");
+      return Status::Invalid("bad duration " + QuoteForMessage(text) + " (e.g. 1s, 500ms, 2m)");
     }
     double value = std::strtod(text.substr(start, i - start).c_str(), nullptr);
-    if (!std::isfinite(value)) return Status::Invalid("bad duration \"" + text + "\": too long");
+    if (!std::isfinite(value)) {
+      return Status::Invalid("bad duration " + QuoteForMessage(text) + ": too long");
+    }
     // The unit runs to the next number; "µs" and "μs" are not ASCII letters.
     size_t unit_start = i;
     while (i < text.size() && !std::isdigit(static_cast<unsigned char>(text[i])) && text[i] != '.')
@@ -128,22 +123,20 @@ Result<double> ParseDurationSeconds(const std::string& text) {
     } else if (unit == "h") {
       scale = 3600;
     } else {
-      return Status::Invalid("bad duration \"" + text + "\": unit \"" + unit +
-                             "\" is not one of ns, us, ms, s, m, h");
+      return Status::Invalid("bad duration " + QuoteForMessage(text) + ": unit " +
+                             QuoteForMessage(unit) + " is not one of ns, us, ms, s, m, h");
     }
     total += value * scale;
   }
+  if (!std::isfinite(total))
+    return Status::Invalid("bad duration " + QuoteForMessage(text) + ": too long");
   return total;
 }
 
 Status ParseDaemonConfig(const std::string& text, const std::string& source, DaemonConfig* out) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid(source + ":" + std::to_string(e.mark.line + 1) + ":" +
-                           std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
+  auto loaded = ParseYamlNode(text, source);
+  if (!loaded.ok()) return loaded.status();
+  const YAML::Node root = *loaded;
   *out = DaemonConfig{};
   if (!root || root.IsNull()) return Status::Ok();
   if (!root.IsMap())
@@ -158,20 +151,14 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
     } else if (key == "schedulePeriod") {
       GANTRY_RETURN_IF_ERROR(Duration(value, source, key, &out->schedule_period_s));
     } else if (key == "bindWorkers") {
-      std::string v;
-      GANTRY_RETURN_IF_ERROR(Scalar(value, source, key, &v));
-      char* end = nullptr;
-      long n = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1 || n > 1024) {
-        return Status::Invalid(YamlWhere(source, value, key) +
-                               ": expected a number from 1 to 1024, got \"" + v + "\"");
-      }
+      int64_t n = 0;
+      GANTRY_RETURN_IF_ERROR(ReadYamlInt(value, source, key, 1, 1024, &n));
       out->bind_workers = static_cast<int>(n);
     } else if (key == "listenAddress") {
       GANTRY_RETURN_IF_ERROR(Scalar(value, source, key, &out->listen_address));
       if (out->listen_address.rfind(':') == std::string::npos) {
-        return Status::Invalid(YamlWhere(source, value, key) + ": expected host:port, got \"" +
-                               out->listen_address + "\"");
+        return Status::Invalid(YamlWhere(source, value, key) + ": expected host:port, got " +
+                               QuoteForMessage(out->listen_address));
       }
     } else if (key == "leaderElection") {
       GANTRY_RETURN_IF_ERROR(ParseLeaderElection(value, source, &out->leader_election));
@@ -187,11 +174,12 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
 }
 
 Status LoadDaemonConfig(const std::string& path, DaemonConfig* out) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(path + ": cannot read the configuration");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseDaemonConfig(buffer.str(), path, out);
+  auto text = k8s::ReadInputFile(path);
+  if (!text.ok() && text.status().code() == Status::Code::kNotFound) {
+    return Status::NotFound(path + ": cannot read the configuration");
+  }
+  if (!text.ok()) return text.status();
+  return ParseDaemonConfig(*text, path, out);
 }
 
 }  // namespace gantry

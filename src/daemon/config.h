@@ -27,7 +27,8 @@ struct DaemonConfig {
   SchedulerConfig engine = SchedulerConfig::Default();
 };
 
-// Parses YAML text; `source` names it in errors.
+// Parses YAML text (engine/yaml_load.h: one document, no duplicate keys); `source` names
+// it in errors. Durations are positive and at most 24h.
 Status ParseDaemonConfig(const std::string& text, const std::string& source, DaemonConfig* out);
 Status LoadDaemonConfig(const std::string& path, DaemonConfig* out);
 

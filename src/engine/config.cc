@@ -27,12 +27,6 @@ Status ParseStringList(const YAML::Node& node, const std::string& source, const 
 
 }  // namespace
 
-std::string YamlWhere(const std::string& source, const YAML::Node& node, const std::string& field) {
-  std::string out = source;
-  if (node.Mark().line >= 0) out += ":" + std::to_string(node.Mark().line + 1);
-  return out + ": " + field;
-}
-
 SchedulerConfig SchedulerConfig::Default() {
   SchedulerConfig c;
   c.actions = {"enqueue", "allocate", "backfill"};
@@ -74,6 +68,10 @@ Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
           for (const auto& pkv : p) {
             const std::string pkey = pkv.first.Scalar();
             if (pkey == "name") {
+              if (!pkv.second.IsScalar()) {
+                return Status::Invalid(YamlWhere(source, pkv.second, field + ".name") +
+                                       ": expected a name");
+              }
               pc.name = pkv.second.Scalar();
             } else if (pkey == "arguments") {
               if (!pkv.second.IsMap()) {
@@ -102,16 +100,8 @@ Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
         out->plugins.push_back(std::move(pc));
       }
     } else if (key == "nodesToScore") {
-      int64_t n = -1;
-      try {
-        n = value.as<int64_t>();
-      } catch (const YAML::Exception&) {
-        n = -1;
-      }
-      if (n < 0 || n > INT32_MAX) {
-        return Status::Invalid(YamlWhere(source, value, "config.nodesToScore") +
-                               ": expected a non-negative integer (0 scores every node)");
-      }
+      int64_t n = 0;
+      GANTRY_RETURN_IF_ERROR(ReadYamlInt(value, source, "config.nodesToScore", 0, INT32_MAX, &n));
       out->nodes_to_score = static_cast<int32_t>(n);
     } else if (key == "tieBreak") {
       std::string v = value.IsScalar() ? value.Scalar() : "";
@@ -123,7 +113,7 @@ Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
         out->tie_break = SchedulerConfig::TieBreak::kShuffled;
       } else {
         return Status::Invalid(YamlWhere(source, value, "config.tieBreak") +
-                               ": expected lowest, random or shuffled, got \"" + v + "\"");
+                               ": expected lowest, random or shuffled, got " + QuoteForMessage(v));
       }
     } else {
       return Status::Invalid(YamlWhere(source, kv.first, "config." + key) +

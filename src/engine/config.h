@@ -7,11 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/yaml_load.h"
 #include "model/status.h"
-
-namespace YAML {
-class Node;
-}
 
 namespace gantry {
 
@@ -43,13 +40,11 @@ struct SchedulerConfig {
 //   plugins: [gang, {name: binpack, arguments: {weight: 2, nvidia.com/gpu: 4}}, ...]
 //   nodesToScore: 100
 //   tieBreak: lowest | random | shuffled
-// Missing keys keep their defaults. Errors name `source`, the line and the field, and
-// list the known names when a name is unknown.
+// Missing keys keep their defaults. Errors name `source`, the line, the column and the
+// field, and list the known names when a name is unknown. `node` comes from
+// ParseYamlNode (engine/yaml_load.h), which has refused duplicate keys.
 Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
                             SchedulerConfig* out);
-
-// "FILE:LINE: field", for errors about a YAML node.
-std::string YamlWhere(const std::string& source, const YAML::Node& node, const std::string& field);
 
 // Checks names and plugin arguments (each plugin parses its own). Parse calls it.
 Status ValidateSchedulerConfig(const SchedulerConfig& config);

@@ -4,18 +4,20 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "engine/yaml_load.h"
+#include "k8s/yaml_json.h"
 
 namespace gantry::k8s {
 namespace {
 
 Result<std::string> ReadFile(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(what + ": cannot read " + path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  auto text = ReadInputFile(path);
+  if (!text.ok() && text.status().code() == Status::Code::kNotFound) {
+    return Status::NotFound(what + ": cannot read " + path);
+  }
+  if (!text.ok()) return text.status().WithPrefix(what);
+  return text;
 }
 
 // The entry of a kubeconfig list (clusters, users, contexts) with this name.
@@ -112,7 +114,11 @@ Result<Credentials> ParseKubeconfig(const YAML::Node& root, const std::string& p
     return Status::Invalid("kubeconfig " + path + ": cluster \"" + cluster_name +
                            "\" has no server");
   }
-  c.insecure_skip_verify = Scalar(cl, "insecure-skip-tls-verify") == "true";
+  if (const YAML::Node skip = cl["insecure-skip-tls-verify"]) {
+    GANTRY_RETURN_IF_ERROR(ReadYamlBool(skip, "kubeconfig " + path,
+                                        "clusters[" + cluster_name + "].insecure-skip-tls-verify",
+                                        &c.insecure_skip_verify));
+  }
   std::string where = "kubeconfig " + path + ": clusters[" + cluster_name + "]";
   auto ca = DataOrFile(cl, "certificate-authority", dir, where);
   if (!ca.ok()) return ca.status();
@@ -154,14 +160,16 @@ std::string YamlError(const std::string& path, const YAML::Exception& e) {
 }  // namespace
 
 Result<Credentials> LoadKubeconfig(const std::string& path, const std::string& context) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    return Status::NotFound("kubeconfig " + path + ": cannot read it");
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid(YamlError(path, e));
+  auto text = ReadInputFile(path);
+  if (!text.ok()) {
+    if (text.status().code() == Status::Code::kNotFound) {
+      return Status::NotFound("kubeconfig " + path + ": cannot read it");
+    }
+    return Status::Invalid("kubeconfig " + text.status().message());
   }
+  auto loaded = ParseYamlNode(*text, "kubeconfig " + path);
+  if (!loaded.ok()) return loaded.status();
+  const YAML::Node root = *loaded;
   // Anything but a mapping (a list, a scalar) would make yaml-cpp throw on lookups.
   if (root.IsDefined() && !root.IsNull() && !root.IsMap()) {
     return Status::Invalid("kubeconfig " + path +

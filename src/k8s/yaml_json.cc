@@ -2,50 +2,77 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
-#include <regex>
-#include <sstream>
+
+#include "engine/yaml_load.h"
+#include "model/limits.h"
 
 namespace gantry::k8s {
 namespace {
 
 using json = nlohmann::json;
 
+// An integer of the core schema in `base` (digits from `first`), or the text when it does
+// not fit int64 (JSON has no such number).
+json IntegerOrText(const std::string& text, size_t first, int base) {
+  if (first < text.size() && text[first] == '+') ++first;
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data() + first, end, value, base);
+  if (error != std::errc() || stop != end) return text;
+  return value;
+}
+
 json ScalarToJson(const YAML::Node& node) {
   const std::string& text = node.Scalar();
-  if (node.Tag() == "!") return text;  // quoted: a string whatever it looks like
+  if (IsQuotedScalar(node)) return text;  // quoted: a string whatever it looks like
   if (text == "null" || text == "Null" || text == "NULL" || text == "~" || text.empty())
     return nullptr;
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
-  static const std::regex kInt("[-+]?[0-9]+");
-  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  if (std::regex_match(text, kInt)) {
-    try {
-      return std::stoll(text);
-    } catch (const std::out_of_range&) {
-      return text;
-    }
-  }
+  if (IsYamlDecimalInt(text)) return IntegerOrText(text, 0, 10);
   // The core schema's other integers: 0o17 (octal) and 0x1F (hexadecimal).
-  static const std::regex kOct("0o[0-7]+");
-  static const std::regex kHex("0x[0-9a-fA-F]+");
-  const bool oct = std::regex_match(text, kOct);
-  if (oct || std::regex_match(text, kHex)) {
-    try {
-      return std::stoll(text.substr(2), nullptr, oct ? 8 : 16);
-    } catch (const std::out_of_range&) {
-      return text;
-    }
-  }
-  if (std::regex_match(text, kFloat)) {
-    try {
-      return std::stod(text);
-    } catch (const std::out_of_range&) {
-      return text;  // 1e400 has no JSON number; keep the text, as for huge integers
-    }
+  if (IsYamlOctalInt(text)) return IntegerOrText(text, 2, 8);
+  if (IsYamlHexInt(text)) return IntegerOrText(text, 2, 16);
+  if (IsYamlFloat(text)) {
+    errno = 0;
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    // 1e400 has no JSON number (nor has 1e-400 one that is not 0); keep the text, as for
+    // huge integers.
+    if (errno == ERANGE || end != text.c_str() + text.size()) return text;
+    return value;
   }
   return text;
+}
+
+std::string PointerToken(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The lines of the top-level values and of theirs (two levels), by JSON pointer.
+void CollectLines(const YAML::Node& node, const std::string& prefix, int levels,
+                  std::map<std::string, int>* out) {
+  if (levels == 0 || !node.IsMap()) return;
+  for (const auto& kv : node) {
+    const std::string pointer = prefix + "/" + PointerToken(kv.first.Scalar());
+    (*out)[pointer] = kv.second.Mark().line + 1;
+    CollectLines(kv.second, pointer, levels - 1, out);
+  }
 }
 
 }  // namespace
@@ -69,24 +96,50 @@ json YamlToJson(const YAML::Node& node) {
   }
 }
 
-Result<std::vector<YamlDocument>> LoadYamlDocuments(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound(path + ": cannot read it");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(buffer.str());
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid(path + ":" + std::to_string(e.mark.line + 1) + ":" +
-                           std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
+int YamlDocument::LineOf(const std::string& pointer) const {
+  auto it = lines.find(pointer);
+  return it == lines.end() || it->second <= 0 ? line : it->second;
+}
+
+Result<std::vector<YamlDocument>> ParseYamlDocuments(std::string_view text,
+                                                     const std::string& source) {
+  auto nodes = ParseYamlNodes(text, source);
+  if (!nodes.ok()) return nodes.status();
   std::vector<YamlDocument> out;
-  for (const YAML::Node& doc : docs) {
-    if (!doc || doc.IsNull()) continue;
-    out.push_back({doc.Mark().line + 1, YamlToJson(doc)});
+  out.reserve(nodes->size());
+  for (const YAML::Node& doc : *nodes) {
+    YamlDocument d;
+    d.line = doc.Mark().line + 1;
+    d.object = YamlToJson(doc);
+    CollectLines(doc, "", 2, &d.lines);
+    out.push_back(std::move(d));
   }
   return out;
+}
+
+Result<std::vector<YamlDocument>> LoadYamlDocuments(const std::string& path) {
+  auto text = ReadInputFile(path);
+  if (!text.ok()) return text.status();
+  return ParseYamlDocuments(*text, path);
+}
+
+Result<std::string> ReadInputFile(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_regular_file(path, error)) {
+    const auto size = std::filesystem::file_size(path, error);
+    if (!error) GANTRY_RETURN_IF_ERROR(CheckInputSize(static_cast<int64_t>(size), path));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound(path + ": cannot read it");
+  // Read in pieces up to the limit: a pipe or a growing file has no size to check first.
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    GANTRY_RETURN_IF_ERROR(CheckInputSize(static_cast<int64_t>(text.size()), path));
+  }
+  if (in.bad()) return Status::IoError(path + ": cannot read it");
+  return text;
 }
 
 }  // namespace gantry::k8s

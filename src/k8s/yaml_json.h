@@ -2,8 +2,10 @@
 // YAML 1.2's core schema for plain scalars (quoted scalars stay strings).
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/status.h"
@@ -20,9 +22,23 @@ nlohmann::json YamlToJson(const YAML::Node& node);
 struct YamlDocument {
   int line = 0;
   nlohmann::json object;
+  // The lines of the values of the top-level keys and of their keys, by JSON pointer
+  // ("/kind", "/metadata/name"), for messages about them.
+  std::map<std::string, int> lines;
+
+  // The line of the value at `pointer`, or the document's when it has none.
+  int LineOf(const std::string& pointer) const;
 };
 
-// Every non-empty document of a file. Errors name the file, line and column.
+// Every non-empty document of a text, loaded with ParseYamlNodes (engine/yaml_load.h: its
+// limits, no duplicate keys). Errors name `source`, the line and the column.
+Result<std::vector<YamlDocument>> ParseYamlDocuments(std::string_view text,
+                                                     const std::string& source);
+// The same from a file.
 Result<std::vector<YamlDocument>> LoadYamlDocuments(const std::string& path);
+
+// A file's contents; one larger than kMaxInputFileBytes is refused without reading it.
+// A missing or unreadable file is NotFound ("PATH: cannot read it").
+Result<std::string> ReadInputFile(const std::string& path);
 
 }  // namespace gantry::k8s

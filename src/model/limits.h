@@ -44,4 +44,15 @@ inline constexpr size_t kMaxQueuesFromWorkloads = 1024;
 // One input file (scenario, node or pod list, job CSV, configuration, manifest).
 inline constexpr int64_t kMaxInputFileBytes = int64_t{1} << 30;  // 1 GiB
 
+// YAML (src/engine/yaml_load.h). Lists and mappings nested in each other, aliases
+// expanded: Gantry's own files nest under 10 levels and Kubernetes objects (CRD schemas
+// included) under 40; deeper input would only cost stack in every recursive walk.
+inline constexpr int kMaxYamlDepth = 100;
+// Nodes (scalars, lists, mappings) of one YAML file with its aliases expanded: a few
+// hundred bytes of nested aliases describe a tree of billions of nodes ("billion laughs"),
+// and every reader walks the expanded tree. yaml-cpp takes about 500 bytes a node, so a
+// file at this limit takes a few GB while it is read; a scenario of kMaxNodes nodes written
+// out one by one has about 2 million.
+inline constexpr int64_t kMaxYamlNodes = 10'000'000;
+
 }  // namespace gantry

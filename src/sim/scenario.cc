@@ -1,24 +1,59 @@
 #include "sim/scenario.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <map>
+#include <unordered_set>
 
+#include "model/limits.h"
 #include "sim/yaml_reader.h"
 
 namespace gantry {
 namespace {
 
-Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cluster) {
-  GANTRY_RETURN_IF_ERROR(r.List(nodes, "nodes"));
+// Decimal digits of n >= 0.
+size_t DigitCount(int64_t n) {
+  return std::to_string(n).size();
+}
+
+std::string Limit(int64_t value, const char* what) {
+  return std::to_string(value) + " (the limit on " + what + ")";
+}
+
+// Before any node is built: the nodes the list makes, namePrefix's counts included, are
+// within kMaxNodes (a count of a million built a million nodes before).
+Status CheckNodeCount(const YamlReader& r, const YAML::Node& nodes) {
+  int64_t total = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const YAML::Node& n = nodes[i];
     const std::string f = "nodes[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(r.Map(n, f, {"name", "namePrefix", "count", "allocatable", "gpus",
-                                        "labels", "taints", "unschedulable"}));
+    int64_t count = 1;
+    const bool counted = n.IsMap() && n["namePrefix"] && n["count"];
+    if (counted) GANTRY_RETURN_IF_ERROR(r.Int(n["count"], f + ".count", 1, kMaxNodes, &count));
+    if (total + count > kMaxNodes) {
+      return r.Error(counted ? n["count"] : n, counted ? f + ".count" : f,
+                     "the scenario would have " + std::to_string(total + count) +
+                         " nodes, more than " + Limit(kMaxNodes, "nodes in a cluster"));
+    }
+    total += count;
+  }
+  return Status::Ok();
+}
+
+Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cluster) {
+  GANTRY_RETURN_IF_ERROR(r.List(nodes, "nodes"));
+  GANTRY_RETURN_IF_ERROR(CheckNodeCount(r, nodes));
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const YAML::Node& n = nodes[i];
+    const std::string f = "nodes[" + std::to_string(i) + "]";
+    GANTRY_RETURN_IF_ERROR(r.Map(n, f,
+                                 {"name", "namePrefix", "count", "allocatable", "gpus", "labels",
+                                  "taints", "unschedulable"}));
     Node node;
     if (n["allocatable"]) {
-      GANTRY_RETURN_IF_ERROR(r.Resources(n["allocatable"], f + ".allocatable", &node.allocatable));
+      GANTRY_RETURN_IF_ERROR(r.Resources(n["allocatable"], f + ".allocatable", NameSource::kTrusted,
+                                         &node.allocatable));
       if (node.allocatable.Get(kGpu) != 0) {
         return r.Error(n["allocatable"], f + ".allocatable.nvidia.com/gpu",
                        "give GPUs as gpus: {count, model, memoryMiB}, not as allocatable");
@@ -38,9 +73,10 @@ Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cl
       std::string model = "generic";
       if (!g["count"]) return r.Error(g, gf + ".count", "required");
       GANTRY_RETURN_IF_ERROR(r.Int(g["count"], gf + ".count", 0, 64, &count));
-      if (g["model"]) GANTRY_RETURN_IF_ERROR(r.String(g["model"], gf + ".model", &model));
+      if (g["model"]) GANTRY_RETURN_IF_ERROR(r.Name(g["model"], gf + ".model", &model));
       if (g["memoryMiB"]) {
-        GANTRY_RETURN_IF_ERROR(r.Int(g["memoryMiB"], gf + ".memoryMiB", 0, int64_t{1} << 40, &memory));
+        GANTRY_RETURN_IF_ERROR(
+            r.Int(g["memoryMiB"], gf + ".memoryMiB", 0, int64_t{1} << 40, &memory));
       }
       if (g["nvlinkDomains"]) {
         GANTRY_RETURN_IF_ERROR(r.Int(g["nvlinkDomains"], gf + ".nvlinkDomains", 1, 64, &domains));
@@ -64,17 +100,24 @@ Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cl
       return r.Error(n, f, "give either name, or namePrefix with count");
     }
     if (named) {
-      if (n["count"]) return r.Error(n["count"], f + ".count", "count goes with namePrefix, not name");
-      GANTRY_RETURN_IF_ERROR(r.String(n["name"], f + ".name", &node.name));
+      if (n["count"])
+        return r.Error(n["count"], f + ".count", "count goes with namePrefix, not name");
+      GANTRY_RETURN_IF_ERROR(r.Name(n["name"], f + ".name", &node.name));
       auto added = cluster->AddNode(node);
       if (!added.ok()) return r.Error(n["name"], f + ".name", added.status().message());
       continue;
     }
     std::string prefix;
     int64_t count = 0;
-    GANTRY_RETURN_IF_ERROR(r.String(n["namePrefix"], f + ".namePrefix", &prefix));
+    GANTRY_RETURN_IF_ERROR(r.Name(n["namePrefix"], f + ".namePrefix", &prefix));
     if (!n["count"]) return r.Error(n, f + ".count", "required with namePrefix");
-    GANTRY_RETURN_IF_ERROR(r.Int(n["count"], f + ".count", 1, 1'000'000, &count));
+    GANTRY_RETURN_IF_ERROR(r.Int(n["count"], f + ".count", 1, kMaxNodes, &count));
+    if (prefix.size() + DigitCount(count - 1) > kMaxNameLength) {
+      return r.Error(n["namePrefix"], f + ".namePrefix",
+                     "names " + QuoteForMessage(prefix + std::to_string(count - 1)) +
+                         " would be longer than " + std::to_string(kMaxNameLength) +
+                         " bytes (the limit on names)");
+    }
     for (int64_t k = 0; k < count; ++k) {
       Node copy = node;
       copy.name = prefix + std::to_string(k);
@@ -93,10 +136,17 @@ Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* 
     GANTRY_RETURN_IF_ERROR(r.Map(q, f, {"name", "weight", "capability", "guarantee"}));
     Queue queue;
     if (!q["name"]) return r.Error(q, f + ".name", "required");
-    GANTRY_RETURN_IF_ERROR(r.String(q["name"], f + ".name", &queue.name));
-    if (q["weight"]) GANTRY_RETURN_IF_ERROR(r.Int(q["weight"], f + ".weight", 1, 1'000'000, &queue.weight));
-    if (q["capability"]) GANTRY_RETURN_IF_ERROR(r.Resources(q["capability"], f + ".capability", &queue.capability));
-    if (q["guarantee"]) GANTRY_RETURN_IF_ERROR(r.Resources(q["guarantee"], f + ".guarantee", &queue.guarantee));
+    GANTRY_RETURN_IF_ERROR(r.Name(q["name"], f + ".name", &queue.name));
+    if (q["weight"])
+      GANTRY_RETURN_IF_ERROR(r.Int(q["weight"], f + ".weight", 1, 1'000'000, &queue.weight));
+    if (q["capability"]) {
+      GANTRY_RETURN_IF_ERROR(
+          r.Resources(q["capability"], f + ".capability", NameSource::kTrusted, &queue.capability));
+    }
+    if (q["guarantee"]) {
+      GANTRY_RETURN_IF_ERROR(
+          r.Resources(q["guarantee"], f + ".guarantee", NameSource::kTrusted, &queue.guarantee));
+    }
     auto added = cluster->AddQueue(std::move(queue));
     if (!added.ok()) return r.Error(q, f, added.status().message());
   }
@@ -105,14 +155,20 @@ Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* 
 
 Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string& f,
                      int32_t job_priority, TaskSpec* spec, int64_t* replicas) {
-  GANTRY_RETURN_IF_ERROR(r.Map(t, f, {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB",
-                                      "gpuModels", "priority", "nodeSelector", "tolerations",
-                                      "nodeAffinity"}));
+  GANTRY_RETURN_IF_ERROR(
+      r.Map(t, f,
+            {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB", "gpuModels", "priority",
+             "nodeSelector", "tolerations", "nodeAffinity"}));
   spec->role = "task";
-  if (t["role"]) GANTRY_RETURN_IF_ERROR(r.String(t["role"], f + ".role", &spec->role));
+  if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
   *replicas = 1;
-  if (t["replicas"]) GANTRY_RETURN_IF_ERROR(r.Int(t["replicas"], f + ".replicas", 1, 1'000'000, replicas));
-  if (t["requests"]) GANTRY_RETURN_IF_ERROR(r.Resources(t["requests"], f + ".requests", &spec->requests));
+  if (t["replicas"]) {
+    GANTRY_RETURN_IF_ERROR(r.Int(t["replicas"], f + ".replicas", 1, kMaxTasksPerJob, replicas));
+  }
+  if (t["requests"]) {
+    GANTRY_RETURN_IF_ERROR(
+        r.Resources(t["requests"], f + ".requests", NameSource::kWorkload, &spec->requests));
+  }
   Milli gpu = spec->requests.Get(kGpu);
   spec->requests.Set(kGpu, 0);
   if (gpu % kMilliPerUnit != 0) {
@@ -125,10 +181,12 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
   spec->gpu.count = static_cast<int32_t>(gpu / kMilliPerUnit);
   if (t["gpuFraction"]) {
     Milli fraction = 0;
-    GANTRY_RETURN_IF_ERROR(r.Quantity(t["gpuFraction"], f + ".gpuFraction", &fraction));
+    GANTRY_RETURN_IF_ERROR(
+        r.Quantity(t["gpuFraction"], f + ".gpuFraction", &fraction, /*exact=*/true));
     if (fraction <= 0 || fraction >= kMilliPerUnit) {
-      return r.Error(t["gpuFraction"], f + ".gpuFraction",
-                     "must be more than 0 and less than 1 (ask for whole GPUs with nvidia.com/gpu)");
+      return r.Error(
+          t["gpuFraction"], f + ".gpuFraction",
+          "must be more than 0 and less than 1 (ask for whole GPUs with nvidia.com/gpu)");
     }
     if (spec->gpu.count > 0) {
       return r.Error(t["gpuFraction"], f + ".gpuFraction", "cannot be combined with whole GPUs");
@@ -139,14 +197,15 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
     if (spec->gpu.count > 0) {
       return r.Error(t["gpuMemoryMiB"], f + ".gpuMemoryMiB", "applies only to a shared GPU");
     }
-    GANTRY_RETURN_IF_ERROR(r.Int(t["gpuMemoryMiB"], f + ".gpuMemoryMiB", 1, int64_t{1} << 40,
-                                 &spec->gpu.memory_mib));
+    GANTRY_RETURN_IF_ERROR(
+        r.Int(t["gpuMemoryMiB"], f + ".gpuMemoryMiB", 1, int64_t{1} << 40, &spec->gpu.memory_mib));
   }
   if (t["gpuModels"]) {
     GANTRY_RETURN_IF_ERROR(r.List(t["gpuModels"], f + ".gpuModels"));
     for (size_t k = 0; k < t["gpuModels"].size(); ++k) {
       std::string model;
-      GANTRY_RETURN_IF_ERROR(r.String(t["gpuModels"][k], f + ".gpuModels[" + std::to_string(k) + "]", &model));
+      GANTRY_RETURN_IF_ERROR(
+          r.Name(t["gpuModels"][k], f + ".gpuModels[" + std::to_string(k) + "]", &model));
       spec->gpu.models.push_back(GpuModels().Intern(model));
     }
     if (!spec->gpu.wants_gpu()) {
@@ -159,7 +218,8 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
   }
   spec->priority = static_cast<int32_t>(priority);
   if (t["nodeSelector"]) {
-    GANTRY_RETURN_IF_ERROR(r.LabelMap(t["nodeSelector"], f + ".nodeSelector", &spec->node_selector));
+    GANTRY_RETURN_IF_ERROR(
+        r.LabelMap(t["nodeSelector"], f + ".nodeSelector", &spec->node_selector));
   }
   if (t["tolerations"]) {
     GANTRY_RETURN_IF_ERROR(r.Tolerations(t["tolerations"], f + ".tolerations", &spec->tolerations));
@@ -170,29 +230,71 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
   return Status::Ok();
 }
 
+// Before any task is built: the replicas of each job, and of all, are within
+// kMaxTasksPerJob and kMaxTasks (aliases of a few task lists made 3e8 tasks before).
+Status CheckTaskCount(const YamlReader& r, const YAML::Node& jobs) {
+  int64_t file_tasks = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const YAML::Node& j = jobs[i];
+    if (!j.IsMap() || !j["tasks"] || !j["tasks"].IsSequence()) continue;  // said below
+    const std::string name = j["name"] && j["name"].IsScalar() ? j["name"].Scalar() : "";
+    int64_t job_tasks = 0;
+    for (size_t k = 0; k < j["tasks"].size(); ++k) {
+      const YAML::Node& t = j["tasks"][k];
+      const std::string tf = "jobs[" + std::to_string(i) + "].tasks[" + std::to_string(k) + "]";
+      int64_t replicas = 1;
+      const bool counted = t.IsMap() && t["replicas"];
+      if (counted) {
+        GANTRY_RETURN_IF_ERROR(
+            r.Int(t["replicas"], tf + ".replicas", 1, kMaxTasksPerJob, &replicas));
+      }
+      const YAML::Node& at = counted ? t["replicas"] : t;
+      job_tasks += replicas;
+      file_tasks += replicas;
+      if (job_tasks > kMaxTasksPerJob) {
+        return r.Error(at, tf + ".replicas",
+                       "job " + QuoteForMessage(name) + " would have " + std::to_string(job_tasks) +
+                           " tasks, more than " + Limit(kMaxTasksPerJob, "tasks of a job"));
+      }
+      if (file_tasks > kMaxTasks) {
+        return r.Error(at, tf + ".replicas",
+                       "the scenario would have " + std::to_string(file_tasks) +
+                           " tasks, more than " + Limit(kMaxTasks, "tasks in a scenario"));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* cluster) {
   GANTRY_RETURN_IF_ERROR(r.List(jobs, "jobs"));
+  GANTRY_RETURN_IF_ERROR(CheckTaskCount(r, jobs));
   for (size_t i = 0; i < jobs.size(); ++i) {
     const YAML::Node& j = jobs[i];
     const std::string f = "jobs[" + std::to_string(i) + "]";
     GANTRY_RETURN_IF_ERROR(r.Map(j, f, {"name", "queue", "priority", "minMember", "tasks"}));
     Job job;
     if (!j["name"]) return r.Error(j, f + ".name", "required");
-    GANTRY_RETURN_IF_ERROR(r.String(j["name"], f + ".name", &job.name));
+    GANTRY_RETURN_IF_ERROR(r.Name(j["name"], f + ".name", &job.name));
     std::string queue_name = "default";
-    if (j["queue"]) GANTRY_RETURN_IF_ERROR(r.String(j["queue"], f + ".queue", &queue_name));
+    if (j["queue"]) GANTRY_RETURN_IF_ERROR(r.Name(j["queue"], f + ".queue", &queue_name));
     job.queue = cluster->FindQueue(queue_name);
     if (job.queue == kNone) {
       if (queue_name != "default") {
-        return r.Error(j["queue"], f + ".queue", "unknown queue \"" + queue_name + "\"");
+        return r.Error(j["queue"], f + ".queue", "unknown queue " + QuoteForMessage(queue_name));
       }
       Queue fallback;
       fallback.name = "default";
       job.queue = cluster->AddQueue(std::move(fallback)).value();
     }
     int64_t priority = 0, min_member = 1;
-    if (j["priority"]) GANTRY_RETURN_IF_ERROR(r.Int(j["priority"], f + ".priority", INT32_MIN, INT32_MAX, &priority));
-    if (j["minMember"]) GANTRY_RETURN_IF_ERROR(r.Int(j["minMember"], f + ".minMember", 1, 1'000'000, &min_member));
+    if (j["priority"])
+      GANTRY_RETURN_IF_ERROR(
+          r.Int(j["priority"], f + ".priority", INT32_MIN, INT32_MAX, &priority));
+    if (j["minMember"]) {
+      GANTRY_RETURN_IF_ERROR(
+          r.Int(j["minMember"], f + ".minMember", 1, kMaxTasksPerJob, &min_member));
+    }
     job.priority = static_cast<int32_t>(priority);
     job.min_member = static_cast<int32_t>(min_member);
     job.creation = static_cast<int64_t>(i);
@@ -204,13 +306,21 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
     for (size_t k = 0; k < j["tasks"].size(); ++k) {
       TaskSpec spec;
       int64_t replicas = 1;
-      GANTRY_RETURN_IF_ERROR(ParseTaskSpec(r, j["tasks"][k], f + ".tasks[" + std::to_string(k) + "]",
-                                           job.priority, &spec, &replicas));
+      const std::string tf = f + ".tasks[" + std::to_string(k) + "]";
+      GANTRY_RETURN_IF_ERROR(ParseTaskSpec(r, j["tasks"][k], tf, job.priority, &spec, &replicas));
       std::string prefix = job.name + "-" + spec.role + "-";
+      if (prefix.size() + DigitCount(replicas - 1) > kMaxNameLength) {
+        return r.Error(j["tasks"][k], tf,
+                       "task names " + QuoteForMessage(prefix + std::to_string(replicas - 1)) +
+                           " would be longer than " + std::to_string(kMaxNameLength) +
+                           " bytes (the limit on names)");
+      }
       SpecId spec_id = cluster->AddSpec(std::move(spec));
       for (int64_t n = 0; n < replicas; ++n) {
         auto task = cluster->AddTask(job_id, spec_id, prefix + std::to_string(n));
-        if (!task.ok()) return r.Error(j["tasks"][k], f + ".tasks[" + std::to_string(k) + "]", task.status().message());
+        if (!task.ok())
+          return r.Error(j["tasks"][k], f + ".tasks[" + std::to_string(k) + "]",
+                         task.status().message());
       }
     }
   }
@@ -219,6 +329,7 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
 
 Status ParseRunning(const YamlReader& r, const YAML::Node& running, ClusterState* cluster) {
   GANTRY_RETURN_IF_ERROR(r.List(running, "running"));
+  std::map<std::pair<JobId, std::string>, size_t> next_pending;
   for (size_t i = 0; i < running.size(); ++i) {
     const YAML::Node& e = running[i];
     const std::string f = "running[" + std::to_string(i) + "]";
@@ -230,28 +341,38 @@ Status ParseRunning(const YamlReader& r, const YAML::Node& running, ClusterState
     GANTRY_RETURN_IF_ERROR(r.String(e["node"], f + ".node", &node_name));
     if (e["role"]) GANTRY_RETURN_IF_ERROR(r.String(e["role"], f + ".role", &role));
     JobId job = cluster->FindJob(job_name);
-    if (job == kNone) return r.Error(e["job"], f + ".job", "unknown job \"" + job_name + "\"");
+    if (job == kNone)
+      return r.Error(e["job"], f + ".job", "unknown job " + QuoteForMessage(job_name));
     NodeId node = cluster->FindNode(node_name);
-    if (node == kNone) return r.Error(e["node"], f + ".node", "unknown node \"" + node_name + "\"");
+    if (node == kNone)
+      return r.Error(e["node"], f + ".node", "unknown node " + QuoteForMessage(node_name));
     std::vector<int32_t> gpus;
     if (e["gpus"]) {
       GANTRY_RETURN_IF_ERROR(r.List(e["gpus"], f + ".gpus"));
       for (size_t k = 0; k < e["gpus"].size(); ++k) {
         int64_t index = 0;
-        GANTRY_RETURN_IF_ERROR(r.Int(e["gpus"][k], f + ".gpus[" + std::to_string(k) + "]", 0, 1023, &index));
+        GANTRY_RETURN_IF_ERROR(
+            r.Int(e["gpus"][k], f + ".gpus[" + std::to_string(k) + "]", 0, 1023, &index));
         gpus.push_back(static_cast<int32_t>(index));
       }
     }
+    // The job's first pending task (of the role); where the last search for the same job
+    // and role stopped, since tasks only leave pending here: linear in all, not quadratic.
     TaskId task = kNone;
-    for (TaskId t : cluster->job(job).tasks) {
+    const std::vector<TaskId>& tasks = cluster->job(job).tasks;
+    size_t& next = next_pending[{job, role}];
+    for (; next < tasks.size(); ++next) {
+      const TaskId t = tasks[next];
       if (cluster->task(t).state != TaskState::kPending) continue;
       if (!role.empty() && cluster->spec_of(t).role != role) continue;
       task = t;
       break;
     }
     if (task == kNone) {
-      return r.Error(e, f, "job \"" + job_name + "\" has no pending task" +
-                               (role.empty() ? "" : " of role \"" + role + "\"") + " left to mark running");
+      return r.Error(e, f,
+                     "job " + QuoteForMessage(job_name) + " has no pending task" +
+                         (role.empty() ? "" : " of role " + QuoteForMessage(role)) +
+                         " left to mark running");
     }
     Status placed = cluster->Place(task, node, gpus);
     if (!placed.ok()) return r.Error(e, f, placed.message());
@@ -261,16 +382,18 @@ Status ParseRunning(const YamlReader& r, const YAML::Node& running, ClusterState
 
 Status ParseExpect(const YamlReader& r, const YAML::Node& expect, const ClusterState& cluster,
                    ScenarioExpectations* out) {
-  GANTRY_RETURN_IF_ERROR(r.Map(expect, "expect", {"placed", "pending", "onNodes", "gpus", "placedInQueue"}));
+  GANTRY_RETURN_IF_ERROR(
+      r.Map(expect, "expect", {"placed", "pending", "onNodes", "gpus", "placedInQueue"}));
   out->present = true;
   auto check_job = [&](const YAML::Node& key, const std::string& field) -> Status {
     if (cluster.FindJob(key.Scalar()) == kNone) {
-      return r.Error(key, field, "unknown job \"" + key.Scalar() + "\"");
+      return r.Error(key, field, "unknown job " + QuoteForMessage(key.Scalar()));
     }
     return Status::Ok();
   };
   if (const YAML::Node& placed = expect["placed"]) {
-    if (!placed.IsMap()) return r.Error(placed, "expect.placed", "expected a mapping of job to count");
+    if (!placed.IsMap())
+      return r.Error(placed, "expect.placed", "expected a mapping of job to count");
     for (const auto& kv : placed) {
       std::string field = "expect.placed." + kv.first.Scalar();
       GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
@@ -280,7 +403,8 @@ Status ParseExpect(const YamlReader& r, const YAML::Node& expect, const ClusterS
     }
   }
   if (const YAML::Node& pending = expect["pending"]) {
-    if (!pending.IsMap()) return r.Error(pending, "expect.pending", "expected a mapping of job to text");
+    if (!pending.IsMap())
+      return r.Error(pending, "expect.pending", "expected a mapping of job to text");
     for (const auto& kv : pending) {
       std::string field = "expect.pending." + kv.first.Scalar();
       GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
@@ -288,7 +412,8 @@ Status ParseExpect(const YamlReader& r, const YAML::Node& expect, const ClusterS
     }
   }
   if (const YAML::Node& on_nodes = expect["onNodes"]) {
-    if (!on_nodes.IsMap()) return r.Error(on_nodes, "expect.onNodes", "expected a mapping of job to node list");
+    if (!on_nodes.IsMap())
+      return r.Error(on_nodes, "expect.onNodes", "expected a mapping of job to node list");
     for (const auto& kv : on_nodes) {
       std::string field = "expect.onNodes." + kv.first.Scalar();
       GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
@@ -296,37 +421,45 @@ Status ParseExpect(const YamlReader& r, const YAML::Node& expect, const ClusterS
       auto& nodes = out->on_nodes[kv.first.Scalar()];
       for (size_t k = 0; k < kv.second.size(); ++k) {
         std::string name;
-        GANTRY_RETURN_IF_ERROR(r.String(kv.second[k], field + "[" + std::to_string(k) + "]", &name));
+        GANTRY_RETURN_IF_ERROR(
+            r.String(kv.second[k], field + "[" + std::to_string(k) + "]", &name));
         if (cluster.FindNode(name) == kNone) {
-          return r.Error(kv.second[k], field + "[" + std::to_string(k) + "]", "unknown node \"" + name + "\"");
+          return r.Error(kv.second[k], field + "[" + std::to_string(k) + "]",
+                         "unknown node " + QuoteForMessage(name));
         }
         nodes.push_back(name);
       }
     }
   }
+  std::unordered_set<std::string_view> task_names;  // for expect.gpus, made once
   if (const YAML::Node& gpus = expect["gpus"]) {
-    if (!gpus.IsMap()) return r.Error(gpus, "expect.gpus", "expected a mapping of task to device indexes");
+    if (!gpus.IsMap())
+      return r.Error(gpus, "expect.gpus", "expected a mapping of task to device indexes");
     for (const auto& kv : gpus) {
       const std::string task = kv.first.Scalar();
       std::string field = "expect.gpus." + task;
-      bool known = std::any_of(cluster.tasks().begin(), cluster.tasks().end(),
-                               [&](const Task& t) { return t.name == task; });
-      if (!known) return r.Error(kv.first, field, "unknown task \"" + task + "\"");
+      if (task_names.empty()) {
+        for (const Task& t : cluster.tasks()) task_names.insert(t.name);
+      }
+      if (!task_names.count(task))
+        return r.Error(kv.first, field, "unknown task " + QuoteForMessage(task));
       GANTRY_RETURN_IF_ERROR(r.List(kv.second, field));
       auto& list = out->gpus[task];
       for (size_t k = 0; k < kv.second.size(); ++k) {
         int64_t index = 0;
-        GANTRY_RETURN_IF_ERROR(r.Int(kv.second[k], field + "[" + std::to_string(k) + "]", 0, 1023, &index));
+        GANTRY_RETURN_IF_ERROR(
+            r.Int(kv.second[k], field + "[" + std::to_string(k) + "]", 0, 1023, &index));
         list.push_back(static_cast<int32_t>(index));
       }
     }
   }
   if (const YAML::Node& by_queue = expect["placedInQueue"]) {
-    if (!by_queue.IsMap()) return r.Error(by_queue, "expect.placedInQueue", "expected a mapping of queue to count");
+    if (!by_queue.IsMap())
+      return r.Error(by_queue, "expect.placedInQueue", "expected a mapping of queue to count");
     for (const auto& kv : by_queue) {
       std::string field = "expect.placedInQueue." + kv.first.Scalar();
       if (cluster.FindQueue(kv.first.Scalar()) == kNone) {
-        return r.Error(kv.first, field, "unknown queue \"" + kv.first.Scalar() + "\"");
+        return r.Error(kv.first, field, "unknown queue " + QuoteForMessage(kv.first.Scalar()));
       }
       int64_t n = 0;
       GANTRY_RETURN_IF_ERROR(r.Int(kv.second, field, 0, 1'000'000, &n));
@@ -340,19 +473,16 @@ Status ParseExpect(const YamlReader& r, const YAML::Node& expect, const ClusterS
 
 Result<Scenario> ParseScenario(const std::string& text, const std::string& source) {
   YamlReader r(source);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    return Status::Invalid(source + ":" + std::to_string(e.mark.line + 1) + ":" +
-                           std::to_string(e.mark.column + 1) + ": not valid YAML: " + e.msg);
-  }
+  auto loaded = ParseYamlNode(text, source);
+  if (!loaded.ok()) return loaded.status();
+  const YAML::Node root = *loaded;
   if (!root || root.IsNull()) return Status::Invalid(source + ": the file is empty");
-  GANTRY_RETURN_IF_ERROR(r.Map(root, "", {"name", "config", "nodes", "queues", "jobs", "running", "expect"}));
+  GANTRY_RETURN_IF_ERROR(
+      r.Map(root, "", {"name", "config", "nodes", "queues", "jobs", "running", "expect"}));
   Scenario s;
   s.source = source;
   s.name = source;
-  if (root["name"]) GANTRY_RETURN_IF_ERROR(r.String(root["name"], "name", &s.name));
+  if (root["name"]) GANTRY_RETURN_IF_ERROR(r.Name(root["name"], "name", &s.name));
   GANTRY_RETURN_IF_ERROR(ParseSchedulerConfig(root["config"], source, &s.config));
   if (!root["nodes"]) return r.Error(root, "nodes", "required");
   GANTRY_RETURN_IF_ERROR(ParseNodes(r, root["nodes"], &s.cluster));
@@ -364,11 +494,21 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
 }
 
 Result<Scenario> LoadScenario(const std::string& path) {
-  std::ifstream in(path);
+  std::error_code error;
+  if (std::filesystem::is_regular_file(path, error)) {
+    const auto size = std::filesystem::file_size(path, error);
+    if (!error) GANTRY_RETURN_IF_ERROR(CheckInputSize(static_cast<int64_t>(size), path));
+  }
+  std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IoError(path + ": cannot open the file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return ParseScenario(buffer.str(), path);
+  // In pieces up to the limit: a pipe has no size to check first.
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<size_t>(in.gcount()));
+    GANTRY_RETURN_IF_ERROR(CheckInputSize(static_cast<int64_t>(text.size()), path));
+  }
+  return ParseScenario(text, path);
 }
 
 std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decisions& decisions) {
@@ -405,7 +545,8 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
   }
   for (const auto& [job, text] : scenario.expect.pending) {
     if (!reasons.count(job)) {
-      unmet.push_back("job " + job + ": expected pending with \"" + text + "\", but it is not pending");
+      unmet.push_back("job " + job + ": expected pending with \"" + text +
+                      "\", but it is not pending");
     } else if (reasons[job].find(text) == std::string::npos) {
       unmet.push_back("job " + job + ": expected a pending reason containing \"" + text +
                       "\", got \"" + reasons[job] + "\"");
@@ -414,15 +555,18 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
   for (const auto& [job, allowed] : scenario.expect.on_nodes) {
     for (const std::string& node : nodes_of[job]) {
       if (std::find(allowed.begin(), allowed.end(), node) == allowed.end()) {
-        unmet.push_back("job " + job + ": placed on " + node + ", expected only on the listed nodes");
+        unmet.push_back("job " + job + ": placed on " + node +
+                        ", expected only on the listed nodes");
       }
     }
   }
   for (const auto& [task, want] : scenario.expect.gpus) {
     if (!gpus_of.count(task)) {
-      unmet.push_back("task " + task + ": expected on GPUs " + list(want) + ", but it was not placed");
+      unmet.push_back("task " + task + ": expected on GPUs " + list(want) +
+                      ", but it was not placed");
     } else if (gpus_of[task] != want) {
-      unmet.push_back("task " + task + ": expected on GPUs " + list(want) + ", got " + list(gpus_of[task]));
+      unmet.push_back("task " + task + ": expected on GPUs " + list(want) + ", got " +
+                      list(gpus_of[task]));
     }
   }
   for (const auto& [queue, want] : scenario.expect.placed_in_queue) {

@@ -2,16 +2,13 @@
 
 #include <algorithm>
 
+#include "model/limits.h"
+
 namespace gantry {
 
 Status YamlReader::Error(const YAML::Node& node, const std::string& field,
                          const std::string& what) const {
-  std::string where = source_;
-  const YAML::Mark mark = node.Mark();
-  if (mark.line >= 0) {
-    where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
-  }
-  return Status::Invalid(where + ": " + field + ": " + what);
+  return YamlError(source_, node, field, what);
 }
 
 Status YamlReader::Map(const YAML::Node& node, const std::string& field,
@@ -35,66 +32,80 @@ Status YamlReader::List(const YAML::Node& node, const std::string& field) const 
   return Status::Ok();
 }
 
-Status YamlReader::String(const YAML::Node& node, const std::string& field, std::string* out) const {
+Status YamlReader::String(const YAML::Node& node, const std::string& field,
+                          std::string* out) const {
   if (!node.IsScalar()) return Error(node, field, "expected a single value");
   *out = node.Scalar();
   return Status::Ok();
 }
 
+Status YamlReader::Name(const YAML::Node& node, const std::string& field, std::string* out) const {
+  GANTRY_RETURN_IF_ERROR(String(node, field, out));
+  if (out->empty()) return Error(node, field, "must not be empty");
+  if (out->size() > kMaxNameLength) {
+    return Error(node, field,
+                 QuoteForMessage(*out) + " is longer than " + std::to_string(kMaxNameLength) +
+                     " bytes (the limit on names)");
+  }
+  return Status::Ok();
+}
+
 Status YamlReader::Int(const YAML::Node& node, const std::string& field, int64_t min, int64_t max,
                        int64_t* out) const {
-  if (!node.IsScalar()) return Error(node, field, "expected an integer");
-  const std::string& text = node.Scalar();
-  size_t used = 0;
-  int64_t value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size()) {
-    return Error(node, field, "expected an integer, got \"" + text + "\"");
-  }
-  if (value < min || value > max) {
-    return Error(node, field, "must be between " + std::to_string(min) + " and " +
-                                  std::to_string(max) + ", got " + text);
-  }
-  *out = value;
-  return Status::Ok();
+  return ReadYamlInt(node, source_, field, min, max, out);
 }
 
 Status YamlReader::Bool(const YAML::Node& node, const std::string& field, bool* out) const {
-  if (!node.IsScalar()) return Error(node, field, "expected true or false");
-  const std::string& t = node.Scalar();
-  if (t == "true") {
-    *out = true;
-  } else if (t == "false") {
-    *out = false;
-  } else {
-    return Error(node, field, "expected true or false, got \"" + t + "\"");
-  }
-  return Status::Ok();
+  return ReadYamlBool(node, source_, field, out);
 }
 
-Status YamlReader::Quantity(const YAML::Node& node, const std::string& field, Milli* out) const {
+Status YamlReader::Quantity(const YAML::Node& node, const std::string& field, Milli* out,
+                            bool exact) const {
   if (!node.IsScalar()) return Error(node, field, "expected a quantity such as 2, 500m or 64Gi");
-  auto parsed = ParseQuantity(node.Scalar());
+  auto parsed = exact ? ParseQuantityExact(node.Scalar()) : ParseQuantity(node.Scalar());
   if (!parsed.ok()) return Error(node, field, parsed.status().message());
-  if (*parsed < 0) return Error(node, field, "must not be negative, got \"" + node.Scalar() + "\"");
+  if (*parsed < 0) {
+    return Error(node, field, "must not be negative, got " + QuoteForMessage(node.Scalar()));
+  }
   *out = *parsed;
   return Status::Ok();
 }
 
-Status YamlReader::Resources(const YAML::Node& node, const std::string& field,
+Status YamlReader::Resources(const YAML::Node& node, const std::string& field, NameSource names,
                              ResourceVector* out) const {
   if (!node.IsMap()) return Error(node, field, "expected a mapping of resource name to quantity");
   *out = ResourceVector();
   for (const auto& kv : node) {
     const std::string name = kv.first.Scalar();
     if (name.empty()) return Error(kv.first, field, "empty resource name");
+    auto id = InternResourceName(name, names);
+    if (!id.ok()) return Error(kv.first, field + "." + name, id.status().message());
     Milli amount = 0;
     GANTRY_RETURN_IF_ERROR(Quantity(kv.second, field + "." + name, &amount));
-    out->Set(InternResource(name), amount);
+    out->Set(*id, amount);
+  }
+  return Status::Ok();
+}
+
+Status YamlReader::LabelKey(const YAML::Node& node, const std::string& field,
+                            std::string* out) const {
+  GANTRY_RETURN_IF_ERROR(String(node, field, out));
+  if (out->empty()) return Error(node, field, "a label key must not be empty");
+  if (out->size() > kMaxLabelKeyLength) {
+    return Error(node, field,
+                 "label key " + QuoteForMessage(*out) + " is longer than " +
+                     std::to_string(kMaxLabelKeyLength) + " bytes (the limit on label keys)");
+  }
+  return Status::Ok();
+}
+
+Status YamlReader::LabelValue(const YAML::Node& node, const std::string& field,
+                              std::string* out) const {
+  GANTRY_RETURN_IF_ERROR(String(node, field, out));
+  if (out->size() > kMaxLabelValueLength) {
+    return Error(node, field,
+                 "label value " + QuoteForMessage(*out) + " is longer than " +
+                     std::to_string(kMaxLabelValueLength) + " bytes (the limit on label values)");
   }
   return Status::Ok();
 }
@@ -102,9 +113,10 @@ Status YamlReader::Resources(const YAML::Node& node, const std::string& field,
 Status YamlReader::LabelMap(const YAML::Node& node, const std::string& field, Labels* out) const {
   if (!node.IsMap()) return Error(node, field, "expected a mapping of label to value");
   for (const auto& kv : node) {
-    std::string value;
-    GANTRY_RETURN_IF_ERROR(String(kv.second, field + "." + kv.first.Scalar(), &value));
-    out->Set(kv.first.Scalar(), value);
+    std::string key, value;
+    GANTRY_RETURN_IF_ERROR(LabelKey(kv.first, field, &key));
+    GANTRY_RETURN_IF_ERROR(LabelValue(kv.second, field + "." + key, &value));
+    out->Set(std::move(key), std::move(value));
   }
   return Status::Ok();
 }
@@ -118,13 +130,14 @@ Status YamlReader::Taints(const YAML::Node& node, const std::string& field,
     GANTRY_RETURN_IF_ERROR(Map(t, f, {"key", "value", "effect"}));
     Taint taint;
     if (!t["key"]) return Error(t, f + ".key", "required");
-    GANTRY_RETURN_IF_ERROR(String(t["key"], f + ".key", &taint.key));
-    if (t["value"]) GANTRY_RETURN_IF_ERROR(String(t["value"], f + ".value", &taint.value));
+    GANTRY_RETURN_IF_ERROR(LabelKey(t["key"], f + ".key", &taint.key));
+    if (t["value"]) GANTRY_RETURN_IF_ERROR(LabelValue(t["value"], f + ".value", &taint.value));
     std::string effect = "NoSchedule";
     if (t["effect"]) GANTRY_RETURN_IF_ERROR(String(t["effect"], f + ".effect", &effect));
     if (!ParseTaintEffect(effect, &taint.effect)) {
       return Error(t["effect"], f + ".effect",
-                   "unknown effect \"" + effect + "\" (known: NoSchedule, PreferNoSchedule, NoExecute)");
+                   "unknown effect " + QuoteForMessage(effect) +
+                       " (known: NoSchedule, PreferNoSchedule, NoExecute)");
     }
     out->push_back(std::move(taint));
   }
@@ -139,7 +152,10 @@ Status YamlReader::Tolerations(const YAML::Node& node, const std::string& field,
     std::string f = field + "[" + std::to_string(i) + "]";
     GANTRY_RETURN_IF_ERROR(Map(t, f, {"key", "operator", "value", "effect"}));
     Toleration tol;
-    if (t["key"]) GANTRY_RETURN_IF_ERROR(String(t["key"], f + ".key", &tol.key));
+    if (t["key"]) {
+      GANTRY_RETURN_IF_ERROR(String(t["key"], f + ".key", &tol.key));  // empty: any key
+      if (!tol.key.empty()) GANTRY_RETURN_IF_ERROR(LabelKey(t["key"], f + ".key", &tol.key));
+    }
     std::string op = "Equal";
     if (t["operator"]) GANTRY_RETURN_IF_ERROR(String(t["operator"], f + ".operator", &op));
     if (op == "Equal") {
@@ -148,16 +164,17 @@ Status YamlReader::Tolerations(const YAML::Node& node, const std::string& field,
     } else if (op == "Exists") {
       tol.op = Toleration::Op::kExists;
     } else {
-      return Error(t["operator"], f + ".operator", "unknown operator \"" + op + "\" (known: Equal, Exists)");
+      return Error(t["operator"], f + ".operator",
+                   "unknown operator " + QuoteForMessage(op) + " (known: Equal, Exists)");
     }
-    if (t["value"]) GANTRY_RETURN_IF_ERROR(String(t["value"], f + ".value", &tol.value));
+    if (t["value"]) GANTRY_RETURN_IF_ERROR(LabelValue(t["value"], f + ".value", &tol.value));
     if (t["effect"]) {
       std::string effect;
       GANTRY_RETURN_IF_ERROR(String(t["effect"], f + ".effect", &effect));
       if (!effect.empty()) {
         tol.any_effect = false;
         if (!ParseTaintEffect(effect, &tol.effect)) {
-          return Error(t["effect"], f + ".effect", "unknown effect \"" + effect + "\"");
+          return Error(t["effect"], f + ".effect", "unknown effect " + QuoteForMessage(effect));
         }
       }
     }
@@ -183,21 +200,23 @@ Status YamlReader::Affinity(const YAML::Node& node, const std::string& field,
       GANTRY_RETURN_IF_ERROR(Map(e, ef, {"key", "operator", "values"}));
       SelectorRequirement req;
       if (!e["key"]) return Error(e, ef + ".key", "required");
-      GANTRY_RETURN_IF_ERROR(String(e["key"], ef + ".key", &req.key));
+      GANTRY_RETURN_IF_ERROR(LabelKey(e["key"], ef + ".key", &req.key));
       std::string op;
       if (!e["operator"]) return Error(e, ef + ".operator", "required");
       GANTRY_RETURN_IF_ERROR(String(e["operator"], ef + ".operator", &op));
       if (!ParseSelectorOp(op, &req.op)) {
         return Error(e["operator"], ef + ".operator",
-                     "unknown operator \"" + op + "\" (known: In, NotIn, Exists, DoesNotExist)");
+                     "unknown operator " + QuoteForMessage(op) +
+                         " (known: In, NotIn, Exists, DoesNotExist)");
       }
-      bool needs_values = req.op == SelectorRequirement::Op::kIn ||
-                          req.op == SelectorRequirement::Op::kNotIn;
+      bool needs_values =
+          req.op == SelectorRequirement::Op::kIn || req.op == SelectorRequirement::Op::kNotIn;
       if (e["values"]) {
         GANTRY_RETURN_IF_ERROR(List(e["values"], ef + ".values"));
         for (size_t k = 0; k < e["values"].size(); ++k) {
           std::string v;
-          GANTRY_RETURN_IF_ERROR(String(e["values"][k], ef + ".values[" + std::to_string(k) + "]", &v));
+          GANTRY_RETURN_IF_ERROR(
+              LabelValue(e["values"][k], ef + ".values[" + std::to_string(k) + "]", &v));
           req.values.push_back(v);
         }
       }

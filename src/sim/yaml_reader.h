@@ -1,4 +1,6 @@
 // Reading typed values out of YAML with errors that say where: "FILE:LINE:COL: FIELD: what".
+// The tree comes from ParseYamlNode (engine/yaml_load.h), which has bounded its size and
+// depth and refused duplicate keys.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -6,6 +8,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "engine/yaml_load.h"
 #include "model/cluster.h"
 #include "model/labels.h"
 #include "model/resources.h"
@@ -25,13 +28,21 @@ class YamlReader {
              std::initializer_list<const char*> known) const;
   Status List(const YAML::Node& node, const std::string& field) const;
   Status String(const YAML::Node& node, const std::string& field, std::string* out) const;
+  // A name of a node, job, queue or role: not empty, at most kMaxNameLength bytes.
+  Status Name(const YAML::Node& node, const std::string& field, std::string* out) const;
+  // A plain decimal integer (not quoted) in [min, max].
   Status Int(const YAML::Node& node, const std::string& field, int64_t min, int64_t max,
              int64_t* out) const;
+  // A plain true or false.
   Status Bool(const YAML::Node& node, const std::string& field, bool* out) const;
-  // A Kubernetes quantity ("500m", "64Gi", 2), in milli-units, non-negative.
-  Status Quantity(const YAML::Node& node, const std::string& field, Milli* out) const;
-  // {cpu: "2", memory: 8Gi, ...}
-  Status Resources(const YAML::Node& node, const std::string& field, ResourceVector* out) const;
+  // A Kubernetes quantity ("500m", "64Gi", 2), in milli-units, non-negative. Exact refuses
+  // amounts finer than a milli-unit (for shares of a GPU) instead of rounding them up.
+  Status Quantity(const YAML::Node& node, const std::string& field, Milli* out,
+                  bool exact = false) const;
+  // {cpu: "2", memory: 8Gi, ...}; names are checked and interned as coming from `names`.
+  Status Resources(const YAML::Node& node, const std::string& field, NameSource names,
+                   ResourceVector* out) const;
+  // Keys of at most kMaxLabelKeyLength bytes, values of at most kMaxLabelValueLength.
   Status LabelMap(const YAML::Node& node, const std::string& field, Labels* out) const;
   Status Taints(const YAML::Node& node, const std::string& field, std::vector<Taint>* out) const;
   Status Tolerations(const YAML::Node& node, const std::string& field,
@@ -40,6 +51,9 @@ class YamlReader {
   Status Affinity(const YAML::Node& node, const std::string& field, NodeAffinity* out) const;
 
  private:
+  Status LabelKey(const YAML::Node& node, const std::string& field, std::string* out) const;
+  Status LabelValue(const YAML::Node& node, const std::string& field, std::string* out) const;
+
   std::string source_;
 };
 

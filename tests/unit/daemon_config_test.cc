@@ -178,7 +178,7 @@ TEST(ParseDaemonConfig, ParsingResetsTheOutput) {
 
 TEST(ParseDaemonConfig, UnknownFieldNamesFileLineAndKnownFields) {
   std::string e = Error("schedulerName: gantry\nbindWorker: 4\n");
-  EXPECT_TRUE(Contains(e, "cfg.yaml:2: bindWorker: unknown field")) << e;
+  EXPECT_TRUE(Contains(e, "cfg.yaml:2:1: bindWorker: unknown field")) << e;
   EXPECT_TRUE(Contains(
       e, "schedulerName, schedulePeriod, bindWorkers, listenAddress, leaderElection, engine"))
       << e;
@@ -186,7 +186,7 @@ TEST(ParseDaemonConfig, UnknownFieldNamesFileLineAndKnownFields) {
 
 TEST(ParseDaemonConfig, UnknownLeaderElectionField) {
   std::string e = Error("leaderElection:\n  enabled: true\n  leaseDuraton: 20s\n");
-  EXPECT_TRUE(Contains(e, "cfg.yaml:3: leaderElection.leaseDuraton: unknown field")) << e;
+  EXPECT_TRUE(Contains(e, "cfg.yaml:3:3: leaderElection.leaseDuraton: unknown field")) << e;
   EXPECT_TRUE(Contains(e, "enabled, namespace, name, leaseDuration, renewDeadline, retryPeriod"))
       << e;
 }
@@ -194,7 +194,7 @@ TEST(ParseDaemonConfig, UnknownLeaderElectionField) {
 TEST(ParseDaemonConfig, RenewDeadlineMustBeShorterThanLeaseDuration) {
   // The error points at renewDeadline's line.
   std::string e = Error("leaderElection:\n  leaseDuration: 10s\n  renewDeadline: 12s\n");
-  EXPECT_TRUE(Contains(e, "cfg.yaml:3: leaderElection.renewDeadline")) << e;
+  EXPECT_TRUE(Contains(e, "cfg.yaml:3:18: leaderElection.renewDeadline")) << e;
   EXPECT_TRUE(Contains(e, "shorter than leaseDuration")) << e;
   // Equal is not shorter.
   e = Error("leaderElection:\n  leaseDuration: 10s\n  renewDeadline: 10s\n");
@@ -202,7 +202,7 @@ TEST(ParseDaemonConfig, RenewDeadlineMustBeShorterThanLeaseDuration) {
   // A lease shorter than the default renewDeadline (10s) needs a renewDeadline too; the
   // error points at the leaseDuration that was given.
   e = Error("leaderElection:\n  enabled: true\n  leaseDuration: 8s\n");
-  EXPECT_TRUE(Contains(e, "cfg.yaml:3: leaderElection.renewDeadline")) << e;
+  EXPECT_TRUE(Contains(e, "cfg.yaml:3:18: leaderElection.renewDeadline")) << e;
   EXPECT_EQ(Parse("leaderElection:\n  leaseDuration: 8s\n  renewDeadline: 6s\n")
                 .leader_election.renew_deadline_s,
             6.0);
@@ -210,43 +210,47 @@ TEST(ParseDaemonConfig, RenewDeadlineMustBeShorterThanLeaseDuration) {
 
 TEST(ParseDaemonConfig, RetryPeriodMustBeShorterThanRenewDeadline) {
   std::string e = Error("leaderElection:\n  renewDeadline: 2s\n  retryPeriod: 2s\n");
-  EXPECT_TRUE(Contains(e, "cfg.yaml:3: leaderElection.retryPeriod")) << e;
+  EXPECT_TRUE(Contains(e, "cfg.yaml:3:16: leaderElection.retryPeriod")) << e;
   EXPECT_TRUE(Contains(e, "shorter than renewDeadline")) << e;
 }
 
 TEST(ParseDaemonConfig, BadLeaderElectionValues) {
   std::string e = Error("leaderElection:\n  enabled: maybe\n");
-  EXPECT_TRUE(Contains(e, "cfg.yaml:2: leaderElection.enabled")) << e;
+  EXPECT_TRUE(Contains(e, "cfg.yaml:2:12: leaderElection.enabled")) << e;
   EXPECT_TRUE(Contains(e, "\"maybe\"")) << e;
   e = Error("leaderElection:\n  retryPeriod: 0s\n");
-  EXPECT_TRUE(Contains(e, "cfg.yaml:2: leaderElection.retryPeriod: must be positive")) << e;
+  EXPECT_TRUE(Contains(e, "cfg.yaml:2:16: leaderElection.retryPeriod: must be positive")) << e;
   e = Error("leaderElection: true\n");
-  EXPECT_TRUE(Contains(e, "cfg.yaml:1: leaderElection: expected a mapping")) << e;
+  EXPECT_TRUE(Contains(e, "cfg.yaml:1:17: leaderElection: expected a mapping")) << e;
 }
 
 TEST(ParseDaemonConfig, BindWorkersRange) {
   EXPECT_EQ(Parse("bindWorkers: 1\n").bind_workers, 1);
   EXPECT_EQ(Parse("bindWorkers: 1024\n").bind_workers, 1024);
-  for (const char* bad : {"0", "1025", "-3", "many", "2.5", "''"}) {
+  for (const char* bad : {"0", "1025", "-3", "99999999999999999999"}) {
     std::string e = Error(std::string("\nbindWorkers: ") + bad + "\n");
-    EXPECT_TRUE(Contains(e, "cfg.yaml:2: bindWorkers")) << e;
-    EXPECT_TRUE(Contains(e, "1 to 1024")) << e;
+    EXPECT_TRUE(Contains(e, "cfg.yaml:2:14: bindWorkers: must be between 1 and 1024, got ")) << e;
+  }
+  // strtol skipped leading spaces and took the quoted " 4"; the schema wants an integer.
+  for (const char* bad : {"many", "2.5", "''", "' 4'", "\"4\""}) {
+    std::string e = Error(std::string("\nbindWorkers: ") + bad + "\n");
+    EXPECT_TRUE(Contains(e, "cfg.yaml:2:14: bindWorkers: expected an integer, got ")) << e;
   }
 }
 
 TEST(ParseDaemonConfig, BadScalars) {
   std::string e = Error("schedulePeriod: 1 second\n");
-  EXPECT_TRUE(Contains(e, "cfg.yaml:1: schedulePeriod")) << e;
+  EXPECT_TRUE(Contains(e, "cfg.yaml:1:17: schedulePeriod")) << e;
   e = Error("schedulePeriod: 0s\n");
   EXPECT_TRUE(Contains(e, "schedulePeriod: must be positive")) << e;
   e = Error("schedulerName: ''\n");
-  EXPECT_TRUE(Contains(e, "cfg.yaml:1: schedulerName: must not be empty")) << e;
+  EXPECT_TRUE(Contains(e, "cfg.yaml:1:16: schedulerName: must not be empty")) << e;
   e = Error("schedulerName: [a, b]\n");
-  EXPECT_TRUE(Contains(e, "cfg.yaml:1: schedulerName: expected a value")) << e;
+  EXPECT_TRUE(Contains(e, "cfg.yaml:1:16: schedulerName: expected a value")) << e;
   e = Error("listenAddress: localhost\n");
-  EXPECT_TRUE(Contains(e, "cfg.yaml:1: listenAddress: expected host:port")) << e;
+  EXPECT_TRUE(Contains(e, "cfg.yaml:1:16: listenAddress: expected host:port")) << e;
   e = Error("- a\n- b\n");
-  EXPECT_TRUE(Contains(e, "cfg.yaml:1: configuration: expected a mapping")) << e;
+  EXPECT_TRUE(Contains(e, "cfg.yaml:1:1: configuration: expected a mapping")) << e;
 }
 
 TEST(ParseDaemonConfig, BadPluginInEngineListsKnownNames) {
@@ -261,6 +265,31 @@ TEST(ParseDaemonConfig, BadActionInEngine) {
   EXPECT_TRUE(Contains(e, "cfg.yaml:2")) << e;
   EXPECT_TRUE(Contains(e, "unknown action \"shuffle\"")) << e;
   EXPECT_TRUE(Contains(e, "enqueue, allocate, backfill")) << e;
+}
+
+TEST(ParseDaemonConfig, DuplicateKeysAndSecondDocumentsAreErrors) {
+  // yaml-cpp's lookups took the first of two keys; the loop here took the last.
+  EXPECT_EQ(Error("bindWorkers: 4\nbindWorkers: 8\n"),
+            "cfg.yaml:2:1: duplicate key \"bindWorkers\" (first at line 1)");
+  EXPECT_EQ(Error("engine:\n  nodesToScore: 5\n  nodesToScore: 6\n"),
+            "cfg.yaml:3:3: duplicate key \"nodesToScore\" (first at line 2)");
+  EXPECT_TRUE(Contains(Error("bindWorkers: 4\n---\nbindWorkers: 8\n"),
+                       "cfg.yaml:3:1: a second YAML document"));
+}
+
+TEST(ParseDaemonConfig, BooleansArePlain) {
+  std::string e = Error("leaderElection:\n  enabled: \"false\"\n");
+  EXPECT_TRUE(Contains(e,
+                       "cfg.yaml:2:12: leaderElection.enabled: expected true or false, got the "
+                       "string \"false\""))
+      << e;
+}
+
+TEST(ParseDaemonConfig, DurationsAreBounded) {
+  EXPECT_TRUE(Contains(Error("schedulePeriod: 25h\n"),
+                       "cfg.yaml:1:17: schedulePeriod: must be at most 24h"));
+  EXPECT_TRUE(Contains(Error("schedulePeriod: " + std::string(400, '9') + "h\n"), "too long"));
+  EXPECT_DOUBLE_EQ(Parse("schedulePeriod: 24h\n").schedule_period_s, 86400.0);
 }
 
 TEST(ParseDaemonConfig, YamlSyntaxError) {

@@ -313,6 +313,37 @@ TEST_F(KubeconfigTest, MalformedYamlGivesTheLine) {
   EXPECT_TRUE(Contains(r.status().message(), "kubeconfig " + path + ":4:"));
 }
 
+TEST_F(KubeconfigTest, DuplicateKeysAreAnError) {
+  // Which server was meant? yaml-cpp's lookup took the first.
+  std::string path = Write("config",
+                           "current-context: c\n"
+                           "contexts: [{name: c, context: {cluster: c}}]\n"
+                           "clusters:\n"
+                           "- name: c\n"
+                           "  cluster:\n"
+                           "    server: https://a\n"
+                           "    server: https://b\n");
+  auto r = LoadKubeconfig(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "kubeconfig " + path + ":7:5: duplicate key \"server\" (first at line 6)");
+}
+
+TEST_F(KubeconfigTest, InsecureSkipVerifyIsABoolean) {
+  // Anything but "true" was read as false without a word.
+  std::string path = Write("config",
+                           "current-context: c\n"
+                           "contexts: [{name: c, context: {cluster: c}}]\n"
+                           "clusters:\n"
+                           "- name: c\n"
+                           "  cluster: {server: https://a, insecure-skip-tls-verify: yes}\n");
+  auto r = LoadKubeconfig(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "kubeconfig " + path +
+                                      ":5:58: clusters[c].insecure-skip-tls-verify: expected true "
+                                      "or false, got \"yes\"");
+}
+
 TEST_F(KubeconfigTest, MissingKubeconfig) {
   std::string path = (dir_ / "nope").string();
   auto r = LoadKubeconfig(path);

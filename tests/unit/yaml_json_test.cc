@@ -5,9 +5,12 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "model/limits.h"
 
 #include "tests/unit/test_util.h"
 
@@ -95,6 +98,35 @@ TEST(YamlToJson, NumbersTooLargeForJsonStayText) {
   json j = Convert("big: 99999999999999999999\nhuge: 1e400\n");
   EXPECT_EQ(j["big"], json("99999999999999999999"));
   EXPECT_EQ(j["huge"], json("1e400"));
+}
+
+TEST(YamlToJson, HugeScalarsDoNotCrash) {
+  // std::regex recursed once a character and overflowed the stack on 100,000 digits.
+  const std::string digits(100'000, '7');
+  json j = Convert("int: " + digits + "\nneg: -" + digits + "\nhex: 0x" + digits + "\noct: 0o" +
+                   digits + "\nfloat: 1." + std::string(100'000, '0') + "\nexp: 1e" + digits +
+                   "\ntiny: 1e-" + digits + "\ntext: " + digits + "x\n");
+  EXPECT_EQ(j["int"], json(digits));  // no int64: the text, as for 99999999999999999999
+  EXPECT_EQ(j["neg"], json("-" + digits));
+  EXPECT_EQ(j["hex"], json("0x" + digits));
+  EXPECT_EQ(j["oct"], json("0o" + digits));
+  EXPECT_TRUE(j["float"].is_number_float());
+  EXPECT_DOUBLE_EQ(j["float"].get<double>(), 1.0);
+  EXPECT_EQ(j["exp"], json("1e" + digits));
+  EXPECT_EQ(j["tiny"], json("1e-" + digits));
+  EXPECT_EQ(j["text"], json(digits + "x"));
+}
+
+TEST(YamlToJson, IntegersAtTheEdgesOfInt64) {
+  json j = Convert(
+      "max: 9223372036854775807\nmin: -9223372036854775808\nover: 9223372036854775808\n"
+      "plus: +0\nhex_max: 0x7fffffffffffffff\nhex_over: 0x8000000000000000\n");
+  EXPECT_EQ(j["max"], json(INT64_MAX));
+  EXPECT_EQ(j["min"], json(INT64_MIN));
+  EXPECT_EQ(j["over"], json("9223372036854775808"));
+  EXPECT_EQ(j["plus"], json(0));
+  EXPECT_EQ(j["hex_max"], json(INT64_MAX));
+  EXPECT_EQ(j["hex_over"], json("0x8000000000000000"));
 }
 
 TEST(YamlToJson, QuotedScalarsStayStrings) {
@@ -201,6 +233,60 @@ TEST_F(YamlFileTest, SyntaxErrorInALaterDocument) {
   auto r = LoadYamlDocuments(path);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message().rfind(path + ":5:6: ", 0), 0u) << r.status().message();
+}
+
+TEST_F(YamlFileTest, DuplicateKeysAreAnError) {
+  // Kept the last before (JSON's object did), while yaml-cpp's lookups found the first.
+  std::string path =
+      Write("dup.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n  name: b\n");
+  auto r = LoadYamlDocuments(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), path + ":5:3: duplicate key \"name\" (first at line 4)");
+}
+
+TEST_F(YamlFileTest, DeepNestingSaysSo) {
+  // Said only "bad file" (yaml-cpp's DeepRecursion), after 2.4 GB and 7 s for 10 MB.
+  std::string path = Write("deep.yaml", std::string(1'000'000, '['));
+  auto r = LoadYamlDocuments(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind(path + ":1:101: nesting deeper than 100 levels", 0), 0u)
+      << r.status().message();
+}
+
+TEST_F(YamlFileTest, HugeScalarInAFile) {
+  std::string path = Write("digits.yaml", "replicas: " + std::string(100'000, '9') + "\n");
+  auto docs = Must(LoadYamlDocuments(path));
+  ASSERT_EQ(docs.size(), 1u);
+  EXPECT_TRUE(docs[0].object["replicas"].is_string());
+}
+
+TEST_F(YamlFileTest, FileLargerThanTheLimitIsRefusedUnread) {
+  // A sparse file: its size is checked before a byte is read.
+  std::string path = Write("huge.yaml", "");
+  std::filesystem::resize_file(path, static_cast<uintmax_t>(kMaxInputFileBytes) + 1);
+  auto start = std::chrono::steady_clock::now();
+  auto r = LoadYamlDocuments(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(
+      r.status().message(),
+      path + ": 1073741825 bytes is more than 1073741824 (1 GiB, the limit on an input file)");
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  EXPECT_FALSE(ReadInputFile(path).ok());
+}
+
+TEST(ParseYamlDocuments, TextWithLinesOfFields) {
+  auto docs = Must(
+      ParseYamlDocuments("a: 1\n---\nkind: Pod\nmetadata:\n  name: x\n  labels: {}\n", "in.yaml"));
+  ASSERT_EQ(docs.size(), 2u);
+  EXPECT_EQ(docs[1].line, 3);
+  EXPECT_EQ(docs[1].LineOf("/kind"), 3);
+  EXPECT_EQ(docs[1].LineOf("/metadata"), 5);
+  EXPECT_EQ(docs[1].LineOf("/metadata/name"), 5);
+  EXPECT_EQ(docs[1].LineOf("/metadata/labels"), 6);
+  EXPECT_EQ(docs[1].LineOf("/spec"), 3);  // absent: the document's line
+  auto bad = ParseYamlDocuments("a: 1\na: 2\n", "in.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "in.yaml:2:1: duplicate key \"a\" (first at line 1)");
 }
 
 TEST_F(YamlFileTest, MissingFile) {
