@@ -74,11 +74,16 @@ Result<std::vector<YamlDocument>> LoadYamlDocuments(const std::string& path) {
   if (!in) return Status::NotFound(path + ": cannot read it");
   std::stringstream buffer;
   buffer << in.rdbuf();
+  return ParseYamlDocuments(buffer.str(), path);
+}
+
+Result<std::vector<YamlDocument>> ParseYamlDocuments(std::string_view text,
+                                                     const std::string& source) {
   std::vector<YAML::Node> docs;
   try {
-    docs = YAML::LoadAll(buffer.str());
+    docs = YAML::LoadAll(std::string(text));
   } catch (const YAML::Exception& e) {
-    return Status::Invalid(path + ":" + std::to_string(e.mark.line + 1) + ":" +
+    return Status::Invalid(source + ":" + std::to_string(e.mark.line + 1) + ":" +
                            std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
   std::vector<YamlDocument> out;

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/status.h"
@@ -24,5 +25,8 @@ struct YamlDocument {
 
 // Every non-empty document of a file. Errors name the file, line and column.
 Result<std::vector<YamlDocument>> LoadYamlDocuments(const std::string& path);
+// The same from text; `source` names it in errors.
+Result<std::vector<YamlDocument>> ParseYamlDocuments(std::string_view text,
+                                                     const std::string& source);
 
 }  // namespace gantry::k8s

@@ -1,0 +1,88 @@
+// Every Kubernetes object codec (k8s/objects.h) on one JSON value, as the daemon's
+// informers and `gantry validate` use them, with the invariants of what they accept.
+// Shared by the k8s_objects harness (JSON bytes) and the yaml_json harness (YAML text).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "k8s/objects.h"
+#include "model/limits.h"
+#include "tests/fuzz/cluster_checks.h"
+#include "tests/fuzz/fuzz_check.h"
+
+namespace gantry::fuzz {
+
+inline void CheckNonNegative(const ResourceVector& v, const std::string& what) {
+  for (const auto& e : v.entries()) {
+    FUZZ_CHECK(e.amount >= 0,
+               what + ": negative " + ResourceName(e.id) + " " + std::to_string(e.amount));
+  }
+}
+
+template <typename T>
+void CheckRefusal(const Result<T>& result) {
+  if (!result.ok()) FUZZ_CHECK(!result.status().message().empty(), "an error without a message");
+}
+
+inline void CheckObjectCodecs(const nlohmann::json& object) {
+  using namespace k8s;
+  Result<PodInfo> pod = ParsePod(object);
+  CheckRefusal(pod);
+  if (pod.ok()) {
+    const std::string where = "pod " + pod->meta.Key();
+    FUZZ_CHECK(!pod->meta.name.empty(), "a pod without a name");
+    FUZZ_CHECK(pod->meta.name.size() <= kMaxNameLength,
+               "a pod name of " + std::to_string(pod->meta.name.size()) + " bytes");
+    const GpuRequest& gpu = pod->spec.gpu;
+    FUZZ_CHECK(gpu.count >= 0 && gpu.count <= kMaxGpusPerNode,
+               where + ": " + std::to_string(gpu.count) + " GPUs");
+    FUZZ_CHECK(gpu.milli >= 0 && gpu.milli < kGpuMilliWhole,
+               where + ": GPU share " + std::to_string(gpu.milli));
+    FUZZ_CHECK(gpu.count == 0 || (gpu.milli == 0 && gpu.memory_mib == 0),
+               where + ": whole GPUs and a share");
+    FUZZ_CHECK(gpu.memory_mib >= 0, where + ": negative GPU memory");
+    FUZZ_CHECK(pod->spec.requests.Get(kGpu) == 0, where + ": GPUs left in the requests");
+    CheckNonNegative(pod->spec.requests, where + " requests");
+    for (int32_t device : pod->gpu_devices) {
+      FUZZ_CHECK(device >= 0, where + ": GPU device " + std::to_string(device));
+    }
+    if (!pod->gpu_devices.empty()) {
+      auto again = ParseDeviceList(FormatDeviceList(pod->gpu_devices));
+      FUZZ_CHECK(again.ok() && *again == pod->gpu_devices, where + ": device list \"" +
+                                                               FormatDeviceList(pod->gpu_devices) +
+                                                               "\" does not read back");
+    }
+  }
+  Result<Node> node = ParseNode(object);
+  CheckRefusal(node);
+  if (node.ok()) {
+    const std::string where = "node " + node->name;
+    FUZZ_CHECK(node->gpus.size() <= static_cast<size_t>(kMaxGpusPerNode),
+               where + ": " + std::to_string(node->gpus.size()) + " GPUs");
+    CheckNonNegative(node->allocatable, where + " allocatable");
+    ClusterState cluster;
+    auto added = cluster.AddNode(*node);
+    if (added.ok()) CheckCluster(cluster);
+  }
+  for (GroupApi api : {GroupApi::kVolcano, GroupApi::kCoscheduling}) {
+    Result<PodGroupInfo> group = ParsePodGroup(object, api);
+    CheckRefusal(group);
+    if (group.ok()) {
+      FUZZ_CHECK(group->min_member >= 1, "podgroup " + group->meta.Key() + ": minMember " +
+                                             std::to_string(group->min_member));
+      CheckNonNegative(group->min_resources, "podgroup " + group->meta.Key() + " minResources");
+    }
+  }
+  Result<QueueInfo> queue = ParseQueue(object);
+  CheckRefusal(queue);
+  if (queue.ok()) {
+    FUZZ_CHECK(queue->weight >= 1,
+               "queue " + queue->meta.name + ": weight " + std::to_string(queue->weight));
+    CheckNonNegative(queue->capability, "queue " + queue->meta.name + " capability");
+    CheckNonNegative(queue->guarantee, "queue " + queue->meta.name + " guarantee");
+  }
+  CheckRefusal(ParsePriorityClass(object));
+}
+
+}  // namespace gantry::fuzz
