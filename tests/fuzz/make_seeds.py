@@ -76,6 +76,22 @@ for path in files("tests/scenario/*.yaml", "tests/scenario/invalid/*.yaml"):
     scenario.add_file(path)
 for path in files("tests/scenario/*.yaml"):
     schedule.add_file(path)
+# Anchors and aliases (no shipped scenario has them): what alias bombs grow from.
+aliases = """name: aliases
+nodes:
+  - &node {namePrefix: gpu-, count: 2, allocatable: &alloc {cpu: "64", memory: 512Gi}, gpus: {count: 8, model: A100}}
+  - {namePrefix: cpu-, count: 1, allocatable: *alloc}
+queues:
+  - {name: team-a, weight: 2}
+jobs:
+  - name: j
+    queue: team-a
+    tasks: &tasks
+      - {role: w, replicas: 2, requests: {cpu: "8", nvidia.com/gpu: 4}}
+  - {name: k, minMember: 2, tasks: *tasks}
+"""
+scenario.add("hand_aliases.yaml", aliases)
+schedule.add("hand_aliases.yaml", aliases)
 
 # ---------------------------------------------------------------- CSVs
 node_csv = Corpus("node_csv", 4096)
@@ -282,6 +298,7 @@ for path in files("deploy/**/*.yaml", "tests/validate/invalid/*.yaml"):
     yaml_json.add_file(path)
 for path in files("tests/scenario/*.yaml")[:8]:
     yaml_json.add_file(path)
+yaml_json.add("hand_aliases.yaml", aliases)
 yaml_json.add("hand_scalars", "a: 0o17\nb: 0x1F\nc: 1e400\nd: -.5\ne: ~\nf: 'quoted 1'\n"
               "g: [true, False, NULL, 99999999999999999999]\n---\n- &x {k: v}\n- *x\n")
 
