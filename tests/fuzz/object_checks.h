@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "k8s/objects.h"
@@ -18,6 +19,57 @@ inline void CheckNonNegative(const ResourceVector& v, const std::string& what) {
     FUZZ_CHECK(e.amount >= 0,
                what + ": negative " + ResourceName(e.id) + " " + std::to_string(e.amount));
   }
+}
+
+inline std::string WideToString(__int128 v) {
+  if (v == 0) return "0";
+  const bool negative = v < 0;
+  std::string digits;
+  for (; v != 0; v /= 10)
+    digits.insert(digits.begin(), static_cast<char>('0' + (negative ? -(v % 10) : v % 10)));
+  return negative ? "-" + digits : digits;
+}
+
+// A quantity as the API gives it (a string, or a JSON integer of whole units), in
+// milli-units with 128 bits, or nothing when it is neither or does not parse.
+inline std::optional<__int128> ReferenceQuantity(const nlohmann::json& value) {
+  if (value.is_string()) {
+    auto q = ParseQuantity(value.get<std::string>());
+    if (!q.ok()) return std::nullopt;
+    return __int128{*q};
+  }
+  if (value.is_number_integer()) return __int128{value.get<int64_t>()} * kMilliPerUnit;
+  return std::nullopt;
+}
+
+// The whole GPUs a plain pod asks for (containers only: no init containers, no overhead),
+// each container's request or else its limit, summed without overflow; nothing when the
+// pod is not that simple or a quantity does not read.
+inline std::optional<__int128> ReferencePodGpus(const nlohmann::json& object) {
+  if (!object.is_object() || !object.contains("spec") || !object["spec"].is_object()) {
+    return std::nullopt;
+  }
+  const nlohmann::json& spec = object["spec"];
+  if (spec.contains("initContainers") || spec.contains("overhead")) return std::nullopt;
+  if (!spec.contains("containers") || !spec["containers"].is_array()) return std::nullopt;
+  __int128 sum = 0;
+  for (const nlohmann::json& c : spec["containers"]) {
+    if (!c.is_object() || !c.contains("resources")) continue;
+    const nlohmann::json& resources = c["resources"];
+    if (!resources.is_object()) continue;
+    const nlohmann::json* amount = nullptr;
+    for (const char* list : {"limits", "requests"}) {
+      if (resources.contains(list) && resources[list].is_object() &&
+          resources[list].contains(kGpuResourceName)) {
+        amount = &resources[list][std::string(kGpuResourceName)];
+      }
+    }
+    if (amount == nullptr) continue;
+    auto q = ReferenceQuantity(*amount);
+    if (!q) return std::nullopt;
+    sum += *q;
+  }
+  return sum;
 }
 
 template <typename T>
@@ -43,6 +95,11 @@ inline void CheckObjectCodecs(const nlohmann::json& object) {
                where + ": whole GPUs and a share");
     FUZZ_CHECK(gpu.memory_mib >= 0, where + ": negative GPU memory");
     FUZZ_CHECK(pod->spec.requests.Get(kGpu) == 0, where + ": GPUs left in the requests");
+    if (auto asked = ReferencePodGpus(object)) {
+      FUZZ_CHECK(__int128{gpu.count} * kMilliPerUnit == *asked,
+                 where + ": asks for " + WideToString(*asked) + "m GPUs, read as " +
+                     std::to_string(gpu.count));
+    }
     CheckNonNegative(pod->spec.requests, where + " requests");
     for (int32_t device : pod->gpu_devices) {
       FUZZ_CHECK(device >= 0, where + ": GPU device " + std::to_string(device));
@@ -61,6 +118,16 @@ inline void CheckObjectCodecs(const nlohmann::json& object) {
     FUZZ_CHECK(node->gpus.size() <= static_cast<size_t>(kMaxGpusPerNode),
                where + ": " + std::to_string(node->gpus.size()) + " GPUs");
     CheckNonNegative(node->allocatable, where + " allocatable");
+    if (object.contains("status") && object["status"].is_object() &&
+        object["status"].contains("allocatable") && object["status"]["allocatable"].is_object() &&
+        object["status"]["allocatable"].contains(kGpuResourceName)) {
+      auto has = ReferenceQuantity(object["status"]["allocatable"][std::string(kGpuResourceName)]);
+      if (has && *has >= 0) {
+        FUZZ_CHECK(__int128(node->gpus.size()) == *has / kMilliPerUnit,
+                   where + ": has " + WideToString(*has) + "m GPUs, read as " +
+                       std::to_string(node->gpus.size()) + " devices");
+      }
+    }
     ClusterState cluster;
     auto added = cluster.AddNode(*node);
     if (added.ok()) CheckCluster(cluster);
