@@ -2,7 +2,7 @@
 # Runs one libFuzzer harness for ctest (see CMakeLists.txt here).
 #   run_fuzzer.sh fuzz        BINARY HARNESS_DIR WORK_DIR [libFuzzer options...]
 #   run_fuzzer.sh regressions BINARY HARNESS_DIR WORK_DIR [libFuzzer options...]
-# fuzz: fuzzes for $FUZZ_SECONDS (default 30) from HARNESS_DIR/corpus, HARNESS_DIR/regressions
+# fuzz: fuzzes for $FUZZ_SECONDS (default 30; 0 skips) from HARNESS_DIR/corpus, HARNESS_DIR/regressions
 # and WORK_DIR/corpus (where new inputs go, kept between runs); a crash is saved under
 # WORK_DIR/crashes/ and fails the run. regressions: runs each file of HARNESS_DIR/corpus and
 # HARNESS_DIR/regressions once.
@@ -53,6 +53,11 @@ case "$mode" in
     ;;
   fuzz)
     seconds=${FUZZ_SECONDS:-30}
+    if ! [ "$seconds" -gt 0 ] 2>/dev/null; then
+      # libFuzzer takes 0 as "forever"; here it means no fuzzing (the regressions still run).
+      echo "fuzz $name: skipped (FUZZ_SECONDS=$seconds)"
+      exit 0
+    fi
     mkdir -p "$work/corpus" "$work/crashes"
     seeds=()
     for sub in corpus regressions; do [ -d "$dir/$sub" ] && seeds+=("$dir/$sub"); done
