@@ -3,9 +3,16 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
 CMAKE_FLAGS ?=
+# Seconds per fuzz harness: FUZZ_SECONDS for both (`make test FUZZ_SECONDS=60`), else 30 in
+# `make test` and 600 in `make fuzz`.
+FUZZ_SECONDS ?=
+# The sanitizers' settings for every sanitizer run: stop at the first report, leaks count.
+SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all setup build build-asan test test-asan demo bench bench-k8s format clean
+.PHONY: all setup build build-asan build-fuzz test test-asan fuzz demo bench bench-k8s format clean
 
 all: build
 
@@ -24,13 +31,30 @@ $(ASAN_BUILD)/build.ninja: CMakeLists.txt | setup
 build-asan: setup $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target gantry_unit_tests gantry
 
+# The libFuzzer harnesses (tests/fuzz/README.md): clang, its own build folder.
+$(FUZZ_BUILD)/build.ninja: CMakeLists.txt tests/fuzz/CMakeLists.txt | setup
+	CC=clang-16 CXX=clang++-16 cmake -S . -B $(FUZZ_BUILD) -G Ninja \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGANTRY_FUZZ=ON -DGANTRY_BENCH=OFF
+
+build-fuzz: setup $(FUZZ_BUILD)/build.ninja
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+
 # Every test: unit, scenario, integration (a real kube-apiserver, see scripts/k8s/README.md;
-# the first run builds its binaries), then the unit tests and scenarios again under
-# AddressSanitizer + UndefinedBehaviorSanitizer.
-test: build build-asan
+# the first run builds its binaries); the integration tests again against the sanitizer
+# build of `gantry serve` (a sanitizer report in its log fails the test); the unit tests and
+# scenarios again under AddressSanitizer + UndefinedBehaviorSanitizer; then each fuzz
+# harness for $(FUZZ_SECONDS) seconds (default 30) and its kept crashes once.
+test: build build-asan build-fuzz
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		ctest --output-on-failure -j $(JOBS) -L 'unit|scenario'
+	cd $(BUILD) && GANTRY_BINARY=$(abspath $(ASAN_BUILD))/gantry $(SANITIZER_ENV) \
+		ctest --output-on-failure -L integration
+	cd $(ASAN_BUILD) && $(SANITIZER_ENV) ctest --output-on-failure -j $(JOBS) -L 'unit|scenario'
+	cd $(FUZZ_BUILD) && FUZZ_SECONDS=$(or $(FUZZ_SECONDS),30) ctest --output-on-failure -j $(JOBS) -L fuzz
+
+# Fuzzing for longer: each harness $(FUZZ_SECONDS) seconds (default 600), from the corpus
+# earlier runs left in $(FUZZ_BUILD)/fuzz/; what it finds is reported as in `make test`.
+fuzz: build-fuzz
+	cd $(FUZZ_BUILD) && FUZZ_SECONDS=$(or $(FUZZ_SECONDS),600) ctest --output-on-failure -j $(JOBS) -L fuzz
 
 # The simulator on the shipped Alibaba trace: the FGD paper's experiment with four
 # policies over three seeds, written to out/demo/ (summary.json, timeseries.csv, report.html).
@@ -56,4 +80,4 @@ format:
 	clang-format -i $$(git ls-files 'src/*.h' 'src/*.cc' 'tests/*.cc' 'bench/*.cc')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

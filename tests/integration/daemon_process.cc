@@ -5,7 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -32,6 +36,23 @@ std::string DaemonConfig(const std::string& scheduler_name, const std::string& l
   return config;
 }
 
+std::string GantryBinary() {
+  const char* binary = std::getenv("GANTRY_BINARY");
+  return binary != nullptr && *binary != '\0' ? binary : GANTRY_BINARY;
+}
+
+std::string SanitizerReport(const std::string& log) {
+  static constexpr const char* kMarkers[] = {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                                             "SUMMARY: UndefinedBehaviorSanitizer",
+                                             ": runtime error: "};
+  size_t first = std::string::npos;
+  for (const char* marker : kMarkers) first = std::min(first, log.find(marker));
+  if (first == std::string::npos) return "";
+  const size_t line_start = log.rfind('\n', first);
+  const size_t from = line_start == std::string::npos ? 0 : line_start + 1;
+  return log.substr(from, 6000);
+}
+
 DaemonProcess::DaemonProcess(const std::string& name, const std::string& config_yaml,
                              const std::string& identity)
     : identity_(identity) {
@@ -40,12 +61,13 @@ DaemonProcess::DaemonProcess(const std::string& name, const std::string& config_
   std::ofstream(config_path) << config_yaml;
   log_path_ = dir + "/" + name + ".log";
   const std::string kubeconfig = TestEnv::Get().kubeconfig_path();
+  const std::string binary = GantryBinary();
   pid_ = fork();
   if (pid_ == 0) {
     int fd = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     dup2(fd, 1);
     dup2(fd, 2);
-    execl(GANTRY_BINARY, GANTRY_BINARY, "serve", "--config", config_path.c_str(), "--kubeconfig",
+    execl(binary.c_str(), binary.c_str(), "serve", "--config", config_path.c_str(), "--kubeconfig",
           kubeconfig.c_str(), "--identity", identity.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -53,6 +75,14 @@ DaemonProcess::DaemonProcess(const std::string& name, const std::string& config_
 
 DaemonProcess::~DaemonProcess() {
   Stop();
+  // A sanitizer build of the daemon (GANTRY_BINARY) reports into its log, at the fault or
+  // at exit (leaks), and stops: whatever the test saw, the report fails it.
+  const std::string report = SanitizerReport(Log());
+  if (!report.empty()) {
+    ADD_FAILURE() << "gantry serve (" << GantryBinary() << ") reported a sanitizer error in "
+                  << log_path_ << ":\n"
+                  << report;
+  }
 }
 
 bool DaemonProcess::running() {

@@ -1,5 +1,8 @@
 // A `gantry serve` process for the daemon's integration tests: started with a
 // configuration of the test's own, killed or stopped at will, its log kept for messages.
+// The binary is $GANTRY_BINARY when set (`make test` sets it to the sanitizer build for a
+// second run), else the one built beside the tests; a sanitizer report in the daemon's
+// log fails the test that ran it.
 #pragma once
 
 #include <sys/types.h>
@@ -28,6 +31,12 @@ class DaemonProcess {
   std::string log_path_;
   std::string identity_;
 };
+
+// The gantry binary the tests run: $GANTRY_BINARY, else the one built with them.
+std::string GantryBinary();
+// The first sanitizer report (AddressSanitizer, LeakSanitizer, UBSan) in a log, from the
+// line it starts on; "" when there is none.
+std::string SanitizerReport(const std::string& log);
 
 // A daemon configuration for tests: its own scheduler name, and short leader election
 // times when `lease` is not empty (else leader election is off).

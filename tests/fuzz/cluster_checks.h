@@ -1,0 +1,89 @@
+// Invariants of a ClusterState that any parser or event stream must leave intact: the
+// limits of model/limits.h hold, and every node's bookkeeping (used resources, device
+// shares, task counts) agrees with the tasks recorded on it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/cluster.h"
+#include "model/limits.h"
+#include "tests/fuzz/fuzz_check.h"
+
+namespace gantry::fuzz {
+
+struct ClusterCheckOptions {
+  // Every task was placed with ClusterState::Place (checked): nothing is over its node's
+  // allocatable. False where bound pods are recorded as the API server says (PlaceBound).
+  bool placed_with_room_check = true;
+};
+
+inline void CheckCluster(const ClusterState& cluster, ClusterCheckOptions options = {}) {
+  FUZZ_CHECK(static_cast<int64_t>(cluster.nodes().size()) <= kMaxNodes,
+             std::to_string(cluster.nodes().size()) + " nodes, above kMaxNodes");
+  FUZZ_CHECK(static_cast<int64_t>(cluster.tasks().size()) <= kMaxTasks,
+             std::to_string(cluster.tasks().size()) + " tasks, above kMaxTasks");
+  std::vector<ResourceVector> used(cluster.nodes().size());
+  std::vector<std::vector<int32_t>> device_use(cluster.nodes().size());
+  std::vector<int32_t> task_count(cluster.nodes().size());
+  for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
+    device_use[id].assign(cluster.node(id).gpus.size(), 0);
+  }
+  for (TaskId id = 0; id < cluster.tasks().size(); ++id) {
+    const Task& task = cluster.task(id);
+    if (task.state != TaskState::kRunning || task.job == kNone) continue;
+    FUZZ_CHECK(task.node < cluster.nodes().size(), "task \"" + task.name + "\" runs on no node");
+    FUZZ_CHECK(task.spec < cluster.specs().size(), "task \"" + task.name + "\" has no spec");
+    ++task_count[task.node];
+    used[task.node].Add(ClusterState::Accounted(
+        cluster.spec(task.spec), static_cast<int32_t>(task.gpus.size()), task.gpu_milli_each));
+    for (int32_t gpu : task.gpus) {
+      FUZZ_CHECK(gpu >= 0 && static_cast<size_t>(gpu) < device_use[task.node].size(),
+                 "task \"" + task.name + "\" holds GPU " + std::to_string(gpu) +
+                     ", which its node does not have");
+      device_use[task.node][gpu] += task.gpu_milli_each;
+    }
+  }
+  for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
+    const Node& node = cluster.node(id);
+    const std::string where = "node \"" + node.name + "\"";
+    FUZZ_CHECK(!node.name.empty(), "a node without a name");
+    FUZZ_CHECK(node.name.size() <= kMaxNameLength,
+               "a node name of " + std::to_string(node.name.size()) + " bytes");
+    FUZZ_CHECK(node.gpus.size() <= static_cast<size_t>(kMaxGpusPerNode),
+               where + " has " + std::to_string(node.gpus.size()) + " GPUs");
+    for (const auto& e : node.allocatable.entries()) {
+      FUZZ_CHECK(e.amount >= 0, where + ": negative allocatable " + ResourceName(e.id));
+    }
+    FUZZ_CHECK(node.allocatable.Get(kGpu) == static_cast<Milli>(node.gpus.size()) * kGpuMilliWhole,
+               where + ": allocatable GPUs " + std::to_string(node.allocatable.Get(kGpu)) +
+                   "m for " + std::to_string(node.gpus.size()) + " devices");
+    FUZZ_CHECK(node.task_count == task_count[id] &&
+                   cluster.tasks_on(id).size() == static_cast<size_t>(task_count[id]),
+               where + ": task_count " + std::to_string(node.task_count) + ", " +
+                   std::to_string(cluster.tasks_on(id).size()) + " on it, " +
+                   std::to_string(task_count[id]) + " running tasks say they are there");
+    if (!used[id].saturated() && !node.used.saturated()) {
+      FUZZ_CHECK(node.used == used[id], where + ": used " + node.used.ToString() +
+                                            ", its tasks add up to " + used[id].ToString());
+    }
+    for (size_t d = 0; d < node.gpus.size(); ++d) {
+      FUZZ_CHECK(node.gpus[d].used_milli == device_use[id][d],
+                 where + " GPU " + std::to_string(d) + ": used_milli " +
+                     std::to_string(node.gpus[d].used_milli) + ", its tasks take " +
+                     std::to_string(device_use[id][d]));
+      if (options.placed_with_room_check) {
+        FUZZ_CHECK(node.gpus[d].used_milli <= kGpuMilliWhole,
+                   where + " GPU " + std::to_string(d) +
+                       " is over-shared: " + std::to_string(node.gpus[d].used_milli) + "m");
+      }
+    }
+    if (options.placed_with_room_check && !node.removed) {
+      FUZZ_CHECK(node.used.FitsIn(node.allocatable), where + " is overcommitted: used " +
+                                                         node.used.ToString() + " of " +
+                                                         node.allocatable.ToString());
+    }
+  }
+}
+
+}  // namespace gantry::fuzz
