@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "engine/session.h"
+#include "k8s/json_text.h"
 #include "sim/scenario.h"
 
 namespace gantry {
@@ -76,7 +77,7 @@ int RunSchedule(const ScheduleOptions& options) {
   Session session(snapshot, scenario->config);
   Decisions decisions = session.Run();
   if (options.format == "json") {
-    std::cout << ToJson(*scenario, decisions).dump(2) << "\n";
+    std::cout << k8s::JsonText(ToJson(*scenario, decisions), 2) << "\n";
   } else {
     PrintTable(*scenario, decisions);
   }

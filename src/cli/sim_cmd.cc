@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "k8s/json_text.h"
 #include "sim/cluster_file.h"
 #include "sim/policies.h"
 #include "sim/protocol.h"
@@ -303,7 +304,7 @@ int RunSim(const SimOptions& o) {
   std::filesystem::create_directories(o.out, ec);
   if (ec) return fail(o.out + ": cannot create the directory: " + ec.message());
   const std::filesystem::path dir(o.out);
-  if (!WriteFile(dir / "summary.json", summary.dump(2) + "\n") ||
+  if (!WriteFile(dir / "summary.json", k8s::JsonText(summary, 2) + "\n") ||
       !WriteFile(dir / "timeseries.csv", csv.str()) ||
       !WriteFile(dir / "report.html", RenderHtmlReport(summary, timeseries))) {
     return fail(o.out + ": cannot write the outputs");

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "daemon/config.h"
 #include "engine/yaml_load.h"
+#include "k8s/json_text.h"
 #include "k8s/objects.h"
 #include "k8s/yaml_json.h"
 #include "model/limits.h"
@@ -29,7 +30,7 @@ std::string Describe(const json& value) {
   if (value.is_null()) return "nothing (null)";
   if (value.is_array()) return "a list";
   if (value.is_object()) return "a mapping";
-  return value.dump();
+  return k8s::JsonText(value);
 }
 
 // A required string field of `o` (at `pointer`, e.g. "/metadata/name"): "" when it is a

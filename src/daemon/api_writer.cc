@@ -4,6 +4,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "k8s/json_text.h"
 #include "k8s/objects.h"
 
 namespace gantry {
@@ -115,7 +116,7 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
          {{"uid", r.uid},
           {"annotations", {{k8s::kGpuDevicesAnnotation, k8s::FormatDeviceList(r.gpus)}}}}}};
     auto response =
-        client_.Request("PATCH", PodPath(r.namespace_, r.name), patch.dump(), kMergePatch);
+        client_.Request("PATCH", PodPath(r.namespace_, r.name), k8s::JsonText(patch), kMergePatch);
     if (!response.ok()) return finish(false, false, response.status().message());
     if (!response->ok()) {
       return finish(
@@ -128,7 +129,7 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
                   {"metadata", {{"name", r.name}, {"namespace", r.namespace_}, {"uid", r.uid}}},
                   {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", r.node}}}};
   auto response =
-      client_.Request("POST", PodPath(r.namespace_, r.name) + "/binding", binding.dump());
+      client_.Request("POST", PodPath(r.namespace_, r.name) + "/binding", k8s::JsonText(binding));
   if (!response.ok()) return finish(false, false, response.status().message());
   if (!response->ok())
     return finish(false, response->status == 409, "binding: " + response->Describe());
@@ -150,7 +151,7 @@ void ApiWriter::WriteCondition(PodCondition c) {
                        {"message", c.message},
                        {"lastProbeTime", nullptr},
                        {"lastTransitionTime", NowRfc3339()}}}}}}};
-    Check(client_.Request("PATCH", PodPath(c.namespace_, c.name) + "/status", patch.dump(),
+    Check(client_.Request("PATCH", PodPath(c.namespace_, c.name) + "/status", k8s::JsonText(patch),
                           kStrategicPatch),
           "condition");
   });
@@ -175,10 +176,10 @@ void ApiWriter::WriteGroupStatus(GroupStatus s) {
     }
     json patch = {{"status", status}};
     const std::string path = GroupPath(s.api, s.namespace_, s.name);
-    auto response = client_.Request("PATCH", path + "/status", patch.dump(), kMergePatch);
+    auto response = client_.Request("PATCH", path + "/status", k8s::JsonText(patch), kMergePatch);
     // Volcano's PodGroup CRD has no status subresource: its status is written with the object.
     if (response.ok() && response->status == 404) {
-      response = client_.Request("PATCH", path, patch.dump(), kMergePatch);
+      response = client_.Request("PATCH", path, k8s::JsonText(patch), kMergePatch);
     }
     Check(response, "podgroup status");
   });
@@ -218,7 +219,8 @@ void ApiWriter::WriteEvent(ObjectEvent e) {
         {"lastTimestamp", now},
         {"count", 1}};
     if (!e.namespace_.empty()) event["involvedObject"]["namespace"] = e.namespace_;
-    Check(client_.Request("POST", "/api/v1/namespaces/" + namespace_ + "/events", event.dump()),
+    Check(client_.Request("POST", "/api/v1/namespaces/" + namespace_ + "/events",
+                          k8s::JsonText(event)),
           "event");
   });
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <istream>
 #include <streambuf>
 #include <unordered_map>
@@ -195,6 +196,42 @@ std::string ExceptionMessage(const std::string& source, const YAML::Exception& e
   return where + ": not valid YAML: " + e.msg;
 }
 
+// The offset of the first byte that does not belong to well-formed UTF-8 (no overlong
+// forms, no surrogates, nothing above U+10FFFF), or npos. YAML text is Unicode, and what a
+// reader takes from it ends up in JSON, which cannot hold anything else.
+size_t FirstInvalidUtf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) low = 0xA0;
+      if (c == 0xED) high = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) low = 0x90;
+      if (c == 0xF4) high = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (size_t k = 1; k < length; ++k) {
+      const auto b = static_cast<unsigned char>(text[i + k]);
+      if (b < (k == 1 ? low : 0x80) || b > (k == 1 ? high : 0xBF)) return i;
+    }
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 Status CheckInputSize(int64_t bytes, const std::string& source) {
@@ -215,6 +252,17 @@ Result<std::vector<YAML::Node>> ParseYamlNodes(std::string_view text, const std:
   if (text.substr(0, 4).find('\0') != std::string_view::npos || text.substr(0, 2) == "\xFF\xFE" ||
       text.substr(0, 2) == "\xFE\xFF") {
     return Status::Invalid(source + ": not UTF-8 text (UTF-16 or UTF-32?); save it as UTF-8");
+  }
+  if (size_t bad = FirstInvalidUtf8(text); bad != std::string_view::npos) {
+    const std::string_view before = text.substr(0, bad);
+    const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
+    const size_t line_start =
+        before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+    return Status::Invalid(source + ":" + std::to_string(line) + ":" +
+                           std::to_string(bad - line_start + 1) + ": not UTF-8 text (byte " + byte +
+                           "); YAML files are Unicode, saved as UTF-8");
   }
   GANTRY_RETURN_IF_ERROR(ScanYamlText(text, source));
   std::vector<YAML::Node> documents;

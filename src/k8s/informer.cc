@@ -4,6 +4,8 @@
 #include <thread>
 #include <unordered_set>
 
+#include "k8s/json_text.h"
+
 namespace gantry::k8s {
 namespace {
 
@@ -156,7 +158,7 @@ Informer::WatchEnd Informer::Watch(const std::atomic<bool>& stop) {
     json& object = event["object"];
     if (type == "ERROR") {
       // Usually 410 Gone: the version we resumed from was compacted away.
-      SetError("watch " + path_ + ": " + object.dump().substr(0, 200));
+      SetError("watch " + path_ + ": " + JsonText(object).substr(0, 200));
       end = WatchEnd::kRelist;
       return false;
     }

@@ -6,6 +6,8 @@
 #include <random>
 #include <thread>
 
+#include "k8s/json_text.h"
+
 namespace gantry::k8s {
 namespace {
 
@@ -125,7 +127,7 @@ bool LeaderElector::Create() {
       {"spec", Spec(0, FormatMicroTime(clock_->WallNow()))}};
   auto response = client_.Request(
       "POST", "/apis/coordination.k8s.io/v1/namespaces/" + options_.lease_namespace + "/leases",
-      lease.dump());
+      JsonText(lease));
   if (!response.ok()) {
     SetError(response.status().message());
     return false;
@@ -153,7 +155,7 @@ bool LeaderElector::Update(json lease, bool keep_acquire_time) {
   json spec = Spec(transitions, acquire_time);
   if (!lease["spec"].is_object()) lease["spec"] = json::object();
   for (auto& [key, value] : spec.items()) lease["spec"][key] = value;
-  auto response = client_.Request("PUT", LeasePath(), lease.dump());
+  auto response = client_.Request("PUT", LeasePath(), JsonText(lease));
   if (!response.ok()) {
     SetError(response.status().message());
     return false;
@@ -215,7 +217,7 @@ void LeaderElector::Release() {
   lease["spec"]["leaseDurationSeconds"] = 1;
   lease["spec"]["acquireTime"] = now;
   lease["spec"]["renewTime"] = now;
-  auto response = client_.Request("PUT", LeasePath(), lease.dump());
+  auto response = client_.Request("PUT", LeasePath(), JsonText(lease));
   if (!response.ok()) {
     SetError("release lease " + options_.lease_name + ": " + response.status().message());
   } else if (!response->ok()) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "k8s/json_text.h"
 #include "model/limits.h"
 #include "model/quantity.h"
 
@@ -48,7 +49,7 @@ Result<Milli> QuantityOf(const json& value, const std::string& where) {
       return Status::OutOfRange(where + ": " + std::to_string(v) + " overflows");
     return out;
   }
-  if (value.is_number()) return QuantityOf(json(value.dump()), where);
+  if (value.is_number()) return QuantityOf(json(JsonText(value)), where);
   return Status::Invalid(where + ": expected a quantity, got " + std::string(value.type_name()));
 }
 
@@ -57,7 +58,7 @@ Result<int64_t> Integer(const json& object, const char* key, const std::string& 
   const json& v = Field(object, key);
   if (v.is_null()) return fallback;
   if (!v.is_number_integer()) {
-    return Status::Invalid(where + "." + key + ": expected an integer, got " + v.dump());
+    return Status::Invalid(where + "." + key + ": expected an integer, got " + JsonText(v));
   }
   return v.get<int64_t>();
 }
@@ -414,7 +415,7 @@ Result<ObjectMeta> ParseMeta(const json& object) {
   meta.resource_version = String(m, "resourceVersion");
   meta.deleting = !Field(m, "deletionTimestamp").is_null();
   if (meta.name.empty())
-    return Status::Invalid("object without metadata.name: " + object.dump().substr(0, 120));
+    return Status::Invalid("object without metadata.name: " + JsonText(object).substr(0, 120));
   return meta;
 }
 
@@ -432,6 +433,14 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   auto fail = [&](Status st) {
     if (problem.ok()) problem = std::move(st);
   };
+  // The API server holds names to 253 bytes; anything longer did not come from one, and
+  // is not scheduled (a bound pod still counts: its requests are read below).
+  if (pod.meta.name.size() > kMaxNameLength || pod.meta.namespace_.size() > kMaxNameLength) {
+    fail(Status::Invalid(
+        "pod " + pod.meta.Key().substr(0, 80) + "...: metadata.name or namespace is " +
+        std::to_string(std::max(pod.meta.name.size(), pod.meta.namespace_.size())) +
+        " bytes long; the limit is " + std::to_string(kMaxNameLength)));
+  }
   pod.scheduler_name = String(spec, "schedulerName");
   if (pod.scheduler_name.empty()) pod.scheduler_name = "default-scheduler";
   pod.node_name = String(spec, "nodeName");
@@ -513,6 +522,11 @@ Result<PodInfo> ParsePod(const json& object) {
 Result<Node> ParseNode(const json& object) {
   auto meta = ParseMeta(object);
   if (!meta.ok()) return meta.status();
+  if (meta->name.size() > kMaxNameLength) {
+    return Status::Invalid("node " + meta->name.substr(0, 80) + "...: metadata.name is " +
+                           std::to_string(meta->name.size()) + " bytes long; the limit is " +
+                           std::to_string(kMaxNameLength));
+  }
   const std::string where = "node " + meta->name;
   Node node;
   node.name = meta->name;

@@ -47,7 +47,15 @@ inline void CheckCluster(const ClusterState& cluster, ClusterCheckOptions option
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
     const Node& node = cluster.node(id);
     const std::string where = "node \"" + node.name + "\"";
-    FUZZ_CHECK(!node.name.empty(), "a node without a name");
+    if (node.name.empty()) {
+      // A freed slot (a removed node whose last task left): nothing of it is kept.
+      FUZZ_CHECK(node.removed, "a live node without a name");
+      FUZZ_CHECK(task_count[id] == 0 && cluster.tasks_on(id).empty() && node.gpus.empty() &&
+                     node.labels.empty(),
+                 "a freed node slot still holds tasks, devices or labels");
+      continue;
+    }
+    FUZZ_CHECK(cluster.FindNode(node.name) == id, where + " is not found by its name");
     FUZZ_CHECK(node.name.size() <= kMaxNameLength,
                "a node name of " + std::to_string(node.name.size()) + " bytes");
     FUZZ_CHECK(node.gpus.size() <= static_cast<size_t>(kMaxGpusPerNode),

@@ -78,6 +78,41 @@ TEST(ParsePod, MetadataAndPlainFields) {
   EXPECT_EQ(p.unschedulable_message, "");
 }
 
+TEST(ParsePod, NamesLongerThanTheApiServerAllowsAreNotScheduled) {
+  // Found by the k8s_objects fuzzer: a 254-byte name was taken as it was.
+  json pod = Pod(R"({"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]})");
+  pod["metadata"]["name"] = std::string(254, 'a');
+  const std::string error = PodError(pod);
+  EXPECT_TRUE(Contains(error, "254 bytes")) << error;
+  EXPECT_TRUE(Contains(error, "limit is 253")) << error;
+  // What it asks for is still read, so that a bound one would count.
+  std::string problem;
+  PodInfo decoded = Must(DecodePod(pod, &problem));
+  EXPECT_EQ(decoded.spec.requests.Get(kCpu), 1000);
+  EXPECT_FALSE(problem.empty());
+}
+
+TEST(ParseNode, NamesLongerThanTheApiServerAllowsAreRefused) {
+  // Found by the cluster_cache fuzzer once pod names were held to the limit.
+  json node = json::parse(R"({"metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "4"}}})");
+  node["metadata"]["name"] = std::string(254, 'n');
+  auto r = ParseNode(node);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "254 bytes long; the limit is 253"));
+  node["metadata"]["name"] = std::string(253, 'n');
+  EXPECT_TRUE(ParseNode(node).ok());
+}
+
+TEST(ParseMeta, ErrorsQuoteObjectsWhateverTheirBytes) {
+  // Found by the yaml_json fuzzer: an object without a name whose label is not UTF-8 made
+  // the error message's dump() throw (gantry validate terminated).
+  json object = json::object();
+  object["metadata"]["labels"]["x"] = std::string("\xff\xfe");
+  auto r = ParseMeta(object);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "without metadata.name"));
+}
+
 TEST(ParsePod, SchedulerNameDefaultsToDefaultScheduler) {
   // The API server defaults spec.schedulerName to "default-scheduler".
   PodInfo p = Must(ParsePod(Pod(R"({"containers": [{"name": "c"}]})")));

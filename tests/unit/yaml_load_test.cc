@@ -184,6 +184,18 @@ TEST(ParseYamlNodes, ByteOrderMarkIsSkipped) {
                        "in.yaml: not UTF-8 text"));
 }
 
+TEST(ParseYamlNodes, TextThatIsNotUtf8IsRefusedWhereItStops) {
+  // Found by the yaml_json fuzzer: a byte 0x95 became a JSON string that nlohmann::json
+  // cannot write, and `gantry validate` terminated.
+  EXPECT_EQ(ErrorOf("a: 1\nb: x\x95y\n"),
+            "in.yaml:2:5: not UTF-8 text (byte 0x95); YAML files are Unicode, saved as UTF-8");
+  EXPECT_TRUE(Contains(ErrorOf("k: \xC0\xAF\n"), "in.yaml:1:4: not UTF-8"));  // overlong '/'
+  EXPECT_TRUE(Contains(ErrorOf("k: \xED\xA0\x80\n"), "not UTF-8"));         // a surrogate
+  EXPECT_TRUE(Contains(ErrorOf("k: \xE2\x82\n"), "not UTF-8"));              // cut short
+  // Every well-formed character passes: two, three and four bytes long.
+  EXPECT_TRUE(Parses("k: \xC3\xA9 \xE2\x82\xAC \xF0\x9F\x9A\x80\n"));
+}
+
 TEST(ParseYamlNodes, InputLargerThanTheLimitIsRefused) {
   // A view of untouched, unreserved pages: the check comes before any byte is read.
   const size_t size = static_cast<size_t>(kMaxInputFileBytes) + 1;

@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (object.is_discarded()) return 0;
   fuzz::CheckObjectCodecs(object);
   ResourceVector resources;
-  Status listed = k8s::ParseResourceList(object, "fuzz.resources", &resources);
+  Status listed =
+      k8s::ParseResourceList(object, "fuzz.resources", NameSource::kWorkload, &resources);
   if (listed.ok()) {
     fuzz::CheckNonNegative(resources, "fuzz.resources");
   } else {
