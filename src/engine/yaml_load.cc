@@ -196,20 +196,25 @@ std::string ExceptionMessage(const std::string& source, const YAML::Exception& e
   return where + ": not valid YAML: " + e.msg;
 }
 
-// The offset of the first byte that does not belong to well-formed UTF-8 (no overlong
-// forms, no surrogates, nothing above U+10FFFF), or npos. YAML text is Unicode, and what a
-// reader takes from it ends up in JSON, which cannot hold anything else.
-size_t FirstInvalidUtf8(std::string_view text) {
+// The offset of the first byte that is not part of a printable character in well-formed
+// UTF-8 (no overlong forms, no surrogates, nothing above U+10FFFF), or npos. YAML text is
+// printable Unicode (YAML 1.2, c-printable: no control characters but tab and line
+// breaks), and what a reader takes from it ends up in JSON, which holds only Unicode.
+size_t FirstNotPrintableUtf8(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) return i;
       ++i;
       continue;
     }
     size_t length = 0;
     unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
-    if (c >= 0xC2 && c <= 0xDF) {
+    if (c == 0xC2) {
+      length = 2;
+      low = 0xA0;  // U+0080..U+009F are control characters (but U+0085, a line break)
+    } else if (c >= 0xC3 && c <= 0xDF) {
       length = 2;
     } else if (c >= 0xE0 && c <= 0xEF) {
       length = 3;
@@ -223,6 +228,7 @@ size_t FirstInvalidUtf8(std::string_view text) {
       return i;
     }
     if (i + length > text.size()) return i;
+    if (c == 0xC2 && static_cast<unsigned char>(text[i + 1]) == 0x85) low = 0x85;  // NEL
     for (size_t k = 1; k < length; ++k) {
       const auto b = static_cast<unsigned char>(text[i + k]);
       if (b < (k == 1 ? low : 0x80) || b > (k == 1 ? high : 0xBF)) return i;
@@ -253,7 +259,7 @@ Result<std::vector<YAML::Node>> ParseYamlNodes(std::string_view text, const std:
       text.substr(0, 2) == "\xFE\xFF") {
     return Status::Invalid(source + ": not UTF-8 text (UTF-16 or UTF-32?); save it as UTF-8");
   }
-  if (size_t bad = FirstInvalidUtf8(text); bad != std::string_view::npos) {
+  if (size_t bad = FirstNotPrintableUtf8(text); bad != std::string_view::npos) {
     const std::string_view before = text.substr(0, bad);
     const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
     const size_t line_start =
@@ -261,8 +267,9 @@ Result<std::vector<YAML::Node>> ParseYamlNodes(std::string_view text, const std:
     char byte[8];
     std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
     return Status::Invalid(source + ":" + std::to_string(line) + ":" +
-                           std::to_string(bad - line_start + 1) + ": not UTF-8 text (byte " + byte +
-                           "); YAML files are Unicode, saved as UTF-8");
+                           std::to_string(bad - line_start + 1) +
+                           ": not printable UTF-8 text (byte " + byte +
+                           "); YAML files are printable Unicode, saved as UTF-8");
   }
   GANTRY_RETURN_IF_ERROR(ScanYamlText(text, source));
   std::vector<YAML::Node> documents;

@@ -188,10 +188,18 @@ TEST(ParseYamlNodes, TextThatIsNotUtf8IsRefusedWhereItStops) {
   // Found by the yaml_json fuzzer: a byte 0x95 became a JSON string that nlohmann::json
   // cannot write, and `gantry validate` terminated.
   EXPECT_EQ(ErrorOf("a: 1\nb: x\x95y\n"),
-            "in.yaml:2:5: not UTF-8 text (byte 0x95); YAML files are Unicode, saved as UTF-8");
-  EXPECT_TRUE(Contains(ErrorOf("k: \xC0\xAF\n"), "in.yaml:1:4: not UTF-8"));  // overlong '/'
-  EXPECT_TRUE(Contains(ErrorOf("k: \xED\xA0\x80\n"), "not UTF-8"));         // a surrogate
-  EXPECT_TRUE(Contains(ErrorOf("k: \xE2\x82\n"), "not UTF-8"));              // cut short
+            "in.yaml:2:5: not printable UTF-8 text (byte 0x95); YAML files are printable "
+            "Unicode, saved as UTF-8");
+  // Control characters are not YAML either (a NUL in a plain scalar came out of yaml-cpp
+  // as a byte 0x85: found by the fuzzer in CI); tab and line breaks are.
+  EXPECT_TRUE(Contains(ErrorOf(std::string_view("a: p\0q\n", 7)), "in.yaml:1:5: not printable"));
+  EXPECT_TRUE(Contains(ErrorOf("a: \x1b[31m\n"), "byte 0x1B"));
+  EXPECT_TRUE(Contains(ErrorOf("a: \xC2\x80\n"), "not printable"));  // U+0080, a C1 control
+  EXPECT_TRUE(Parses("a:\tb\r\nc: \xC2\x85 \xC2\xA0\n"));
+  EXPECT_TRUE(
+      Contains(ErrorOf("k: \xC0\xAF\n"), "in.yaml:1:4: not printable UTF-8"));  // overlong '/'
+  EXPECT_TRUE(Contains(ErrorOf("k: \xED\xA0\x80\n"), "not printable UTF-8"));   // a surrogate
+  EXPECT_TRUE(Contains(ErrorOf("k: \xE2\x82\n"), "not printable UTF-8"));       // cut short
   // Every well-formed character passes: two, three and four bytes long.
   EXPECT_TRUE(Parses("k: \xC3\xA9 \xE2\x82\xAC \xF0\x9F\x9A\x80\n"));
 }
