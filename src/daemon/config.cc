@@ -174,7 +174,7 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
 }
 
 Status LoadDaemonConfig(const std::string& path, DaemonConfig* out) {
-  auto text = k8s::ReadInputFile(path);
+  auto text = ReadInputFile(path);
   if (!text.ok() && text.status().code() == Status::Code::kNotFound) {
     return Status::NotFound(path + ": cannot read the configuration");
   }

@@ -240,15 +240,6 @@ size_t FirstNotPrintableUtf8(std::string_view text) {
 
 }  // namespace
 
-Status CheckInputSize(int64_t bytes, const std::string& source) {
-  if (bytes > kMaxInputFileBytes) {
-    return Status::Invalid(source + ": " + std::to_string(bytes) + " bytes is more than " +
-                           std::to_string(kMaxInputFileBytes) +
-                           " (1 GiB, the limit on an input file)");
-  }
-  return Status::Ok();
-}
-
 Result<std::vector<YAML::Node>> ParseYamlNodes(std::string_view text, const std::string& source) {
   GANTRY_RETURN_IF_ERROR(CheckInputSize(static_cast<int64_t>(text.size()), source));
   if (text.substr(0, kByteOrderMark.size()) == kByteOrderMark)

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/input_file.h"
 #include "model/status.h"
 
 namespace gantry {
@@ -31,10 +32,6 @@ Result<std::vector<YAML::Node>> ParseYamlNodes(std::string_view text, const std:
 // The one document of a file that holds one (a scenario, a configuration, a kubeconfig):
 // a null node when the text has none, an error naming the line when it has a second.
 Result<YAML::Node> ParseYamlNode(std::string_view text, const std::string& source);
-
-// An error unless `bytes` is within kMaxInputFileBytes; for readers of files, before they
-// read one.
-Status CheckInputSize(int64_t bytes, const std::string& source);
 
 // "SOURCE:LINE:COL: field" for messages about a node (just "SOURCE: field" when the node
 // has no position, e.g. one that is missing).

@@ -6,7 +6,6 @@
 #include <filesystem>
 
 #include "engine/yaml_load.h"
-#include "k8s/yaml_json.h"
 
 namespace gantry::k8s {
 namespace {

@@ -5,8 +5,6 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 
 #include "engine/yaml_load.h"
 #include "model/limits.h"
@@ -123,23 +121,5 @@ Result<std::vector<YamlDocument>> LoadYamlDocuments(const std::string& path) {
   return ParseYamlDocuments(*text, path);
 }
 
-Result<std::string> ReadInputFile(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_regular_file(path, error)) {
-    const auto size = std::filesystem::file_size(path, error);
-    if (!error) GANTRY_RETURN_IF_ERROR(CheckInputSize(static_cast<int64_t>(size), path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound(path + ": cannot read it");
-  // Read in pieces up to the limit: a pipe or a growing file has no size to check first.
-  std::string text;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(in.gcount()));
-    GANTRY_RETURN_IF_ERROR(CheckInputSize(static_cast<int64_t>(text.size()), path));
-  }
-  if (in.bad()) return Status::IoError(path + ": cannot read it");
-  return text;
-}
 
 }  // namespace gantry::k8s

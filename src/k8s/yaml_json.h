@@ -37,8 +37,5 @@ Result<std::vector<YamlDocument>> ParseYamlDocuments(std::string_view text,
 // The same from a file.
 Result<std::vector<YamlDocument>> LoadYamlDocuments(const std::string& path);
 
-// A file's contents; one larger than kMaxInputFileBytes is refused without reading it.
-// A missing or unreadable file is NotFound ("PATH: cannot read it").
-Result<std::string> ReadInputFile(const std::string& path);
 
 }  // namespace gantry::k8s

@@ -1,5 +1,6 @@
 #include "sim/cluster_file.h"
 
+#include "model/input_file.h"
 #include "sim/scenario.h"
 #include "sim/trace_csv.h"
 
@@ -7,7 +8,7 @@ namespace gantry {
 
 Result<ClusterState> LoadClusterFile(const std::string& path) {
   // Read once, bounded, to tell the formats apart; a node list is parsed from these bytes.
-  auto text = ReadTraceFile(path);
+  auto text = ReadInputFile(path);
   if (!text.ok()) return text.status();
   if (LooksLikeCsv(*text)) {
     auto nodes = ParseNodeCsv(*text, path);

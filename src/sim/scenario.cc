@@ -1,11 +1,10 @@
 #include "sim/scenario.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <unordered_set>
 
+#include "model/input_file.h"
 #include "model/limits.h"
 #include "sim/yaml_reader.h"
 
@@ -494,21 +493,9 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
 }
 
 Result<Scenario> LoadScenario(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_regular_file(path, error)) {
-    const auto size = std::filesystem::file_size(path, error);
-    if (!error) GANTRY_RETURN_IF_ERROR(CheckInputSize(static_cast<int64_t>(size), path));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(path + ": cannot open the file");
-  // In pieces up to the limit: a pipe has no size to check first.
-  std::string text;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<size_t>(in.gcount()));
-    GANTRY_RETURN_IF_ERROR(CheckInputSize(static_cast<int64_t>(text.size()), path));
-  }
-  return ParseScenario(text, path);
+  auto text = ReadInputFile(path);
+  if (!text.ok()) return text.status();
+  return ParseScenario(*text, path);
 }
 
 std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decisions& decisions) {

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 
+#include "model/input_file.h"
 #include "model/limits.h"
 #include "sim/csv_cursor.h"
 
@@ -103,37 +102,6 @@ Status TooManyRows(const std::string& source, int32_t line, const char* noun, in
 
 }  // namespace
 
-Result<std::string> ReadTraceFile(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) {
-    return Status::IoError(path + ": cannot open the file" + (ec ? ": " + ec.message() : ""));
-  }
-  if (std::filesystem::is_directory(status))
-    return Status::IoError(path + ": is a directory, not a file");
-  const std::string too_big = path + ": the file is larger than the limit of " +
-                              std::to_string(kMaxInputFileBytes) + " bytes on an input file";
-  if (std::filesystem::is_regular_file(status)) {
-    const auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > static_cast<uintmax_t>(kMaxInputFileBytes)) {
-      return Status::Invalid(too_big + " (it has " + std::to_string(size) + ")");
-    }
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError(path + ": cannot open the file");
-  // Read in pieces, so that a pipe or device is bounded too.
-  std::string text;
-  std::string chunk(1 << 20, '\0');
-  while (in) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    const auto got = static_cast<size_t>(in.gcount());
-    if (text.size() + got > static_cast<size_t>(kMaxInputFileBytes))
-      return Status::Invalid(too_big);
-    text.append(chunk.data(), got);
-  }
-  if (in.bad()) return Status::IoError(path + ": cannot read the file");
-  return text;
-}
 
 Result<std::vector<TraceNode>> ParseNodeCsv(const std::string& text, const std::string& source) {
   Cursor csv(text, source);
@@ -337,19 +305,19 @@ Result<std::vector<TraceJob>> ParseJobCsv(const std::string& text, const std::st
 }
 
 Result<std::vector<TraceNode>> ReadNodeCsv(const std::string& path) {
-  auto text = ReadTraceFile(path);
+  auto text = ReadInputFile(path);
   if (!text.ok()) return text.status();
   return ParseNodeCsv(*text, path);
 }
 
 Result<std::vector<TracePod>> ReadPodCsv(const std::string& path) {
-  auto text = ReadTraceFile(path);
+  auto text = ReadInputFile(path);
   if (!text.ok()) return text.status();
   return ParsePodCsv(*text, path);
 }
 
 Result<std::vector<TraceJob>> ReadJobCsv(const std::string& path) {
-  auto text = ReadTraceFile(path);
+  auto text = ReadInputFile(path);
   if (!text.ok()) return text.status();
   return ParseJobCsv(*text, path);
 }
@@ -381,7 +349,7 @@ Result<WorkloadCsv> ParseWorkloadCsv(const std::string& text, const std::string&
 }
 
 Result<WorkloadCsv> ReadWorkloadCsv(const std::string& path) {
-  auto text = ReadTraceFile(path);
+  auto text = ReadInputFile(path);
   if (!text.ok()) return text.status();
   return ParseWorkloadCsv(*text, path);
 }

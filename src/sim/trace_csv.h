@@ -77,10 +77,6 @@ struct TraceJob {
   int32_t line = 0;
 };
 
-// The bytes of an input file, refused above kMaxInputFileBytes (before reading, for a
-// regular file). Errors name the path.
-Result<std::string> ReadTraceFile(const std::string& path);
-
 Result<std::vector<TraceNode>> ReadNodeCsv(const std::string& path);
 Result<std::vector<TracePod>> ReadPodCsv(const std::string& path);
 Result<std::vector<TraceJob>> ReadJobCsv(const std::string& path);

@@ -173,10 +173,10 @@ TEST(NodeCsvTest, MemoryBeyondWhatMilliUnitsHoldIsAnError) {
   EXPECT_EQ(cluster.capacity().Get(kMemory), 1024 * 1024 * kGi);
 }
 
-TEST(NodeCsvTest, MissingFileIsAnIoErrorNamingThePath) {
+TEST(NodeCsvTest, MissingFileIsNotFoundNamingThePath) {
   auto nodes = ReadNodeCsv("/nonexistent/dir/nodes.csv");
   ASSERT_FALSE(nodes.ok());
-  EXPECT_EQ(nodes.status().code(), Status::Code::kIoError);
+  EXPECT_EQ(nodes.status().code(), Status::Code::kNotFound);
   EXPECT_TRUE(Contains(nodes.status().message(), "/nonexistent/dir/nodes.csv"));
 }
 
@@ -831,10 +831,10 @@ TEST(WorkloadCsvTest, ARowWithoutAHeaderNamesLineOneAndBothHeaders) {
   EXPECT_TRUE(Contains(w.status().message(), "name,cpu_milli,memory_mib,num_gpu,gpu_milli"));
 }
 
-TEST(WorkloadCsvTest, AMissingFileIsAnIoError) {
+TEST(WorkloadCsvTest, AMissingFileIsNotFound) {
   auto w = ReadWorkloadCsv("/nonexistent/dir/w.csv");
   ASSERT_FALSE(w.ok());
-  EXPECT_EQ(w.status().code(), Status::Code::kIoError);
+  EXPECT_EQ(w.status().code(), Status::Code::kNotFound);
   EXPECT_TRUE(Contains(w.status().message(), "/nonexistent/dir/w.csv"));
 }
 

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "model/input_file.h"
 #include "model/limits.h"
 
 #include "tests/unit/test_util.h"
@@ -271,7 +272,7 @@ TEST_F(YamlFileTest, FileLargerThanTheLimitIsRefusedUnread) {
       r.status().message(),
       path + ": 1073741825 bytes is more than 1073741824 (1 GiB, the limit on an input file)");
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
-  EXPECT_FALSE(ReadInputFile(path).ok());
+  EXPECT_FALSE(gantry::ReadInputFile(path).ok());
 }
 
 TEST(ParseYamlDocuments, TextWithLinesOfFields) {
