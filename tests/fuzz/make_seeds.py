@@ -60,6 +60,17 @@ def yaml_documents(path):
         return [d for d in yaml.safe_load_all(f) if d is not None]
 
 
+def manifest_documents():
+    """(path, index, document) of every shipped manifest that PyYAML can read."""
+    for path in files("deploy/**/*.yaml", "tests/validate/invalid/*.yaml"):
+        try:
+            docs = yaml_documents(path)
+        except (yaml.YAMLError, RecursionError):  # the invalid files include deep nesting
+            continue
+        for i, doc in enumerate(docs):
+            yield path, i, doc
+
+
 # ---------------------------------------------------------------- quantities
 q = Corpus("quantity", 128)
 for i, text in enumerate([
@@ -123,13 +134,8 @@ job_csv.add("hand_reordered", "memory,cpu,gpus_per_pod,duration,submit_time\n16G
 
 # ---------------------------------------------------------------- Kubernetes objects
 objects = Corpus("k8s_objects", 8192)
-for path in files("deploy/**/*.yaml", "tests/validate/invalid/*.yaml"):
-    try:
-        docs = yaml_documents(path)
-    except yaml.YAMLError:
-        continue
-    for i, doc in enumerate(docs):
-        objects.add("%s.%d.json" % (seed_name(path), i), json.dumps(doc, default=str))
+for path, i, doc in manifest_documents():
+    objects.add("%s.%d.json" % (seed_name(path), i), json.dumps(doc, default=str))
 
 
 def node(name, gpus, cpu="64", memory="512Gi", labels=None, **spec):
@@ -274,15 +280,10 @@ for name, lines in streams.items():
 config = Corpus("daemon_config", 4096)
 for path in files("deploy/gantry-config.yaml", "tests/validate/invalid/config_*.yaml"):
     config.add_file(path)
-for path in files("deploy/**/*.yaml", "tests/validate/invalid/*.yaml"):
-    try:
-        docs = yaml_documents(path)
-    except yaml.YAMLError:
-        continue
-    for i, doc in enumerate(docs):
-        if isinstance(doc, dict) and isinstance(doc.get("data"), dict) \
-                and isinstance(doc["data"].get("config.yaml"), str):
-            config.add("%s.%d.config.yaml" % (seed_name(path), i), doc["data"]["config.yaml"])
+for path, i, doc in manifest_documents():
+    if isinstance(doc, dict) and isinstance(doc.get("data"), dict) \
+            and isinstance(doc["data"].get("config.yaml"), str):
+        config.add("%s.%d.config.yaml" % (seed_name(path), i), doc["data"]["config.yaml"])
 config.add("hand_integration_tests",
            "schedulerName: gantry-test\nschedulePeriod: 500ms\nbindWorkers: 8\n"
            "listenAddress: 127.0.0.1:0\nleaderElection: {enabled: true, namespace: default, "

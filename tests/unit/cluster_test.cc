@@ -6,15 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/test_util.h"
+
 namespace gantry {
 namespace {
 
 // True when `text` contains `part` (gmock's HasSubstr without linking gmock).
-::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
 constexpr Milli kGi = 1024LL * 1024 * 1024 * kMilliPerUnit;
 
 GpuModelId Model(const char* name) {

@@ -8,14 +8,10 @@
 #include <vector>
 
 #include "engine/registry.h"
+#include "tests/unit/test_util.h"
 
 namespace gantry {
 namespace {
-
-::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
 
 Status Parse(const std::string& yaml, SchedulerConfig* out) {
   return ParseSchedulerConfig(YAML::Load(yaml), "sched.yaml", out);

@@ -12,11 +12,6 @@
 namespace gantry {
 namespace {
 
-::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
 std::vector<std::string> PluginNames(const SchedulerConfig& c) {
   std::vector<std::string> names;
   for (const PluginConfig& p : c.plugins) names.push_back(p.name);

@@ -14,11 +14,6 @@
 namespace gantry {
 namespace {
 
-::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
 Node GpuNode(const std::string& name, int gpus, Milli cpu = 64000) {
   Node node;
   node.name = name;

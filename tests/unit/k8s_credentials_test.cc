@@ -22,11 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
 // ---------------------------------------------------------------------------------------
 // Base64
 

@@ -23,11 +23,6 @@ using json = nlohmann::json;
 constexpr Milli kMi = 1024LL * 1024 * kMilliPerUnit;
 constexpr Milli kGi = 1024 * kMi;
 
-::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
 // A pod ml/p whose spec and metadata extras are given as JSON text.
 json Pod(const std::string& spec, const std::string& metadata_extra = "",
          const std::string& status = "{}") {

@@ -14,11 +14,6 @@ namespace gantry {
 namespace {
 
 // True when `text` contains `part` (gmock's HasSubstr without linking gmock).
-::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
 TEST(MetricsFormatTest, IntegersWithoutDecimalsOthersShortest) {
   EXPECT_EQ(FormatMetricValue(0), "0");
   EXPECT_EQ(FormatMetricValue(-0.0), "0");

@@ -8,15 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/test_util.h"
+
 namespace gantry {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "the output does not contain \"" << part << "\"";
-}
 
 size_t Count(const std::string& text, const std::string& part) {
   size_t n = 0;

@@ -14,12 +14,6 @@
 namespace gantry {
 namespace {
 
-::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure()
-         << "\"" << text.substr(0, 500) << "\" does not contain \"" << part << "\"";
-}
-
 const char* const kNode = "nodes:\n- {name: n0, allocatable: {cpu: 8}}\n";
 
 std::string ErrorOf(const std::string& text) {

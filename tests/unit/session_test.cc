@@ -17,11 +17,6 @@ namespace {
 
 constexpr Milli kGi = 1024LL * 1024 * 1024 * kMilliPerUnit;
 
-::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
 // ---------------------------------------------------------------- building clusters
 
 GpuModelId A100() { return GpuModels().Intern("A100-80GB"); }

@@ -11,11 +11,6 @@
 namespace gantry {
 namespace {
 
-::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
 SimOptions Protocol() {
   SimOptions o;
   o.cluster = "nodes.csv";

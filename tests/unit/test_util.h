@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,13 @@
 #include "model/status.h"
 
 namespace gantry {
+
+// Whether `text` holds `part`; on failure, says what the text was (the first 2,000 bytes).
+inline ::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "\"" << text.substr(0, 2000) << "\" does not contain \"" << part << "\"";
+}
 
 // The value of a Result that the test needs to go on; fails the test loudly otherwise.
 template <typename T>

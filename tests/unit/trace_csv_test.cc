@@ -17,11 +17,6 @@ namespace {
 constexpr Milli kMiB = 1024LL * 1024 * kMilliPerUnit;
 constexpr Milli kGi = 1024LL * kMiB;
 
-::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "\"" << text << "\" does not contain \"" << part << "\"";
-}
-
 ::testing::AssertionResult StartsWith(const std::string& text, const std::string& prefix) {
   if (text.rfind(prefix, 0) == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()

@@ -14,12 +14,6 @@
 namespace gantry {
 namespace {
 
-::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
-  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure()
-         << "\"" << text.substr(0, 500) << "\" does not contain \"" << part << "\"";
-}
-
 std::string ErrorOf(std::string_view text) {
   auto r = ParseYamlNodes(text, "in.yaml");
   return r.ok() ? std::string("(ok)") : r.status().message();
