@@ -9,11 +9,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string ApiVersionOf(k8s::GroupApi api) {
-  return api == k8s::GroupApi::kCoscheduling ? "scheduling.x-k8s.io/v1alpha1"
-                                             : "scheduling.volcano.sh/v1beta1";
-}
-
 std::string GroupKey(k8s::GroupApi api, const std::string& namespace_, const std::string& name) {
   return (api == k8s::GroupApi::kCoscheduling ? "xk|" : "vc|") + namespace_ + "/" + name;
 }
@@ -45,15 +40,7 @@ std::string SpecKey(const TaskSpec& s) {
   return key;
 }
 
-// Messages we keep and write are bounded, whatever the text they quote.
-constexpr size_t kMaxMessage = 1024;
 constexpr size_t kMaxNodeReason = 300;
-constexpr size_t kRefusedNodesNamed = 3;
-
-std::string Bounded(std::string text, size_t limit) {
-  if (text.size() > limit) text = text.substr(0, limit) + "...";
-  return text;
-}
 
 }  // namespace
 
@@ -500,21 +487,6 @@ void ClusterCache::RefuseNode(const k8s::ObjectMeta& meta, const std::string& wh
            "gantry does not schedule onto this node: " + reason});
 }
 
-std::string ClusterCache::RefusedNodesNote() const {
-  if (refused_nodes_.empty()) return "";
-  std::string out =
-      "; gantry refused " + std::to_string(refused_nodes_.size()) + " node(s) it cannot read: ";
-  size_t named = 0;
-  for (const auto& [name, why] : refused_nodes_) {
-    if (named == kRefusedNodesNamed) {
-      out += "; and " + std::to_string(refused_nodes_.size() - named) + " more";
-      break;
-    }
-    out += (named++ ? "; " : "") + Bounded(name, 100) + " (" + why + ")";
-  }
-  return out;
-}
-
 void ClusterCache::OnNode(k8s::EventType type, const json& object) {
   auto meta = k8s::ParseMeta(object);
   if (!meta.ok()) return;
@@ -685,128 +657,6 @@ void ClusterCache::BindFailed(const std::string& namespace_, const std::string& 
     state_.Unplace(pod.task);
   }
   SyncPod(key);
-}
-
-void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCondition>* conditions,
-                                 std::vector<GroupStatus>* groups,
-                                 std::vector<ObjectEvent>* events) {
-  std::unordered_map<JobId, const std::string*> reasons;
-  for (const PendingJob& p : decisions.pending) {
-    reasons[p.job] = &p.reason;
-    if (p.job < job_of_id_.size() && !job_of_id_[p.job].empty()) {
-      status_dirty_.insert(job_of_id_[p.job]);
-    }
-  }
-  const std::string refused_note = RefusedNodesNote();
-  const std::set<std::string> keys = std::exchange(status_dirty_, {});
-  for (const std::string& job_key : keys) {
-    auto found = jobs_.find(job_key);
-    if (found == jobs_.end()) continue;
-    JobRecord& job = found->second;
-    if (!job.ours) continue;
-    std::string reason = HoldReason(job);
-    if (reason.empty() && job.id != kNone) {
-      auto r = reasons.find(job.id);
-      if (r != reasons.end()) reason = Bounded(*r->second, kMaxMessage) + refused_note;
-    }
-    int32_t running = 0, succeeded = 0, failed = 0;
-    for (const std::string& key : job.pods) {
-      pod_records_visited_++;
-      auto it = pods_.find(key);
-      if (it == pods_.end()) continue;
-      PodRecord& pod = it->second;
-      const k8s::PodInfo& info = pod.info;
-      if (info.phase == "Succeeded") succeeded++;
-      if (info.phase == "Failed") failed++;
-      if (!info.node_name.empty() && !info.finished()) running++;
-      bool waiting =
-          info.node_name.empty() && !pod.assumed && !info.meta.deleting && !info.finished();
-      // A pod that cannot be scheduled as written says why, whatever its job's state.
-      const std::string& message = pod.problem.empty() ? reason : pod.problem;
-      if (!waiting || message.empty()) continue;
-      if (message == pod.written_message || message == info.unschedulable_message) continue;
-      pod.written_message = message;
-      conditions->push_back({info.meta.namespace_, info.meta.name, message});
-      events->push_back({"v1", "Pod", info.meta.namespace_, info.meta.name, info.meta.uid,
-                         "Warning", "FailedScheduling", message});
-    }
-    const k8s::PodGroupInfo* group = GroupOf(job);
-    if (!group) continue;
-    GroupStatus s;
-    s.api = job.api;
-    s.namespace_ = job.namespace_;
-    s.name = job.group;
-    s.running = running;
-    s.succeeded = succeeded;
-    s.failed = failed;
-    const bool volcano = job.api != k8s::GroupApi::kCoscheduling;
-    if (succeeded >= group->min_member) {
-      s.phase = volcano ? "Completed" : "Finished";
-    } else if (running >= group->min_member) {
-      s.phase = "Running";
-    } else if (running > 0 && !volcano) {
-      s.phase = "Scheduling";
-    } else {
-      s.phase = volcano && reason.empty() ? "Inqueue" : "Pending";
-    }
-    s.unschedulable_message = running >= group->min_member ? "" : reason;
-    if (s.phase == job.written_phase && s.running == job.written_running &&
-        s.unschedulable_message == job.written_message) {
-      continue;
-    }
-    if (!s.unschedulable_message.empty() && s.unschedulable_message != job.written_message) {
-      events->push_back({ApiVersionOf(job.api), "PodGroup", job.namespace_, job.group,
-                         group->meta.uid, "Warning", "Unschedulable", s.unschedulable_message});
-    }
-    job.written_phase = s.phase;
-    job.written_running = s.running;
-    job.written_message = s.unschedulable_message;
-    groups->push_back(std::move(s));
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Counts
-
-int64_t ClusterCache::pending_pods() const {
-  int64_t n = 0;
-  for (JobId id : state_.jobs_with_pending()) n += state_.job(id).pending;
-  return n;
-}
-
-std::map<std::string, int64_t> ClusterCache::PendingPodsByQueue() const {
-  std::map<std::string, int64_t> out;
-  for (const Queue& q : state_.queues()) {
-    if (q.name != kOtherSchedulersQueue) out[q.name] = 0;
-  }
-  for (JobId id : state_.jobs_with_pending()) {
-    const Job& job = state_.job(id);
-    out[state_.queue(job.queue).name] += job.pending;
-  }
-  return out;
-}
-
-ClusterCache::NodeCounts ClusterCache::CountNodes() const {
-  NodeCounts counts;
-  for (const Node& n : state_.nodes()) {
-    if (n.removed) continue;
-    counts.nodes++;
-    counts.gpus_allocated += n.used.Get(kGpu);
-  }
-  counts.gpus_capacity = state_.capacity().Get(kGpu);
-  return counts;
-}
-
-ClusterCache::Sizes ClusterCache::sizes() const {
-  Sizes s;
-  s.pods = pods_.size();
-  s.jobs = jobs_.size();
-  s.groups = groups_.size() + bad_groups_.size();
-  for (const auto& [node, keys] : waiting_for_node_) s.waiting_for_node += keys.size();
-  s.specs = spec_ids_.size();
-  s.status_dirty = status_dirty_.size();
-  s.refused_nodes = refused_nodes_.size();
-  return s;
 }
 
 }  // namespace gantry

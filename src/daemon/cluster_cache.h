@@ -1,6 +1,7 @@
 // The daemon's view of the cluster: Kubernetes objects from the informers, applied one
 // event at a time to a ClusterState that the engine schedules against (never rebuilt
-// from scratch). Single-threaded: the scheduler thread owns it.
+// from scratch). Single-threaded: the scheduler thread owns it. cluster_cache.cc applies
+// the events; cluster_cache_status.cc reports status and counts.
 //
 // What becomes what:
 // - a Node is a node (GPUs from nvidia.com/gpu, model and memory from GPU feature
@@ -141,6 +142,17 @@ class ClusterCache {
   Sizes sizes() const;
 
  private:
+  // Messages we keep and write are bounded, whatever the text they quote.
+  static constexpr size_t kMaxMessage = 1024;
+  static std::string Bounded(std::string text, size_t limit) {
+    if (text.size() > limit) text = text.substr(0, limit) + "...";
+    return text;
+  }
+  static std::string ApiVersionOf(k8s::GroupApi api) {
+    return api == k8s::GroupApi::kCoscheduling ? "scheduling.x-k8s.io/v1alpha1"
+                                               : "scheduling.volcano.sh/v1beta1";
+  }
+
   struct PodRecord {
     k8s::PodInfo info;             // what could be read of it
     std::string problem;           // why we cannot schedule it as written; empty when we can
