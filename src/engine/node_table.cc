@@ -24,6 +24,7 @@ void FillNode(const Node& node, NodeId id, NodeTable* t) {
   for (const auto& e : node.allocatable.entries()) row[e.id] += e.amount;
   for (const auto& e : node.used.entries()) row[e.id] -= e.amount;
   w.shape_class = node.shape_class;
+  w.removed = node.removed;
   w.max_pods = node.allocatable.Get(kPods);
   w.gpu_count = static_cast<int32_t>(node.gpus.size());
   auto slot = static_cast<size_t>(begin);

@@ -26,7 +26,8 @@ struct NodeWork {
   int32_t tasks = 0;
   // Copied from the Node, so that the per-candidate checks stay in this array.
   uint32_t shape_class = 0;
-  Milli max_pods = 0;  // allocatable pods in milli; 0: no limit
+  Milli max_pods = 0;    // allocatable pods in milli; 0: no limit
+  bool removed = false;  // takes no tasks and is in no count (see Node::removed)
 };
 
 struct NodeTable {

@@ -65,7 +65,7 @@ void Session::BuildWorkingState() {
     const NodeWork& w = table_.nodes[i];
     whole_free[i] = w.whole_free;
     // Removed nodes take no tasks: out of the index, so that no search visits them.
-    gpu_count[i] = c.node(static_cast<NodeId>(i)).removed ? NodeIndex::kNotIndexed : w.gpu_count;
+    gpu_count[i] = w.removed ? NodeIndex::kNotIndexed : w.gpu_count;
     partial[i] = w.partial_count > 0;
   }
   index_.Build(whole_free, partial, gpu_count);
@@ -263,7 +263,7 @@ void Session::ForEachCandidate(const TaskSpec& spec, Fn&& fn) const {
     const size_t start = static_cast<size_t>(rotation_ % n);
     for (size_t k = 0; k < n; ++k) {
       const auto node = static_cast<NodeId>((start + k) % n);
-      if (cluster().node(node).removed) continue;
+      if (table_.nodes[node].removed) continue;
       if (!fn(node)) return;
     }
     return;
@@ -417,7 +417,7 @@ std::string Session::Diagnose(const TaskSpec& spec, SpecId spec_id) {
   std::map<std::pair<uint8_t, uint32_t>, Kind> kinds;
   GpuChoice choice;
   for (NodeId n = 0; n < table_.nodes.size(); ++n) {
-    if (cluster().node(n).removed) continue;  // gone: not a node anyone should hear of
+    if (table_.nodes[n].removed) continue;  // gone: not a node anyone should hear of
     FilterResult r = Filter(spec, spec_id, n);
     if (r.ok() && !ChooseDevicesFor(spec, n, &choice)) {
       r = FilterResult::Fail(FilterCode::kInsufficientGpus);
