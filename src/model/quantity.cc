@@ -25,9 +25,6 @@ bool IsDigit(char c) {
   return c >= '0' && c <= '9';
 }
 
-// ParseQuantity; sets *rounded (when given) if the amount was rounded up to a milli-unit.
-Result<Milli> ParseQuantityImpl(std::string_view text, bool* rounded);
-
 struct Suffix {
   int pow10 = 0;
   int pow2 = 0;
@@ -97,23 +94,7 @@ bool ParseSuffix(std::string_view s, Suffix* out, bool* bad_exponent) {
   return false;
 }
 
-}  // namespace
-
-Result<Milli> ParseQuantity(std::string_view text) {
-  return ParseQuantityImpl(text, nullptr);
-}
-
-Result<Milli> ParseQuantityExact(std::string_view text) {
-  bool rounded = false;
-  auto milli = ParseQuantityImpl(text, &rounded);
-  if (milli.ok() && rounded) {
-    return Bad(text, "finer than a thousandth (the smallest step is 0.001, or 1m)");
-  }
-  return milli;
-}
-
-namespace {
-
+// ParseQuantity; sets *rounded (when given) if the amount was rounded up to a milli-unit.
 Result<Milli> ParseQuantityImpl(std::string_view text, bool* rounded) {
   if (text.empty()) return Bad(text, "empty");
   size_t i = 0;
@@ -198,6 +179,19 @@ Result<Milli> ParseQuantityImpl(std::string_view text, bool* rounded) {
 }
 
 }  // namespace
+
+Result<Milli> ParseQuantity(std::string_view text) {
+  return ParseQuantityImpl(text, nullptr);
+}
+
+Result<Milli> ParseQuantityExact(std::string_view text) {
+  bool rounded = false;
+  auto milli = ParseQuantityImpl(text, &rounded);
+  if (milli.ok() && rounded) {
+    return Bad(text, "finer than a thousandth (the smallest step is 0.001, or 1m)");
+  }
+  return milli;
+}
 
 std::string FormatQuantity(Milli milli, bool binary) {
   if (milli < 0) return "-" + FormatQuantity(-milli, binary);
