@@ -421,6 +421,11 @@ void ClusterCache::SyncPod(const std::string& key) {
       return;
     }
     DropTask(pod);
+    if (want == Want::kRunning && state_.FindNode(info.node_name) != node) {
+      // Its node had been deleted and was kept only for this pod's task: the drop freed it.
+      WaitFor(pod, key, info.node_name);
+      return;
+    }
   }
   JobId job_id = EnsureStateJob(job);
   SpecId spec_id = AcquireSpec(spec);

@@ -406,6 +406,28 @@ TEST(ClusterCacheHostile, RemovedNodesAreNotCounted) {
   EXPECT_EQ(counts.gpus_allocated, 0);
 }
 
+TEST(ClusterCacheHostile, APodChangedOnItsDeletedNodeWaitsForTheNodeAgain) {
+  // Found by the cluster_cache fuzzer: a deleted node stays only while a pod is counted
+  // there; when that pod changed, dropping its old task freed the node, and the new task
+  // was placed on the freed slot by the id looked up before the drop.
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1", "8"));
+  c.OnPod(EventType::kAdded, Bound(PodObject("p", Gpus("2"), "other"), "n1"));
+  c.OnNode(EventType::kDeleted, NodeObject("n1", "8"));
+  const NodeId kept = c.state().FindNode("n1");
+  ASSERT_NE(kept, kNone);
+  c.OnPod(EventType::kModified, Bound(PodObject("p", Gpus("4"), "other"), "n1"));
+  // The node is gone for good, nothing is recorded on its slot, and the pod waits for it.
+  EXPECT_EQ(c.state().FindNode("n1"), kNone);
+  EXPECT_TRUE(c.state().node(kept).name.empty());
+  EXPECT_TRUE(c.state().tasks_on(kept).empty());
+  EXPECT_EQ(c.state().node(kept).task_count, 0);
+  EXPECT_EQ(c.sizes().waiting_for_node, 1u);
+  // A node of that name, later, counts the pod as it is now.
+  c.OnNode(EventType::kAdded, NodeObject("n1", "8"));
+  EXPECT_EQ(c.state().node(c.state().FindNode("n1")).used.Get(kGpu), 4000);
+}
+
 TEST(ClusterCacheHostile, QueuesNamedByPodsAreBounded) {
   ClusterCache c("gantry");
   const size_t before = c.state().queues().size();
