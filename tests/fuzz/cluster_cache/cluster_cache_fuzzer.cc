@@ -141,7 +141,11 @@ class Harness {
       const NodeId node = state.FindNode(node_name);
       if (node == kNone || state.node(node).removed) continue;
       auto pod = k8s::ParsePod(object);
-      if (pod.ok() && pod->finished()) continue;
+      // A finished pod holds nothing, however malformed the rest of it (its phase is read
+      // whatever else is wrong).
+      std::string problem;
+      auto decoded = k8s::DecodePod(object, &problem);
+      if (decoded.ok() && decoded->finished()) continue;
       const Task* task = RunningTask(state, key);
       const bool counted = task != nullptr && task->node == node;
       if (pod.ok()) {
