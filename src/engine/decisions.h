@@ -23,6 +23,15 @@ struct EvictDecision {
   std::string reason;
 };
 
+// A task placed onto room that is being released (its victims are terminating): it binds
+// in a later session, once that room is free.
+struct PipelineDecision {
+  JobId job = kNone;
+  TaskId task = kNone;
+  NodeId node = kNone;
+  std::vector<int32_t> gpus;
+};
+
 struct PendingJob {
   JobId job = kNone;
   int32_t pending_tasks = 0;  // tasks of the job still unplaced after the session
@@ -31,7 +40,8 @@ struct PendingJob {
 
 struct Decisions {
   std::vector<BindDecision> binds;  // in decision order
-  std::vector<EvictDecision> evictions;
+  std::vector<EvictDecision> evictions;  // in decision order
+  std::vector<PipelineDecision> pipelined;  // in decision order
   std::vector<PendingJob> pending;  // in job id order
   // Per queue id, its fair share, when a plugin computes one (proportion); else empty.
   std::vector<ResourceVector> deserved;
