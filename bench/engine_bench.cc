@@ -27,7 +27,8 @@ std::unique_ptr<Workload> MakeWorkload(int nodes) {
   for (int i = 0; i < nodes; ++i) {
     Node n;
     n.name = "node-" + std::to_string(i);
-    n.allocatable = {{kCpu, 128'000}, {kMemory, Milli{1024} * 1024 * 1024 * 1024 * 1000}, {kPods, 110'000}};
+    n.allocatable = {
+        {kCpu, 128'000}, {kMemory, Milli{1024} * 1024 * 1024 * 1024 * 1000}, {kPods, 110'000}};
     n.labels.Set("topology.gantry.dev/rack", "rack-" + std::to_string(i / 32));
     for (int g = 0; g < 8; ++g) n.gpus.push_back(GpuDevice{a100, 81920, g / 4, g / 4, 0, 0});
     c.AddNode(std::move(n)).value();
@@ -88,7 +89,8 @@ std::unique_ptr<Workload> MakeWorkload(int nodes) {
     if (kind == kGang) {
       job.min_member = 8;
       JobId id = c.AddJob(std::move(job)).value();
-      for (int k = 0; k < 8; ++k) c.AddTask(id, eight_gpu, c.job(id).name + "-" + std::to_string(k)).value();
+      for (int k = 0; k < 8; ++k)
+        c.AddTask(id, eight_gpu, c.job(id).name + "-" + std::to_string(k)).value();
       made += 8;
     } else {
       JobId id = c.AddJob(std::move(job)).value();
@@ -108,18 +110,19 @@ void BM_Session(benchmark::State& state) {
   if (!w) w = MakeWorkload(nodes);
   SchedulerConfig config = SchedulerConfig::Default();
   config.nodes_to_score = static_cast<int32_t>(state.range(1));
+  const Policy policy = Policy::Compile(config).value();
   Snapshot snapshot(w->cluster);
   size_t placed = 0;
   for (auto _ : state) {
-    Session session(snapshot, config);
+    Session session(snapshot, policy);
     Decisions d = session.Run();
     placed = d.binds.size();
     benchmark::DoNotOptimize(d);
   }
   state.counters["pending"] = static_cast<double>(w->pending_tasks);
   state.counters["placed"] = static_cast<double>(placed);
-  state.counters["placed_per_s"] =
-      benchmark::Counter(static_cast<double>(placed), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["placed_per_s"] = benchmark::Counter(
+      static_cast<double>(placed), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 BENCHMARK(BM_Session)

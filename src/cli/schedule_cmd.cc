@@ -73,8 +73,14 @@ int RunSchedule(const ScheduleOptions& options) {
     std::fprintf(stderr, "gantry schedule: %s\n", scenario.status().message().c_str());
     return 2;
   }
+  auto policy = Policy::Compile(scenario->config);
+  if (!policy.ok()) {  // the loader checked the configuration already
+    std::fprintf(stderr, "gantry schedule: %s: %s\n", options.scenario.c_str(),
+                 policy.status().message().c_str());
+    return 2;
+  }
   Snapshot snapshot(scenario->cluster);
-  Session session(snapshot, scenario->config);
+  Session session(snapshot, *policy);
   Decisions decisions = session.Run();
   if (options.format == "json") {
     std::cout << k8s::JsonText(ToJson(*scenario, decisions), 2) << "\n";

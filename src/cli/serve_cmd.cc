@@ -72,8 +72,14 @@ int RunServe(const ServeOptions& o) {
   std::signal(SIGINT, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
 
+  auto policy = Policy::Compile(config.engine);
+  if (!policy.ok()) {  // the configuration was checked when read: this is a bug
+    std::fprintf(stderr, "gantry serve: engine configuration: %s\n",
+                 policy.status().message().c_str());
+    return 2;
+  }
   MetricsRegistry metrics;
-  Scheduler scheduler(config, **client, metrics, identity);
+  Scheduler scheduler(config, std::move(policy).value(), **client, metrics, identity);
   StatusServer server(
       metrics,
       [&] {

@@ -30,9 +30,10 @@ constexpr auto kCoalesce = std::chrono::milliseconds(5);
 
 }  // namespace
 
-Scheduler::Scheduler(DaemonConfig config, k8s::Client& client, MetricsRegistry& metrics,
-                     std::string identity)
+Scheduler::Scheduler(DaemonConfig config, Policy policy, k8s::Client& client,
+                     MetricsRegistry& metrics, std::string identity)
     : config_(std::move(config)),
+      policy_(std::move(policy)),
       client_(client),
       identity_(std::move(identity)),
       cache_(config_.scheduler_name) {
@@ -165,7 +166,7 @@ void Scheduler::RunCycle() {
   options.seed = seed_++;
   Decisions decisions;
   {
-    Session session(snapshot, config_.engine, options);
+    Session session(snapshot, policy_, options);
     decisions = session.Run();
   }
   std::vector<BindRequest> binds = cache_.Assume(decisions);

@@ -22,6 +22,7 @@
 #include "daemon/config.h"
 #include "daemon/metrics.h"
 #include "engine/node_table.h"
+#include "engine/policy.h"
 #include "k8s/client.h"
 #include "k8s/informer.h"
 
@@ -29,7 +30,8 @@ namespace gantry {
 
 class Scheduler {
  public:
-  Scheduler(DaemonConfig config, k8s::Client& client, MetricsRegistry& metrics,
+  // `policy`: config.engine, compiled.
+  Scheduler(DaemonConfig config, Policy policy, k8s::Client& client, MetricsRegistry& metrics,
             std::string identity);
   ~Scheduler();
 
@@ -60,6 +62,7 @@ class Scheduler {
   void PublishGauges();
 
   DaemonConfig config_;
+  Policy policy_;
   k8s::Client& client_;
   std::string identity_;
   ClusterCache cache_;

@@ -39,10 +39,10 @@ struct PendingJob {
 };
 
 struct Decisions {
-  std::vector<BindDecision> binds;  // in decision order
-  std::vector<EvictDecision> evictions;  // in decision order
+  std::vector<BindDecision> binds;          // in decision order
+  std::vector<EvictDecision> evictions;     // in decision order
   std::vector<PipelineDecision> pipelined;  // in decision order
-  std::vector<PendingJob> pending;  // in job id order
+  std::vector<PendingJob> pending;          // in job id order
   // Per queue id, its fair share, when a plugin computes one (proportion); else empty.
   std::vector<ResourceVector> deserved;
 };

@@ -5,14 +5,18 @@
 // (see DESIGN.md, "The engine"). There are no untyped callback tables: a plugin is an
 // ordering, a predicate, a scorer, ... because its class says so.
 //
-// Plugins are made fresh for each session (see registry.h), so they may keep per-session
-// state (the proportion plugin keeps each queue's deserved share).
+// A Policy (policy.h) makes each configured plugin once, parsing its arguments; each
+// session works on its own copy of that prototype (NewSessionCopy), so a plugin may keep
+// per-session state (the proportion plugin keeps each queue's deserved share) and no
+// session sees another's.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/decisions.h"
 #include "engine/filter.h"
@@ -27,12 +31,26 @@ class Plugin {
  public:
   virtual ~Plugin() = default;
   virtual std::string_view name() const = 0;
+  // A copy for one session: the arguments as parsed, no session state (the prototype is
+  // never opened). See SessionCopyable.
+  virtual std::unique_ptr<Plugin> NewSessionCopy() const = 0;
   // Called once when the session opens, after its working state is built and before any
   // action runs. Plugins compute what they need here (shares, deserved amounts).
   virtual void OnSessionOpen(Session& /*session*/) {}
   // Called once after the actions ran, to add what the plugin knows to the decisions
   // (the proportion plugin reports each queue's deserved share).
   virtual void OnSessionClose(const Session& /*session*/, Decisions* /*out*/) const {}
+};
+
+// Implements NewSessionCopy by copying the plugin: `class X : public SessionCopyable<X>`,
+// or `SessionCopyable<X, Base>` for a plugin that extends another.
+template <typename Derived, typename Base = Plugin>
+class SessionCopyable : public Base {
+ public:
+  using Base::Base;
+  std::unique_ptr<Plugin> NewSessionCopy() const override {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
 };
 
 // Orderings return < 0 when `a` goes first, > 0 when `b` does, and 0 for no opinion;
@@ -102,13 +120,18 @@ class NodeScorer {
   virtual void NormalizeScores(std::span<int64_t> /*scores*/) const {}
 };
 
-// Told of every placement the session makes (+1) or takes back (-1), for plugins that
+// How the working state changed (see Statement): a task took room on a node now
+// (allocated), took room that is being released (pipelined), or started to give its room
+// back (evicted: its node's room comes free once it has terminated).
+enum class StateChange : uint8_t { kAllocate, kPipeline, kEvict };
+
+// Told of every change the session makes (sign +1) or takes back (-1), for plugins that
 // keep per-node state of their own.
 class PlacementListener {
  public:
   virtual ~PlacementListener() = default;
-  virtual void OnPlacement(const Session& s, TaskId task, NodeId node, const GpuChoice& gpus,
-                           int sign) = 0;
+  virtual void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId node,
+                             const GpuChoice& gpus, int sign) = 0;
 };
 
 // Gang semantics.
@@ -128,6 +151,22 @@ class QueueLimits {
   // False with *reason when giving `request` to the queue would break a hard limit.
   virtual bool Allocatable(const Session& s, QueueId queue, const ResourceVector& request,
                            std::string* reason) const = 0;
+};
+
+// Why a running task would be evicted: for a pending task of higher priority in its own
+// queue (preempt), or to give a queue below its deserved share what it is owed (reclaim).
+enum class EvictionCause : uint8_t { kPreempt, kReclaim };
+
+// Which running tasks may be evicted for a preemptor. Every plugin that implements it has
+// its say (priority, gang, proportion, ...): the session passes the candidates through
+// each in configured order, and a task is a victim only if every one of them keeps it.
+class VictimFilter {
+ public:
+  virtual ~VictimFilter() = default;
+  // Removes from *victims (running tasks, in the caller's order) those this plugin does
+  // not let `preemptor` evict for `cause`, keeping the order of the rest.
+  virtual void FilterVictims(const Session& s, EvictionCause cause, TaskId preemptor,
+                             std::vector<TaskId>* victims) const = 0;
 };
 
 }  // namespace gantry

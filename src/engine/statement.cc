@@ -5,49 +5,141 @@
 namespace gantry {
 
 Statement::Statement(Statement&& other) noexcept
-    : session_(other.session_),
-      unschedulable_mark_(other.unschedulable_mark_),
-      ops_(std::move(other.ops_)) {
+    : session_(other.session_), ops_(std::move(other.ops_)) {
   other.ops_.clear();
 }
 
-Statement::~Statement() { Discard(); }
+Statement::~Statement() {
+  Discard();
+}
 
-void Statement::Allocate(TaskId task, Placement placement) {
-  session_->ApplyPlacement(task, placement, +1);
-  ops_.push_back(Op{task, std::move(placement)});
+namespace {
+
+std::string TaskText(const Session& s, TaskId task) {
+  const ClusterState& c = s.cluster();
+  return "task " + c.task(task).name + " of job " + c.job(c.task(task).job).name;
+}
+
+std::string NodeText(const Session& s, NodeId node) {
+  return node < s.cluster().nodes().size() ? "node " + s.cluster().node(node).name
+                                           : "node #" + std::to_string(node);
+}
+
+}  // namespace
+
+void Statement::Apply(const Op& op, int sign) {
+  WorkingState& state = session_->state_;
+  StateChange change = StateChange::kAllocate;
+  switch (op.kind) {
+    case Kind::kAllocate:
+      state.Allocate(op.task, op.placement, sign);
+      break;
+    case Kind::kPipeline:
+      state.Pipeline(op.task, op.placement, sign);
+      change = StateChange::kPipeline;
+      break;
+    case Kind::kEvict:
+      state.Evict(op.task, sign);
+      change = StateChange::kEvict;
+      break;
+  }
+  session_->plugins_.Notify(*session_, change, op.task, op.placement.node, op.placement.gpus, sign);
+  // Room came back: verdicts that rested on its absence are void. Undoing a placement
+  // voids those made since it; an eviction may void any.
+  const bool gives_room = (op.kind == Kind::kEvict) == (sign > 0);
+  if (gives_room) {
+    session_->search_.ForgetUnschedulableSince(op.kind == Kind::kEvict ? 0 : op.unschedulable_mark);
+  }
+}
+
+Status Statement::Allocate(TaskId task, Placement placement) {
+  if (session_->task_status(task) != TaskStatus::kPending) {
+    return Status::Invalid(TaskText(*session_, task) + " is " +
+                           std::string(TaskStatusName(session_->task_status(task))) +
+                           ", not pending: it cannot be allocated");
+  }
+  if (!session_->state_.Fits(task, placement, /*future=*/false)) {
+    return Status::Invalid(TaskText(*session_, task) + " does not fit the free room of " +
+                           NodeText(*session_, placement.node));
+  }
+  ops_.push_back(
+      Op{Kind::kAllocate, task, std::move(placement), {}, session_->search_.UnschedulableMark()});
+  Apply(ops_.back(), +1);
+  return Status::Ok();
+}
+
+Status Statement::Pipeline(TaskId task, Placement placement) {
+  if (session_->task_status(task) != TaskStatus::kPending) {
+    return Status::Invalid(TaskText(*session_, task) + " is " +
+                           std::string(TaskStatusName(session_->task_status(task))) +
+                           ", not pending: it cannot be pipelined");
+  }
+  if (!session_->state_.Fits(task, placement, /*future=*/true)) {
+    return Status::Invalid(TaskText(*session_, task) + " does not fit the room " +
+                           NodeText(*session_, placement.node) +
+                           " will have once releasing tasks end");
+  }
+  ops_.push_back(
+      Op{Kind::kPipeline, task, std::move(placement), {}, session_->search_.UnschedulableMark()});
+  Apply(ops_.back(), +1);
+  return Status::Ok();
+}
+
+Status Statement::Evict(TaskId task, std::string reason) {
+  if (session_->task_status(task) != TaskStatus::kRunning) {
+    return Status::Invalid(TaskText(*session_, task) + " is " +
+                           std::string(TaskStatusName(session_->task_status(task))) +
+                           ", not running: it cannot be evicted");
+  }
+  ops_.push_back(Op{Kind::kEvict, task, session_->state_.placement_of(task), std::move(reason),
+                    session_->search_.UnschedulableMark()});
+  Apply(ops_.back(), +1);
+  return Status::Ok();
+}
+
+void Statement::Rollback(size_t checkpoint) {
+  while (ops_.size() > checkpoint) {
+    Apply(ops_.back(), -1);
+    ops_.pop_back();
+  }
 }
 
 void Statement::Commit() {
   if (ops_.empty()) return;
-  std::vector<TaskId> committed;
-  committed.reserve(ops_.size());
-  for (const Op& op : ops_) {
-    session_->RecordBind(op.task, op.placement);
-    committed.push_back(op.task);
+  const ClusterState& c = session_->cluster();
+  Decisions& out = session_->decisions_;
+  std::vector<JobId> placed_jobs;
+  for (Op& op : ops_) {
+    const JobId job = c.task(op.task).job;
+    switch (op.kind) {
+      case Kind::kAllocate:
+        out.binds.push_back(
+            BindDecision{job, op.task, op.placement.node, op.placement.gpus.devices});
+        placed_jobs.push_back(job);
+        break;
+      case Kind::kPipeline:
+        out.pipelined.push_back(
+            PipelineDecision{job, op.task, op.placement.node, op.placement.gpus.devices});
+        placed_jobs.push_back(job);
+        break;
+      case Kind::kEvict:
+        out.evictions.push_back(
+            EvictDecision{job, op.task, op.placement.node, std::move(op.reason)});
+        break;
+    }
   }
-  std::sort(committed.begin(), committed.end());
-  // Every op of a statement belongs to one job in practice, but nothing requires it.
-  for (const Op& op : ops_) {
-    JobWork& job = session_->mutable_job(session_->cluster().task(op.task).job);
-    auto& unplaced = job.unplaced;
-    unplaced.erase(std::remove_if(unplaced.begin(), unplaced.end(),
-                                  [&](TaskId t) {
-                                    return std::binary_search(committed.begin(), committed.end(), t);
-                                  }),
-                   unplaced.end());
+  // The placed tasks leave their jobs' unplaced lists: one pass per job (a statement
+  // usually holds one), not one per operation.
+  std::sort(placed_jobs.begin(), placed_jobs.end());
+  placed_jobs.erase(std::unique(placed_jobs.begin(), placed_jobs.end()), placed_jobs.end());
+  for (JobId job : placed_jobs) {
+    std::vector<TaskId>& unplaced = session_->state_.mutable_job(job).unplaced;
+    unplaced.erase(
+        std::remove_if(unplaced.begin(), unplaced.end(),
+                       [&](TaskId t) { return session_->task_status(t) != TaskStatus::kPending; }),
+        unplaced.end());
   }
   ops_.clear();
-}
-
-void Statement::Discard() {
-  if (ops_.empty()) return;
-  for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
-    session_->ApplyPlacement(it->task, it->placement, -1);
-  }
-  ops_.clear();
-  // Room came back: what failed while this statement held it may fit now.
-  session_->ForgetUnschedulableSince(unschedulable_mark_);
 }
 
 }  // namespace gantry

@@ -1,10 +1,17 @@
-// A Statement is a transaction of placements for one job (a gang). Each placement is
-// applied to the session's working state at once, so that the next member of the gang
-// sees the room the earlier ones took; Commit() turns them into bind decisions, and
-// Discard() (or destruction without Commit) takes them all back. A partly placed gang
-// never leaves the engine.
+// A Statement is a log of changes to a session's working state, as in KAI-Scheduler's
+// framework/statement.go: each operation (Allocate, Pipeline, Evict) is applied at once,
+// so that the next one sees it, and recorded with what undoes it. Checkpoint() is the
+// log's length and Rollback(checkpoint) undoes back to it, so that an action can try a
+// set of nodes or of victims and take back exactly that much; Discard() (or destruction
+// without Commit) undoes everything; Commit() turns the log into decisions (binds,
+// pipelined tasks with the node they wait for, evictions with their reason).
+//
+// Every cache a change can make wrong is kept right both ways: the node index by the
+// working state, plugin state through PlacementListener, and the search's "fits nowhere"
+// verdicts, forgotten when room comes back (an eviction, or undoing a placement).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "engine/session.h"
@@ -13,26 +20,45 @@ namespace gantry {
 
 class Statement {
  public:
-  explicit Statement(Session* session)
-      : session_(session), unschedulable_mark_(session->UnschedulableMark()) {}
+  explicit Statement(Session* session) : session_(session) {}
   ~Statement();
   Statement(Statement&& other) noexcept;
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
   Statement& operator=(Statement&&) = delete;
 
-  void Allocate(TaskId task, Placement placement);
+  // Places a pending task on room free now. Refused (nothing changes) when the task is
+  // not pending or does not fit there.
+  Status Allocate(TaskId task, Placement placement);
+  // Places a pending task on room that is being released; it binds in a later session.
+  // Refused when the task is not pending or does not fit the node's future room.
+  Status Pipeline(TaskId task, Placement placement);
+  // Evicts a running task: its room comes free once it has terminated. Refused when the
+  // task is not running.
+  Status Evict(TaskId task, std::string reason);
+
+  size_t Checkpoint() const { return ops_.size(); }
+  // Undoes the operations after `checkpoint`, newest first. REQUIRES: checkpoint <= size.
+  void Rollback(size_t checkpoint);
+  void Discard() { Rollback(0); }
+  // Records the operations as decisions; the statement is empty afterwards.
   void Commit();
-  void Discard();
   size_t size() const { return ops_.size(); }
 
  private:
+  enum class Kind : uint8_t { kAllocate, kPipeline, kEvict };
   struct Op {
+    Kind kind;
     TaskId task;
-    Placement placement;
+    Placement placement;  // for an eviction: where the task runs
+    std::string reason;   // evictions only
+    // The search's "fits nowhere" log length before this op: verdicts after it may rest on
+    // the room the op took.
+    size_t unschedulable_mark;
   };
+  void Apply(const Op& op, int sign);
+
   Session* session_;
-  size_t unschedulable_mark_;
   std::vector<Op> ops_;
 };
 

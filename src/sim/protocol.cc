@@ -165,7 +165,8 @@ Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes, const std::vect
                                       const SchedulerConfig& config, uint64_t seed,
                                       const ProtocolOptions& options) {
   GANTRY_RETURN_IF_ERROR(CheckProtocolOptions(options));
-  GANTRY_RETURN_IF_ERROR(ValidateSchedulerConfig(config));
+  auto policy = Policy::Compile(config);
+  if (!policy.ok()) return policy.status();
   if (pods.empty()) return Status::Invalid("the workload is empty");
   if (static_cast<int64_t>(pods.size()) > kMaxTasks) {
     return Status::Invalid("the workload has " + std::to_string(pods.size()) +
@@ -210,7 +211,7 @@ Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes, const std::vect
   Decisions decisions;
   {
     Snapshot snapshot(cluster);
-    Session session(snapshot, config, SessionOptions{0, seed});
+    Session session(snapshot, *policy, SessionOptions{0, seed});
     decisions = session.Run();
   }
   std::vector<const BindDecision*> bind_of(cluster.tasks().size(), nullptr);

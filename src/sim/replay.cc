@@ -60,7 +60,8 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
                                const ReplayOptions& options) {
   if (jobs_in.empty()) return Status::Invalid("the workload is empty");
   GANTRY_RETURN_IF_ERROR(CheckReplayOptions(options));
-  GANTRY_RETURN_IF_ERROR(ValidateSchedulerConfig(config));
+  auto policy = Policy::Compile(config);
+  if (!policy.ok()) return policy.status();
   int64_t total_tasks = 0;
   for (const SimJob& j : jobs_in) {
     GANTRY_RETURN_IF_ERROR(CheckSimJob(j));
@@ -155,7 +156,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       Decisions decisions;
       {
         Snapshot snapshot(cluster, &node_table);
-        Session session(snapshot, config,
+        Session session(snapshot, *policy,
                         SessionOptions{t, seed + static_cast<uint64_t>(result.sessions)});
         decisions = session.Run();
       }

@@ -13,6 +13,7 @@
 #include "engine/session.h"
 #include "engine/snapshot.h"
 #include "model/limits.h"
+#include "tests/unit/test_util.h"
 
 namespace gantry {
 namespace {
@@ -71,7 +72,8 @@ Cycle RunCycle(ClusterCache& cache) {
   Snapshot snapshot(cache.state());
   Decisions decisions;
   {
-    Session session(snapshot, config, SessionOptions{});
+    const Policy policy = MustCompile(config);
+    Session session(snapshot, policy, SessionOptions{});
     decisions = session.Run();
   }
   Cycle out;

@@ -263,15 +263,15 @@ void RunSeed(uint64_t seed) {
     Decisions first, second, cached;
     {
       Snapshot snapshot(c);
-      first = Session(snapshot, config, options).Run();
+      first = Session(snapshot, MustCompile(config), options).Run();
     }
     {
       Snapshot snapshot(c);
-      second = Session(snapshot, config, options).Run();
+      second = Session(snapshot, MustCompile(config), options).Run();
     }
     {
       Snapshot snapshot(c, &cache);
-      cached = Session(snapshot, config, options).Run();
+      cached = Session(snapshot, MustCompile(config), options).Run();
     }
     ASSERT_EQ(Text(first), Text(second)) << at << ": two runs differ";
     ASSERT_EQ(Text(first), Text(cached)) << at << ": the node-table cache changed decisions";

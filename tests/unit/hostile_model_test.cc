@@ -50,7 +50,8 @@ struct World {
   Decisions Schedule() {
     Snapshot snapshot(c);
     const SchedulerConfig config = SchedulerConfig::Default();  // the session keeps a reference
-    Session session(snapshot, config);
+    const Policy policy = MustCompile(config);
+    Session session(snapshot, policy);
     return session.Run();
   }
 };
@@ -185,7 +186,8 @@ TEST(HostileModelTest, DominantShareUsesTheExactCapacity) {
   Snapshot snapshot(w.c);
   SchedulerConfig config = SchedulerConfig::Default();
   config.plugins = {{"drf", {}}, {"predicates", {}}};
-  Session session(snapshot, config);
+  const Policy policy = MustCompile(config);
+  Session session(snapshot, policy);
   EXPECT_LT(session.CompareJobs(mem_job, cpu_job), 0);
 }
 

@@ -76,7 +76,8 @@ class TestCluster {
   Decisions Run(const std::string& policy, uint64_t seed) const {
     SchedulerConfig config = Must(PolicyConfig(policy));
     Snapshot snapshot(cluster_);
-    Session session(snapshot, config, SessionOptions{0, seed});
+    const Policy compiled = MustCompile(config);
+    Session session(snapshot, compiled, SessionOptions{0, seed});
     return session.Run();
   }
 
@@ -109,9 +110,9 @@ class TestCluster {
 class DirectScorer {
  public:
   DirectScorer(const ClusterState& cluster, const std::string& policy)
-      : config_(Must(PolicyConfig(policy))),
+      : policy_(MustCompile(Must(PolicyConfig(policy)))),
         snapshot_(cluster),
-        session_(snapshot_, config_, SessionOptions{0, 1}),
+        session_(snapshot_, policy_, SessionOptions{0, 1}),
         plugin_(Must(MakePlugin(PluginConfig{policy, {}}))) {
     plugin_->OnSessionOpen(session_);
     scorer_ = dynamic_cast<const NodeScorer*>(plugin_.get());
@@ -122,7 +123,7 @@ class DirectScorer {
   const NodeScorer* scorer() const { return scorer_; }
 
  private:
-  SchedulerConfig config_;
+  Policy policy_;
   Snapshot snapshot_;
   Session session_;
   std::unique_ptr<Plugin> plugin_;

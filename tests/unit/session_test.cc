@@ -19,7 +19,9 @@ constexpr Milli kGi = 1024LL * 1024 * 1024 * kMilliPerUnit;
 
 // ---------------------------------------------------------------- building clusters
 
-GpuModelId A100() { return GpuModels().Intern("A100-80GB"); }
+GpuModelId A100() {
+  return GpuModels().Intern("A100-80GB");
+}
 
 // A node with `gpus` A100s of `gpu_memory_mib`, NVLink domains of four devices.
 NodeId AddGpuNode(ClusterState& c, const std::string& name, int gpus, Milli cpu = 64000,
@@ -98,15 +100,16 @@ JobId AddEmptyJob(ClusterState& c, const std::string& name, QueueId queue, int32
 }
 
 // A job of `tasks` tasks "name-0", "name-1", ... sharing one spec.
-JobId AddJobWithSpec(ClusterState& c, const std::string& name, QueueId queue, SpecId spec, int tasks,
-                     int32_t min_member = 1, int32_t priority = 0, int64_t creation = 0) {
+JobId AddJobWithSpec(ClusterState& c, const std::string& name, QueueId queue, SpecId spec,
+                     int tasks, int32_t min_member = 1, int32_t priority = 0,
+                     int64_t creation = 0) {
   JobId job = AddEmptyJob(c, name, queue, min_member, priority, creation);
   for (int i = 0; i < tasks; ++i) Must(c.AddTask(job, spec, name + "-" + std::to_string(i)));
   return job;
 }
 
-JobId AddJob(ClusterState& c, const std::string& name, QueueId queue, const TaskSpec& spec, int tasks,
-             int32_t min_member = 1, int32_t priority = 0, int64_t creation = 0) {
+JobId AddJob(ClusterState& c, const std::string& name, QueueId queue, const TaskSpec& spec,
+             int tasks, int32_t min_member = 1, int32_t priority = 0, int64_t creation = 0) {
   return AddJobWithSpec(c, name, queue, c.AddSpec(spec), tasks, min_member, priority, creation);
 }
 
@@ -137,7 +140,8 @@ Decisions RunOnce(const ClusterState& c, const SchedulerConfig& config = Schedul
                   SessionOptions options = {}) {
   EXPECT_TRUE(ValidateSchedulerConfig(config).ok());
   Snapshot snapshot(c);
-  Session session(snapshot, config, options);
+  const Policy policy = MustCompile(config);
+  Session session(snapshot, policy, options);
   return session.Run();
 }
 
@@ -157,11 +161,14 @@ std::string Binds(const ClusterState& c, const Decisions& d) {
 std::string Describe(const ClusterState& c, const Decisions& d) {
   std::string out = Binds(c, d) + "\n";
   for (const BindDecision& b : d.binds) {
-    if (b.job != c.task(b.task).job) out += "bind of " + c.task(b.task).name + " names the wrong job\n";
+    if (b.job != c.task(b.task).job)
+      out += "bind of " + c.task(b.task).name + " names the wrong job\n";
   }
-  for (const EvictDecision& e : d.evictions) out += "evict " + c.task(e.task).name + ": " + e.reason + "\n";
+  for (const EvictDecision& e : d.evictions)
+    out += "evict " + c.task(e.task).name + ": " + e.reason + "\n";
   for (const PendingJob& p : d.pending) {
-    out += "pending " + c.job(p.job).name + " (" + std::to_string(p.pending_tasks) + "): " + p.reason + "\n";
+    out += "pending " + c.job(p.job).name + " (" + std::to_string(p.pending_tasks) +
+           "): " + p.reason + "\n";
   }
   return out;
 }
@@ -211,8 +218,8 @@ void BuildMixedCluster(ClusterState& c) {
   AddJob(c, "b-train", b, GpuSpec(4, 4000), 2, 2, 5, 3);
   TaskSpec infer = SharedSpec(500);
   infer.node_selector.Set("pool", "infer");
-  infer.tolerations.push_back(Toleration{"dedicated", Toleration::Op::kEqual, "infer", true,
-                                         TaintEffect::kNoSchedule});
+  infer.tolerations.push_back(
+      Toleration{"dedicated", Toleration::Op::kEqual, "infer", true, TaintEffect::kNoSchedule});
   AddJob(c, "b-infer", b, infer, 6, 1, 0, 4);
   AddJob(c, "b-mem", b, SharedSpec(0, 20480), 3, 1, 0, 5);
   AddJob(c, "c-batch", q, GpuSpec(1), 10, 1, 0, 6);
@@ -301,7 +308,8 @@ TEST_F(SessionGangTest, FailedGangLeavesNoTrace) {
   JobId a = AddJobWithSpec(c_, "a", q_, four_, 3, /*min_member=*/3);
   SchedulerConfig config = SchedulerConfig::Default();
   Snapshot snapshot(c_);
-  Session s(snapshot, config);
+  const Policy policy = MustCompile(config);
+  Session s(snapshot, policy);
   Decisions d = s.Run();
   EXPECT_TRUE(d.binds.empty()) << Describe(c_, d);
   ASSERT_EQ(d.pending.size(), 1u);
@@ -394,8 +402,8 @@ std::string WorkingState(const Session& s) {
   }
   for (JobId j : s.pending_jobs()) {
     const JobWork& w = s.job(j);
-    out += c.job(j).name + ": ready " + std::to_string(w.ready) + ", placed " + std::to_string(w.placed) +
-           ", allocated " + w.allocated.ToString() + ", unplaced";
+    out += c.job(j).name + ": ready " + std::to_string(w.ready) + ", placed " +
+           std::to_string(w.placed) + ", allocated " + w.allocated.ToString() + ", unplaced";
     for (TaskId t : w.unplaced) out += " " + c.task(t).name;
     out += "\n";
   }
@@ -442,7 +450,8 @@ class StatementTest : public ::testing::Test {
 
 TEST_F(StatementTest, AllocateAppliesAtOnceAndDiscardRestoresExactly) {
   Snapshot snapshot(c_);
-  Session s(snapshot, config_);
+  const Policy policy = MustCompile(config_);
+  Session s(snapshot, policy);
   const std::string before = WorkingState(s);
   Statement st = s.NewStatement();
   AllocateAll(st);
@@ -488,7 +497,8 @@ TEST_F(StatementTest, AllocateAppliesAtOnceAndDiscardRestoresExactly) {
 
 TEST_F(StatementTest, DestroyingWithoutCommitDiscards) {
   Snapshot snapshot(c_);
-  Session s(snapshot, config_);
+  const Policy policy = MustCompile(config_);
+  Session s(snapshot, policy);
   const std::string before = WorkingState(s);
   {
     Statement st = s.NewStatement();
@@ -504,7 +514,8 @@ TEST_F(StatementTest, DestroyingWithoutCommitDiscards) {
 
 TEST_F(StatementTest, CommitKeepsPlacementsAndRecordsBindsInOrder) {
   Snapshot snapshot(c_);
-  Session s(snapshot, config_);
+  const Policy policy = MustCompile(config_);
+  Session s(snapshot, policy);
   {
     Statement st = s.NewStatement();
     AllocateAll(st);
@@ -524,7 +535,8 @@ TEST_F(StatementTest, CommitKeepsPlacementsAndRecordsBindsInOrder) {
 
 TEST_F(StatementTest, DiscardLeavesAnotherCommittedStatementAlone) {
   Snapshot snapshot(c_);
-  Session s(snapshot, config_);
+  const Policy policy = MustCompile(config_);
+  Session s(snapshot, policy);
   Statement first = s.NewStatement();
   first.Allocate(t0_, MakePlacement(gpu_, {0, 1}, 1000, 0));
   first.Commit();
@@ -551,7 +563,8 @@ TEST(StatementUnschedulableTest, DiscardForgetsWhatFailedWhileItHeldRoom) {
   SchedulerConfig config = SchedulerConfig::Default();
   config.actions.clear();
   Snapshot snapshot(c);
-  Session s(snapshot, config);
+  const Policy policy = MustCompile(config);
+  Session s(snapshot, policy);
   Statement st = s.NewStatement();
   Placement p;
   std::string why;
@@ -591,8 +604,10 @@ TEST_P(ProportionShareTest, PlacesByDeservedShare) {
   std::vector<QueueId> queues;
   for (size_t q = 0; q < p.weights.size(); ++q) {
     ResourceVector guarantee, capability;
-    if (!p.guarantee_gpus.empty() && p.guarantee_gpus[q] > 0) guarantee.Set(kGpu, p.guarantee_gpus[q]);
-    if (!p.capability_gpus.empty() && p.capability_gpus[q] > 0) capability.Set(kGpu, p.capability_gpus[q]);
+    if (!p.guarantee_gpus.empty() && p.guarantee_gpus[q] > 0)
+      guarantee.Set(kGpu, p.guarantee_gpus[q]);
+    if (!p.capability_gpus.empty() && p.capability_gpus[q] > 0)
+      capability.Set(kGpu, p.capability_gpus[q]);
     queues.push_back(AddQueue(c, "q" + std::to_string(q), p.weights[q], guarantee, capability));
   }
   const SpecId one = c.AddSpec(GpuSpec(1));
@@ -622,7 +637,8 @@ INSTANTIATE_TEST_SUITE_P(
         // q0 wants only 1: the 12 GPUs water-fill to 1, 4.4 and 6.6. Queues take turns by
         // share (ties to the lower id): q1 reaches 4/4.4 and q2 6/6.6 together, then q1
         // (lower id) takes the last GPU: 1, 5, 6.
-        ShareCase{"water-filling hands back unused share", {1, 2, 3}, {}, {}, 3, {1, 12, 12}, {1, 5, 6}},
+        ShareCase{
+            "water-filling hands back unused share", {1, 2, 3}, {}, {}, 3, {1, 12, 12}, {1, 5, 6}},
         // Weights 1:3 over 8 GPUs: 2 and 6.
         ShareCase{"weights 1:3", {1, 3}, {}, {}, 2, {8, 8}, {2, 6}},
         // The same with a guarantee of 4 GPUs for q0: it gets its 4 first, then a quarter
@@ -634,7 +650,9 @@ INSTANTIATE_TEST_SUITE_P(
         ShareCase{"capability caps a queue", {1, 1}, {}, {3000, 0}, 2, {8, 8}, {3, 5}},
         // Demand below the share: everyone gets what it asks.
         ShareCase{"no contention", {1, 5}, {}, {}, 2, {3, 2}, {3, 2}}),
-    [](const ::testing::TestParamInfo<ShareCase>& info) { return "case" + std::to_string(info.index); });
+    [](const ::testing::TestParamInfo<ShareCase>& info) {
+      return "case" + std::to_string(info.index);
+    });
 
 // Five one-GPU jobs in a queue capped at three GPUs, on eight free GPUs.
 class CapabilityTest : public ::testing::Test {
@@ -704,10 +722,11 @@ TEST_P(CapabilityShareTest, CountsTheShareATaskTakes) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, CapabilityShareTest,
-    ::testing::Values(ShareCapCase{"fraction, with enqueue", 600, 0, {"enqueue", "allocate", "backfill"}},
-                      ShareCapCase{"fraction, no enqueue", 600, 0, {"allocate", "backfill"}},
-                      ShareCapCase{"memory, with enqueue", 0, 48000, {"enqueue", "allocate", "backfill"}},
-                      ShareCapCase{"memory, no enqueue", 0, 48000, {"allocate", "backfill"}}),
+    ::testing::Values(
+        ShareCapCase{"fraction, with enqueue", 600, 0, {"enqueue", "allocate", "backfill"}},
+        ShareCapCase{"fraction, no enqueue", 600, 0, {"allocate", "backfill"}},
+        ShareCapCase{"memory, with enqueue", 0, 48000, {"enqueue", "allocate", "backfill"}},
+        ShareCapCase{"memory, no enqueue", 0, 48000, {"allocate", "backfill"}}),
     [](const ::testing::TestParamInfo<ShareCapCase>& info) {
       return "case" + std::to_string(info.index);
     });
@@ -744,13 +763,13 @@ TEST_P(DrfGpuOrderTest, LowerDominantShareFirst) {
   EXPECT_EQ(Binds(c, d), GetParam().binds) << GetParam().name << "\n" << Describe(c, d);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, DrfGpuOrderTest,
-                         ::testing::Values(OrderCase{"drf", SchedulerConfig::Default(), "b-1@gpu-0[3]"},
-                                           OrderCase{"no drf: creation order", Without("drf"),
-                                                     "a-1@gpu-0[3]"}),
-                         [](const ::testing::TestParamInfo<OrderCase>& info) {
-                           return "case" + std::to_string(info.index);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Cases, DrfGpuOrderTest,
+    ::testing::Values(OrderCase{"drf", SchedulerConfig::Default(), "b-1@gpu-0[3]"},
+                      OrderCase{"no drf: creation order", Without("drf"), "a-1@gpu-0[3]"}),
+    [](const ::testing::TestParamInfo<OrderCase>& info) {
+      return "case" + std::to_string(info.index);
+    });
 
 class DrfDominantResourceTest : public ::testing::TestWithParam<OrderCase> {};
 
@@ -778,14 +797,13 @@ TEST_P(DrfDominantResourceTest, DominantShareAcrossResources) {
   EXPECT_EQ(Binds(c, d), GetParam().binds) << GetParam().name << "\n" << Describe(c, d);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, DrfDominantResourceTest,
-                         ::testing::Values(OrderCase{"drf", SchedulerConfig::Default(),
-                                                     "b-1@gpu-0[2,3]"},
-                                           OrderCase{"no drf: creation order", Without("drf"),
-                                                     "a-1@gpu-0[2,3]"}),
-                         [](const ::testing::TestParamInfo<OrderCase>& info) {
-                           return "case" + std::to_string(info.index);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Cases, DrfDominantResourceTest,
+    ::testing::Values(OrderCase{"drf", SchedulerConfig::Default(), "b-1@gpu-0[2,3]"},
+                      OrderCase{"no drf: creation order", Without("drf"), "a-1@gpu-0[2,3]"}),
+    [](const ::testing::TestParamInfo<OrderCase>& info) {
+      return "case" + std::to_string(info.index);
+    });
 
 class PriorityJobOrderTest : public ::testing::TestWithParam<OrderCase> {};
 
@@ -805,8 +823,8 @@ TEST_P(PriorityJobOrderTest, HigherPriorityJobFirst) {
 INSTANTIATE_TEST_SUITE_P(Cases, PriorityJobOrderTest,
                          ::testing::Values(OrderCase{"priority", SchedulerConfig::Default(),
                                                      "high-0@gpu-0[3]"},
-                                           OrderCase{"no priority: creation order", Without("priority"),
-                                                     "low-0@gpu-0[3]"}),
+                                           OrderCase{"no priority: creation order",
+                                                     Without("priority"), "low-0@gpu-0[3]"}),
                          [](const ::testing::TestParamInfo<OrderCase>& info) {
                            return "case" + std::to_string(info.index);
                          });
@@ -862,27 +880,28 @@ TEST_P(PendingReasonTest, CountsNodesByFailingPredicate) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, PendingReasonTest,
     ::testing::Values(
-        ReasonCase{"taint, cordon, too few GPUs",
-                   [](ClusterState& c) {
-                     Node tainted;
-                     tainted.name = "gpu-0";
-                     tainted.allocatable = ResourceVector{{kCpu, 64000}};
-                     tainted.gpus.resize(8);
-                     tainted.taints = {Taint{"dedicated", "infer", TaintEffect::kNoSchedule}};
-                     Must(c.AddNode(std::move(tainted)));
-                     Node cordoned;
-                     cordoned.name = "gpu-1";
-                     cordoned.allocatable = ResourceVector{{kCpu, 64000}};
-                     cordoned.unschedulable = true;
-                     cordoned.gpus.resize(8);
-                     Must(c.AddNode(std::move(cordoned)));
-                     AddGpuNode(c, "gpu-2", 2);
-                     QueueId q = AddQueue(c, "q");
-                     AddJob(c, "j", q, GpuSpec(4), 1);
-                   },
-                   "task j-0: 0/3 nodes are available: 1 insufficient free whole GPUs "
-                   "(nvidia.com/gpu), 1 node(s) had untolerated taint {dedicated=infer:NoSchedule}, 1 "
-                   "node(s) were unschedulable"},
+        ReasonCase{
+            "taint, cordon, too few GPUs",
+            [](ClusterState& c) {
+              Node tainted;
+              tainted.name = "gpu-0";
+              tainted.allocatable = ResourceVector{{kCpu, 64000}};
+              tainted.gpus.resize(8);
+              tainted.taints = {Taint{"dedicated", "infer", TaintEffect::kNoSchedule}};
+              Must(c.AddNode(std::move(tainted)));
+              Node cordoned;
+              cordoned.name = "gpu-1";
+              cordoned.allocatable = ResourceVector{{kCpu, 64000}};
+              cordoned.unschedulable = true;
+              cordoned.gpus.resize(8);
+              Must(c.AddNode(std::move(cordoned)));
+              AddGpuNode(c, "gpu-2", 2);
+              QueueId q = AddQueue(c, "q");
+              AddJob(c, "j", q, GpuSpec(4), 1);
+            },
+            "task j-0: 0/3 nodes are available: 1 insufficient free whole GPUs "
+            "(nvidia.com/gpu), 1 node(s) had untolerated taint {dedicated=infer:NoSchedule}, 1 "
+            "node(s) were unschedulable"},
         ReasonCase{"cpu and node selector",
                    [](ClusterState& c) {
                      for (int i = 0; i < 4; ++i) {
@@ -910,24 +929,26 @@ INSTANTIATE_TEST_SUITE_P(
                      Occupy(c, busy, full, {0, 1, 2, 3});
                      QueueId q = AddQueue(c, "q");
                      TaskSpec spec = GpuSpec(1);
-                     spec.tolerations.push_back(
-                         Toleration{"a", Toleration::Op::kEqual, "1", true, TaintEffect::kNoSchedule});
+                     spec.tolerations.push_back(Toleration{"a", Toleration::Op::kEqual, "1", true,
+                                                           TaintEffect::kNoSchedule});
                      AddJob(c, "j", q, spec, 1);
                    },
                    "task j-0: 0/2 nodes are available: 1 insufficient free whole GPUs "
                    "(nvidia.com/gpu), 1 node(s) had untolerated taint {b=2:NoExecute}"},
-        ReasonCase{"shared GPU without room",
-                   [](ClusterState& c) {
-                     NodeId n = AddGpuNode(c, "gpu-0", 1);
-                     QueueId busy = AddQueue(c, "busy");
-                     JobId fill = AddJob(c, "fill", busy, SharedSpec(700), 1);
-                     int32_t device = 0;
-                     ASSERT_TRUE(c.Place(c.job(fill).tasks[0], n, std::span<const int32_t>(&device, 1)).ok());
-                     QueueId q = AddQueue(c, "q");
-                     AddJob(c, "j", q, SharedSpec(500), 1);
-                   },
-                   "task j-0: 0/1 nodes are available: 1 no single GPU with enough free share or "
-                   "memory"},
+        ReasonCase{
+            "shared GPU without room",
+            [](ClusterState& c) {
+              NodeId n = AddGpuNode(c, "gpu-0", 1);
+              QueueId busy = AddQueue(c, "busy");
+              JobId fill = AddJob(c, "fill", busy, SharedSpec(700), 1);
+              int32_t device = 0;
+              ASSERT_TRUE(
+                  c.Place(c.job(fill).tasks[0], n, std::span<const int32_t>(&device, 1)).ok());
+              QueueId q = AddQueue(c, "q");
+              AddJob(c, "j", q, SharedSpec(500), 1);
+            },
+            "task j-0: 0/1 nodes are available: 1 no single GPU with enough free share or "
+            "memory"},
         ReasonCase{"GPU task on CPU nodes",
                    [](ClusterState& c) {
                      AddCpuNode(c, "cpu-0", 8000);
@@ -936,7 +957,9 @@ INSTANTIATE_TEST_SUITE_P(
                      AddJob(c, "j", q, GpuSpec(1), 1);
                    },
                    "task j-0: 0/2 nodes are available: 2 node(s) had no GPUs"}),
-    [](const ::testing::TestParamInfo<ReasonCase>& info) { return "case" + std::to_string(info.index); });
+    [](const ::testing::TestParamInfo<ReasonCase>& info) {
+      return "case" + std::to_string(info.index);
+    });
 
 // ---------------------------------------------------------------- scoring
 
@@ -959,7 +982,8 @@ TEST(SessionScoringTest, NodesToScoreDoesNotChangeAPlacementOnASmallCluster) {
     config.nodes_to_score = nodes_to_score;
     Decisions d = RunOnce(c, config);
     EXPECT_EQ(Binds(c, d), "j1-0@n3[3] j2-0@n0[6,7] j3-0@n2[5,6,7] j4-0@n1[0,1,2,3]")
-        << "nodesToScore " << nodes_to_score << "\n" << Describe(c, d);
+        << "nodesToScore " << nodes_to_score << "\n"
+        << Describe(c, d);
     EXPECT_TRUE(d.pending.empty()) << "nodesToScore " << nodes_to_score << "\n" << Describe(c, d);
   }
 }

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/policy.h"
 #include "model/cluster.h"
 #include "model/status.h"
 
@@ -28,6 +29,11 @@ T Must(Result<T> r) {
     std::abort();
   }
   return std::move(r).value();
+}
+
+// A configuration the test expects to be valid, compiled.
+inline Policy MustCompile(const SchedulerConfig& config) {
+  return Must(Policy::Compile(config));
 }
 
 // Task types for workload profiles: `count` tasks of `cpu` milli-CPU and a share of one

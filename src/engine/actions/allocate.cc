@@ -10,17 +10,15 @@ class AllocateAction : public Action {
 
   // One job at a time from the queue that is furthest below its share, so that queues
   // interleave by share as they are given resources (as Volcano's allocate does).
-  void Execute(Session& session) override {
+  void Execute(Session& session) const override {
     auto jobs = JobsByQueue(session, [&](JobId j) { return session.job(j).inqueue; });
     std::vector<size_t> next(jobs.size(), 0);
-    for (QueueId q = NextQueue(session, jobs, next); q != kNone; q = NextQueue(session, jobs, next)) {
+    for (QueueId q = NextQueue(session, jobs, next); q != kNone;
+         q = NextQueue(session, jobs, next)) {
       std::string reason;
       if (session.QueueOverused(q, &reason)) {
-        for (; next[q] < jobs[q].size(); ++next[q]) {
-          JobWork& work = session.mutable_job(jobs[q][next[q]]);
-          work.skipped_overused = true;
-          work.reason = reason;
-        }
+        for (; next[q] < jobs[q].size(); ++next[q])
+          session.MarkSkippedOverused(jobs[q][next[q]], reason);
         continue;
       }
       AllocateJob(session, jobs[q][next[q]++]);
@@ -30,6 +28,8 @@ class AllocateAction : public Action {
 
 }  // namespace
 
-std::unique_ptr<Action> NewAllocateAction() { return std::make_unique<AllocateAction>(); }
+std::unique_ptr<Action> NewAllocateAction() {
+  return std::make_unique<AllocateAction>();
+}
 
 }  // namespace gantry

@@ -9,8 +9,9 @@ namespace {
 class EnqueueAction : public Action {
  public:
   std::string_view name() const override { return "enqueue"; }
+  bool admits_jobs() const override { return true; }
 
-  void Execute(Session& session) override {
+  void Execute(Session& session) const override {
     std::vector<JobId> waiting;
     for (JobId job : session.pending_jobs()) {
       if (!session.job(job).inqueue) waiting.push_back(job);
@@ -23,17 +24,15 @@ class EnqueueAction : public Action {
     });
     for (JobId job : waiting) {
       std::string reason;
-      if (session.AdmitJob(job, &reason)) {
-        session.SetInqueue(job);
-      } else {
-        session.mutable_job(job).reason = "not admitted: " + reason;
-      }
+      session.AdmitJob(job, &reason);  // notes the job inqueue, or why not
     }
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Action> NewEnqueueAction() { return std::make_unique<EnqueueAction>(); }
+std::unique_ptr<Action> NewEnqueueAction() {
+  return std::make_unique<EnqueueAction>();
+}
 
 }  // namespace gantry

@@ -7,12 +7,12 @@ namespace gantry {
 int32_t AllocateJob(Session& session, JobId job_id) {
   const ClusterState& cluster = session.cluster();
   const Job& job = cluster.job(job_id);
-  JobWork& work = session.mutable_job(job_id);
-  work.attempted = true;
+  const JobWork& work = session.job(job_id);
+  session.MarkAttempted(job_id);
   Statement statement = session.NewStatement();
   std::string why_not;
   TaskId failed_task = kNone;
-  // Copy: placing tasks does not change `unplaced` until the statement commits.
+  // Placing tasks does not change `unplaced` until the statement commits.
   for (TaskId task : work.unplaced) {
     Placement placement;
     if (!session.FindPlacement(task, &placement, &why_not)) {
@@ -28,7 +28,12 @@ int32_t AllocateJob(Session& session, JobId job_id) {
       failed_task = task;
       break;
     }
-    statement.Allocate(task, std::move(placement));
+    Status allocated = statement.Allocate(task, std::move(placement));
+    if (!allocated.ok()) {  // the search found it room, so this is a bug: say so, place nothing
+      why_not = "internal error: " + allocated.message();
+      failed_task = task;
+      break;
+    }
   }
   const int32_t placed = static_cast<int32_t>(statement.size());
   const int32_t ready = session.job(job_id).ready;
@@ -37,22 +42,23 @@ int32_t AllocateJob(Session& session, JobId job_id) {
   if (session.JobReady(job_id)) {
     statement.Commit();
     if (failed_task != kNone) {
-      work.reason = placed > 0 ? "placed " + std::to_string(placed) + " task(s); the rest wait: " +
-                                     task_reason
-                               : task_reason;
+      session.SetJobReason(job_id, placed > 0 ? "placed " + std::to_string(placed) +
+                                                    " task(s); the rest wait: " + task_reason
+                                              : task_reason);
     } else {
-      work.reason.clear();
+      session.SetJobReason(job_id, "");
     }
     return placed;
   }
   statement.Discard();
   if (job.min_member > 1) {
     int32_t short_by = job.min_member - ready;
-    work.reason = "gang: " + std::to_string(ready) + " of minMember " +
-                  std::to_string(job.min_member) + " tasks could be placed (" +
-                  std::to_string(short_by) + " short), so none were; " + task_reason;
+    session.SetJobReason(job_id, "gang: " + std::to_string(ready) + " of minMember " +
+                                     std::to_string(job.min_member) + " tasks could be placed (" +
+                                     std::to_string(short_by) + " short), so none were; " +
+                                     task_reason);
   } else {
-    work.reason = task_reason;
+    session.SetJobReason(job_id, task_reason);
   }
   return 0;
 }

@@ -14,7 +14,7 @@ struct ResourceWeight {
   int64_t weight;
 };
 
-class UsageScorer : public Plugin, public NodeScorer {
+class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
  public:
   UsageScorer(bool pack, int64_t weight, std::vector<ResourceWeight> weights)
       : pack_(pack), weight_(weight), weights_(std::move(weights)) {}
@@ -70,7 +70,8 @@ Result<std::unique_ptr<Plugin>> NewUsageScorer(const PluginConfig& config, bool 
   PluginArgs args(config);
   int64_t weight = 1;
   GANTRY_RETURN_IF_ERROR(args.Int("weight", &weight));
-  std::map<std::string, int64_t> by_name = {{"cpu", 1}, {"memory", 1}, {std::string(kGpuResourceName), 2}};
+  std::map<std::string, int64_t> by_name = {
+      {"cpu", 1}, {"memory", 1}, {std::string(kGpuResourceName), 2}};
   for (const auto& [key, value] : args.Rest()) {
     // Resource names: the core ones, hugepages, or a domain-qualified extended resource.
     bool resource_name = key == "cpu" || key == "memory" || key == "pods" ||

@@ -20,7 +20,7 @@ int64_t DominantShare(const ResourceVector& allocated, const ClusterState& clust
   return share;
 }
 
-class DrfPlugin : public Plugin, public JobOrder {
+class DrfPlugin : public SessionCopyable<DrfPlugin>, public JobOrder {
  public:
   std::string_view name() const override { return "drf"; }
 

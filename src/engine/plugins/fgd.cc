@@ -23,8 +23,8 @@ void FgdScorer::OnSessionOpen(Session& s) {
   last_node_ = kNone;
 }
 
-void FgdScorer::OnPlacement(const Session& /*s*/, TaskId /*task*/, NodeId node,
-                            const GpuChoice& /*gpus*/, int /*sign*/) {
+void FgdScorer::OnStateChange(const Session& /*s*/, StateChange /*change*/, TaskId /*task*/,
+                              NodeId node, const GpuChoice& /*gpus*/, int /*sign*/) {
   frag_known_[node] = 0;
   last_node_ = kNone;
 }
@@ -35,10 +35,15 @@ double FgdScorer::Frag(Milli cpu_free, GpuModelId model,
 }
 
 double FgdScorer::FragOf(const Session& s, NodeId node) const {
-  if (!frag_known_[node]) {
+  // The cache holds the room a task may take now; a search onto room being released
+  // (Session::viewing_future) sees another state of the node, so it is not cached.
+  const bool cached = !s.viewing_future();
+  if (!cached || !frag_known_[node]) {
     NodeGpus gpus = s.node_gpus(node);
     GpuModelId model = gpus.devices.empty() ? 0 : gpus.devices[0].model;
-    frag_[node] = Frag(s.free(node, kCpu), model, gpus.free_milli);
+    const double frag = Frag(s.free(node, kCpu), model, gpus.free_milli);
+    if (!cached) return frag;
+    frag_[node] = frag;
     frag_known_[node] = 1;
   }
   return frag_[node];

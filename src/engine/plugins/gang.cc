@@ -5,7 +5,10 @@
 namespace gantry {
 namespace {
 
-class GangPlugin : public Plugin, public JobOrder, public JobAdmission, public JobReadiness {
+class GangPlugin : public SessionCopyable<GangPlugin>,
+                   public JobOrder,
+                   public JobAdmission,
+                   public JobReadiness {
  public:
   std::string_view name() const override { return "gang"; }
 

@@ -33,9 +33,9 @@
 namespace gantry {
 namespace {
 
-class GantryPackingScorer : public FgdScorer {
+class GantryPackingScorer : public SessionCopyable<GantryPackingScorer, FgdScorer> {
  public:
-  using FgdScorer::FgdScorer;
+  using SessionCopyable::SessionCopyable;
   std::string_view name() const override { return "gantry"; }
 
   void OnSessionOpen(Session& s) override {

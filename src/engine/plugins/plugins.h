@@ -58,7 +58,7 @@ struct FragmentationArgs {
 Result<FragmentationArgs> ParseFragmentationArgs(const PluginConfig& config);
 
 // The fgd scorer, exposed for plugins that build on it.
-class FgdScorer : public Plugin, public NodeScorer, public PlacementListener {
+class FgdScorer : public SessionCopyable<FgdScorer>, public NodeScorer, public PlacementListener {
  public:
   FgdScorer(int64_t weight, int64_t coverage_pct);
   std::string_view name() const override { return "fgd"; }
@@ -69,8 +69,8 @@ class FgdScorer : public Plugin, public NodeScorer, public PlacementListener {
                      GpuChoice* out) const override;
   int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId node,
                     const GpuChoice& gpus) const override;
-  void OnPlacement(const Session& s, TaskId task, NodeId node, const GpuChoice& gpus,
-                   int sign) override;
+  void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId node,
+                     const GpuChoice& gpus, int sign) override;
 
  protected:
   double FragOf(const Session& s, NodeId node) const;

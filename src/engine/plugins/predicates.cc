@@ -5,7 +5,7 @@
 namespace gantry {
 namespace {
 
-class PredicatesPlugin : public Plugin, public NodePredicate {
+class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>, public NodePredicate {
  public:
   std::string_view name() const override { return "predicates"; }
 
@@ -29,7 +29,8 @@ class PredicatesPlugin : public Plugin, public NodePredicate {
       return FilterResult::Fail(FilterCode::kTooManyPods);
     }
     int64_t over = s.FirstShort(spec.requests, id);
-    if (over >= 0) return FilterResult::Fail(FilterCode::kInsufficient, static_cast<uint32_t>(over));
+    if (over >= 0)
+      return FilterResult::Fail(FilterCode::kInsufficient, static_cast<uint32_t>(over));
     const GpuRequest& gpu = spec.gpu;
     if (!gpu.wants_gpu()) return FilterResult::Ok();
     if (!gpu.shared()) {

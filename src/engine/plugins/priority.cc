@@ -5,7 +5,7 @@
 namespace gantry {
 namespace {
 
-class PriorityPlugin : public Plugin, public JobOrder, public TaskOrder {
+class PriorityPlugin : public SessionCopyable<PriorityPlugin>, public JobOrder, public TaskOrder {
  public:
   std::string_view name() const override { return "priority"; }
 

@@ -17,7 +17,10 @@ namespace {
 
 constexpr int64_t kShareScale = 1'000'000;
 
-class ProportionPlugin : public Plugin, public QueueOrder, public JobAdmission, public QueueLimits {
+class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
+                         public QueueOrder,
+                         public JobAdmission,
+                         public QueueLimits {
  public:
   std::string_view name() const override { return "proportion"; }
 

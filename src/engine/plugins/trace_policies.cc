@@ -1,9 +1,9 @@
 // The baseline policies of the FGD paper's experiment, as its simulator defines them
 // (see docs/research/fgd-simulator-notes.md, section 4). Scores are integers in 0..100,
 // truncated where the paper truncates, so that ties come out as often as in the paper
-// (its simulator gives ties to the first node in a shuffled order: tieBreak: shuffled). c and G are the node's free CPU
-// and free GPU milli; C and Gm the largest node's CPU and GPU milli (128 cores and
-// 8 GPUs on the openb cluster, the paper's constants).
+// (its simulator gives ties to the first node in a shuffled order: tieBreak: shuffled). c and G are
+// the node's free CPU and free GPU milli; C and Gm the largest node's CPU and GPU milli (128 cores
+// and 8 GPUs on the openb cluster, the paper's constants).
 #include <algorithm>
 #include <map>
 
@@ -44,9 +44,9 @@ class TracePolicy : public Plugin, public NodeScorer {
   Milli max_gpu_ = 1;
 };
 
-class RandomPolicy : public TracePolicy {
+class RandomPolicy : public SessionCopyable<RandomPolicy, TracePolicy> {
  public:
-  using TracePolicy::TracePolicy;
+  using SessionCopyable::SessionCopyable;
   std::string_view name() const override { return "random"; }
   // An independent random score per feasible node: the best is uniform over them,
   // whatever the session's tie-break.
@@ -74,9 +74,9 @@ class RandomPolicy : public TracePolicy {
   }
 };
 
-class DotProdPolicy : public TracePolicy {
+class DotProdPolicy : public SessionCopyable<DotProdPolicy, TracePolicy> {
  public:
-  using TracePolicy::TracePolicy;
+  using SessionCopyable::SessionCopyable;
   std::string_view name() const override { return "dotprod"; }
   // int(100 * (1 - (node . pod) / 2)) with node = (c/C, G/Gm), pod = (r_c/C, r_g/Gm).
   int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId n,
@@ -90,11 +90,14 @@ class DotProdPolicy : public TracePolicy {
 };
 
 // The kind of GPU task a node runs, for gpuclustering: 0 shared, k for k whole GPUs.
-int32_t GpuKind(const TaskSpec& spec) { return spec.gpu.shared() ? 0 : spec.gpu.count; }
+int32_t GpuKind(const TaskSpec& spec) {
+  return spec.gpu.shared() ? 0 : spec.gpu.count;
+}
 
-class GpuClusteringPolicy : public TracePolicy, public PlacementListener {
+class GpuClusteringPolicy : public SessionCopyable<GpuClusteringPolicy, TracePolicy>,
+                            public PlacementListener {
  public:
-  using TracePolicy::TracePolicy;
+  using SessionCopyable::SessionCopyable;
   std::string_view name() const override { return "gpuclustering"; }
 
   void OnSessionOpen(Session& s) override {
@@ -103,7 +106,10 @@ class GpuClusteringPolicy : public TracePolicy, public PlacementListener {
     known_.assign(s.cluster().nodes().size(), 0);
   }
 
-  void OnPlacement(const Session& s, TaskId task, NodeId node, const GpuChoice&, int sign) override {
+  // What runs on a node now: allocations only (an evicted task still runs until it ends).
+  void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId node,
+                     const GpuChoice&, int sign) override {
+    if (change != StateChange::kAllocate) return;
     const TaskSpec& spec = s.cluster().spec_of(task);
     if (!spec.gpu.wants_gpu()) return;
     Kinds(s, node)[GpuKind(spec)] += sign;
@@ -111,7 +117,8 @@ class GpuClusteringPolicy : public TracePolicy, public PlacementListener {
 
   // base + 25 * (Gm - G) / Gm: base 75 when the node runs only tasks of this kind, 50 when
   // this kind and others, 25 when no GPU tasks, 0 when only other kinds. CPU-only: 0.
-  int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId n, const GpuChoice&) const override {
+  int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId n,
+                    const GpuChoice&) const override {
     if (!spec.gpu.wants_gpu()) return 0;
     const auto& kinds = Kinds(s, n);
     int32_t mine = 0, others = 0;
@@ -138,15 +145,16 @@ class GpuClusteringPolicy : public TracePolicy, public PlacementListener {
   mutable std::vector<uint8_t> known_;
 };
 
-class GpuPackingPolicy : public TracePolicy {
+class GpuPackingPolicy : public SessionCopyable<GpuPackingPolicy, TracePolicy> {
  public:
-  using TracePolicy::TracePolicy;
+  using SessionCopyable::SessionCopyable;
   std::string_view name() const override { return "gpupacking"; }
 
   // An idle node: max(33 - n, n). Else take the first k devices with room in ascending
   // free order: if some is wholly free, max(50 - wholly free taken, 33); if all are partly
   // used, max(100 - sum(free * 100 / 1000) / 10, 50). CPU-only: 0.
-  int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId n, const GpuChoice&) const override {
+  int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId n,
+                    const GpuChoice&) const override {
     if (!spec.gpu.wants_gpu()) return 0;
     NodeGpus gpus = s.node_gpus(n);
     const auto count = static_cast<int64_t>(gpus.devices.size());
@@ -175,16 +183,18 @@ class GpuPackingPolicy : public TracePolicy {
   mutable std::vector<int32_t> order_;
 };
 
-class BestFitPolicy : public TracePolicy {
+class BestFitPolicy : public SessionCopyable<BestFitPolicy, TracePolicy> {
  public:
-  using TracePolicy::TracePolicy;
+  using SessionCopyable::SessionCopyable;
   std::string_view name() const override { return "bestfit"; }
 
   // int(100 * (1 - (0.5 (c - r_c) / C + 0.5 (G - r_g) / Gm))), then min-max scaled.
   int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId n,
                     const GpuChoice& gpus) const override {
-    double cpu_left = static_cast<double>(CpuFree(s, n) - spec.requests.Get(kCpu)) / static_cast<double>(max_cpu_);
-    double gpu_left = static_cast<double>(GpuFree(s, n) - GpuRequestMilli(gpus)) / static_cast<double>(max_gpu_);
+    double cpu_left = static_cast<double>(CpuFree(s, n) - spec.requests.Get(kCpu)) /
+                      static_cast<double>(max_cpu_);
+    double gpu_left =
+        static_cast<double>(GpuFree(s, n) - GpuRequestMilli(gpus)) / static_cast<double>(max_gpu_);
     return static_cast<int64_t>(100.0 * (1.0 - (0.5 * cpu_left + 0.5 * gpu_left)));
   }
   bool normalizes() const override { return true; }
@@ -208,14 +218,20 @@ Result<std::unique_ptr<Plugin>> NewPolicy(const PluginConfig& config) {
 
 }  // namespace
 
-Result<std::unique_ptr<Plugin>> NewRandomPlugin(const PluginConfig& c) { return NewPolicy<RandomPolicy>(c); }
-Result<std::unique_ptr<Plugin>> NewDotProdPlugin(const PluginConfig& c) { return NewPolicy<DotProdPolicy>(c); }
+Result<std::unique_ptr<Plugin>> NewRandomPlugin(const PluginConfig& c) {
+  return NewPolicy<RandomPolicy>(c);
+}
+Result<std::unique_ptr<Plugin>> NewDotProdPlugin(const PluginConfig& c) {
+  return NewPolicy<DotProdPolicy>(c);
+}
 Result<std::unique_ptr<Plugin>> NewGpuClusteringPlugin(const PluginConfig& c) {
   return NewPolicy<GpuClusteringPolicy>(c);
 }
 Result<std::unique_ptr<Plugin>> NewGpuPackingPlugin(const PluginConfig& c) {
   return NewPolicy<GpuPackingPolicy>(c);
 }
-Result<std::unique_ptr<Plugin>> NewBestFitPlugin(const PluginConfig& c) { return NewPolicy<BestFitPolicy>(c); }
+Result<std::unique_ptr<Plugin>> NewBestFitPlugin(const PluginConfig& c) {
+  return NewPolicy<BestFitPolicy>(c);
+}
 
 }  // namespace gantry

@@ -83,7 +83,8 @@ class Harness {
     Snapshot snapshot(state, &node_table_);
     SessionOptions options;
     options.seed = seed_++;
-    Decisions decisions = Session(snapshot, SchedulerConfig::Default(), options).Run();
+    Decisions decisions =
+        Session(snapshot, Policy::Compile(SchedulerConfig::Default()).value(), options).Run();
     CheckBinds(decisions);
     last_binds_ = cache_.Assume(decisions);
     std::vector<PodCondition> conditions;

@@ -84,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              "nodesToScore " + std::to_string(config.engine.nodes_to_score));
   const ClusterState cluster = SmallCluster();
   Snapshot snapshot(cluster);
-  Decisions decisions = Session(snapshot, config.engine).Run();
+  Decisions decisions = Session(snapshot, Policy::Compile(config.engine).value()).Run();
   ClusterState after = cluster;
   for (const BindDecision& b : decisions.binds) {
     Status placed = after.Place(b.task, b.node, b.gpus);

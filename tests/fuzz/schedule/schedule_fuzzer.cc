@@ -98,9 +98,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const ClusterState& cluster = scenario->cluster;
   if ((cluster.nodes().size() + 1) * (cluster.tasks().size() + 1) > kMaxWork) return 0;
   Snapshot snapshot(cluster);
-  Decisions first = Session(snapshot, scenario->config).Run();
+  Decisions first = Session(snapshot, Policy::Compile(scenario->config).value()).Run();
   CheckDecisions(cluster, first);
-  Decisions second = Session(snapshot, scenario->config).Run();
+  Decisions second = Session(snapshot, Policy::Compile(scenario->config).value()).Run();
   FUZZ_CHECK(SameDecisions(first, second), "two sessions on one snapshot decide differently");
   (void)CheckExpectations(*scenario, first);
   return 0;

@@ -1,0 +1,258 @@
+#include "engine/placement_search.h"
+
+#include <optional>
+
+#include "engine/diagnosis.h"
+#include "engine/session.h"
+
+namespace gantry {
+namespace {
+
+// Keeps the best-scoring candidate, breaking ties by lowest node id or uniformly at
+// random (reservoir sampling: the k-th tie replaces the choice with probability 1/k).
+class BestCandidate {
+ public:
+  // `rank`: when not empty, ties go to the node of lowest rank (TieBreak::kShuffled).
+  BestCandidate(bool random_ties, Rng* rng, const std::vector<uint32_t>& rank)
+      : random_ties_(random_ties), rng_(rng), rank_(rank) {}
+
+  // Returns true when `node` becomes the choice.
+  bool Offer(NodeId node, int64_t score) {
+    if (best_ == kNone || score > score_) {
+      best_ = node;
+      score_ = score;
+      ties_ = 1;
+      return true;
+    }
+    if (score < score_) return false;
+    if (random_ties_) {
+      if (rng_->Uniform(++ties_) != 0) return false;
+    } else if (!rank_.empty()) {
+      if (rank_[node] > rank_[best_]) return false;
+    } else if (node > best_) {
+      return false;
+    }
+    best_ = node;
+    return true;
+  }
+  NodeId best() const { return best_; }
+
+ private:
+  bool random_ties_;
+  Rng* rng_;
+  const std::vector<uint32_t>& rank_;
+  NodeId best_ = kNone;
+  int64_t score_ = 0;
+  uint64_t ties_ = 0;
+};
+
+}  // namespace
+
+PlacementSearch::PlacementSearch(const Session& session, WorkingState& state,
+                                 const PluginSet& plugins, const SchedulerConfig& config,
+                                 uint64_t seed, Rng& rng)
+    : session_(session), state_(state), plugins_(plugins), config_(config), rng_(rng) {
+  rotation_ = seed;
+  const ClusterState& c = state.cluster();
+  if (config_.tie_break == SchedulerConfig::TieBreak::kShuffled) {
+    // Its own generator, so that the order does not depend on other random draws.
+    Rng order_rng(seed ^ 0x5deece66dULL);
+    const size_t n = c.nodes().size();
+    std::vector<uint32_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+    for (size_t i = n; i > 1; --i) std::swap(order[i - 1], order[order_rng.Uniform(i)]);
+    tie_rank_.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) tie_rank_[order[i]] = static_cast<uint32_t>(i);
+  }
+  static_verdicts_.assign(c.specs().size(), {});
+  unschedulable_.assign(c.specs().size(), 0);
+  unschedulable_why_.assign(c.specs().size(), {});
+}
+
+std::vector<PlacementSearch::StaticVerdict>& PlacementSearch::StaticVerdictsOf(SpecId spec_id) {
+  std::vector<StaticVerdict>& verdicts = static_verdicts_[spec_id];
+  const size_t classes = state_.cluster().shape_class_count();
+  if (verdicts.size() < classes) verdicts.resize(classes);
+  return verdicts;
+}
+
+const FilterResult& PlacementSearch::StaticResult(const TaskSpec& spec,
+                                                  std::vector<StaticVerdict>& verdicts,
+                                                  NodeId node) {
+  StaticVerdict& v = verdicts[state_.node(node).shape_class];
+  if (!v.known) {
+    for (const NodePredicate* p : plugins_.predicates()) {
+      v.result = p->FilterStatic(spec, state_.cluster().node(node));
+      if (!v.result.ok()) break;
+    }
+    v.known = true;
+  }
+  return v.result;
+}
+
+FilterResult PlacementSearch::Filter(const TaskSpec& spec, SpecId spec_id, NodeId node) {
+  FilterResult r = StaticResult(spec, StaticVerdictsOf(spec_id), node);
+  if (!r.ok()) return r;
+  for (const NodePredicate* p : plugins_.predicates()) {
+    r = p->FilterDynamic(session_, spec, node);
+    if (!r.ok()) return r;
+  }
+  return r;
+}
+
+bool PlacementSearch::Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts,
+                             NodeId node) {
+  if (!StaticResult(spec, verdicts, node).ok()) return false;
+  for (const NodePredicate* p : plugins_.predicates()) {
+    if (!p->FilterDynamic(session_, spec, node).ok()) return false;
+  }
+  return true;
+}
+
+template <typename Fn>
+void PlacementSearch::ForEachCandidate(const TaskSpec& spec, const SearchScope& scope,
+                                       Fn&& fn) const {
+  const size_t n = state_.cluster().nodes().size();
+  if (scope.nodes != nullptr) {
+    for (NodeId node : *scope.nodes) {
+      if (node >= n || state_.node(node).removed) continue;
+      if (!fn(node)) return;
+    }
+    return;
+  }
+  const GpuPacking packing = plugins_.packing();
+  if (packing == GpuPacking::kNone || scope.future) {
+    // No preferred order (or none kept for the future view): every node, from a rotating
+    // start so that equal nodes share the load.
+    if (n == 0) return;
+    const size_t start = packing == GpuPacking::kNone ? static_cast<size_t>(rotation_ % n) : 0;
+    for (size_t k = 0; k < n; ++k) {
+      const auto node = static_cast<NodeId>((start + k) % n);
+      if (state_.node(node).removed) continue;
+      if (!fn(node)) return;
+    }
+    return;
+  }
+  // Each GPU node is visited at most once.
+  const NodeIndex& index = state_.index();
+  auto visit = [&](const std::vector<NodeId>& nodes, bool skip_partial) {
+    for (NodeId node : nodes) {
+      if (skip_partial && index.is_partial(node)) continue;
+      if (!fn(node)) return false;
+    }
+    return true;
+  };
+  const int32_t max = index.max_whole();
+  const GpuRequest& gpu = spec.gpu;
+  const bool tight = packing == GpuPacking::kTight;
+  if (!gpu.wants_gpu()) {
+    // CPU-only tasks: CPU-only nodes first, then GPU nodes from the fullest (tight) or
+    // the emptiest (loose), so that GPU nodes keep their CPU for GPU tasks.
+    if (!visit(index.cpu_only(), false)) return;
+    for (int32_t k = 0; k <= max; ++k) {
+      if (!visit(index.with_whole_free(tight ? k : max - k), false)) return;
+    }
+    return;
+  }
+  if (gpu.shared()) {
+    if (tight && !visit(index.partial(), false)) return;
+    for (int32_t k = 1; k <= max; ++k) {
+      if (!visit(index.with_whole_free(tight ? k : max + 1 - k), true)) return;
+    }
+    if (!tight) visit(index.partial(), false);
+    return;
+  }
+  for (int32_t k = gpu.count; k <= max; ++k) {
+    if (!visit(index.with_whole_free(tight ? k : max + gpu.count - k), false)) return;
+  }
+}
+
+bool PlacementSearch::ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuChoice* out) const {
+  for (const NodeScorer* scorer : plugins_.scorers()) {
+    if (scorer->ChooseDevices(session_, spec, node, out)) return true;
+  }
+  const GpuPacking packing =
+      plugins_.packing() == GpuPacking::kNone ? GpuPacking::kTight : plugins_.packing();
+  return ChooseGpus(spec.gpu, session_.node_gpus(node), packing, out);
+}
+
+bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* out,
+                           std::string* why_not) {
+  const ClusterState& c = state_.cluster();
+  const SpecId spec_id = c.task(task_id).spec;
+  const TaskSpec& spec = c.spec(spec_id);
+  // The memo is of searches over every node's free room; others neither read nor write it.
+  const bool memo = scope.nodes == nullptr && !scope.future;
+  if (memo && unschedulable_[spec_id]) {
+    *why_not = unschedulable_why_[spec_id];
+    return false;
+  }
+  std::optional<WorkingState::FutureView> future;
+  if (scope.future) future.emplace(&state_);
+  const auto& scorers = plugins_.scorers();
+  const bool normalizing = plugins_.normalizing();
+  BestCandidate best(config_.tie_break == SchedulerConfig::TieBreak::kRandom, &rng_, tie_rank_);
+  int32_t found = 0;
+  size_t visited = 0;
+  GpuChoice choice;
+  const int32_t enough = config_.nodes_to_score;
+  if (normalizing) {
+    candidate_nodes_.clear();
+    candidate_gpus_.clear();
+    candidate_scores_.resize(scorers.size());
+    for (auto& scores : candidate_scores_) scores.clear();
+  }
+  // Looked up once here rather than per candidate.
+  std::vector<StaticVerdict>& verdicts = StaticVerdictsOf(spec_id);
+  ForEachCandidate(spec, scope, [&](NodeId n) {
+    ++visited;
+    if (!Passes(spec, verdicts, n)) return true;
+    if (!ChooseDevicesFor(spec, n, &choice)) return true;
+    ++found;
+    if (normalizing) {
+      candidate_nodes_.push_back(n);
+      candidate_gpus_.push_back(choice);
+      for (size_t i = 0; i < scorers.size(); ++i) {
+        candidate_scores_[i].push_back(scorers[i]->ScoreNode(session_, spec, n, choice));
+      }
+    } else {
+      int64_t score = 0;
+      for (const NodeScorer* scorer : scorers) {
+        score += scorer->weight() * scorer->ScoreNode(session_, spec, n, choice);
+      }
+      if (best.Offer(n, score)) out->gpus = choice;
+    }
+    return enough <= 0 || found < enough;
+  });
+  rotation_ += visited;
+  if (normalizing && found > 0) {
+    for (size_t i = 0; i < scorers.size(); ++i) scorers[i]->NormalizeScores(candidate_scores_[i]);
+    size_t chosen = 0;
+    for (size_t k = 0; k < candidate_nodes_.size(); ++k) {
+      int64_t score = 0;
+      for (size_t i = 0; i < scorers.size(); ++i)
+        score += scorers[i]->weight() * candidate_scores_[i][k];
+      if (best.Offer(candidate_nodes_[k], score)) chosen = k;
+    }
+    out->gpus = candidate_gpus_[chosen];
+  }
+  if (best.best() == kNone) {
+    *why_not = DiagnoseNoNode(c, state_, *this, spec, spec_id, scope);
+    if (memo) {
+      unschedulable_[spec_id] = 1;
+      unschedulable_log_.push_back(spec_id);
+      unschedulable_why_[spec_id] = *why_not;
+    }
+    return false;
+  }
+  out->node = best.best();
+  return true;
+}
+
+void PlacementSearch::ForgetUnschedulableSince(size_t mark) {
+  for (size_t i = mark; i < unschedulable_log_.size(); ++i)
+    unschedulable_[unschedulable_log_[i]] = 0;
+  unschedulable_log_.resize(std::min(mark, unschedulable_log_.size()));
+}
+
+}  // namespace gantry

@@ -1,0 +1,87 @@
+// Finding a node (and GPU devices) for one task: candidates visited best first, the
+// plugins' predicates and scorers asked, the best scoring node kept. Owns the caches that
+// make it fast, and keeps them right as the working state changes:
+//   - static verdicts per (task spec, node shape class), which no placement changes;
+//   - "fits nowhere" per task spec, for searches of every node's free room: a statement
+//     that gives room back (a rollback, an eviction) forgets the verdicts it may have
+//     made wrong (see UnschedulableMark).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/config.h"
+#include "engine/filter.h"
+#include "engine/gpu_placement.h"
+#include "engine/plugin_set.h"
+#include "engine/random.h"
+#include "engine/working_state.h"
+
+namespace gantry {
+
+class Session;
+
+// Which nodes a search looks at, and onto which room.
+struct SearchScope {
+  // Null: every node, in the order the scorers' packing prefers. Else only these nodes
+  // (a topology domain, the nodes of some victims), in this order.
+  const std::vector<NodeId>* nodes = nullptr;
+  // Onto room that is being released (a placement to Pipeline) instead of free room.
+  bool future = false;
+};
+
+class PlacementSearch {
+ public:
+  PlacementSearch(const Session& session, WorkingState& state, const PluginSet& plugins,
+                  const SchedulerConfig& config, uint64_t seed, Rng& rng);
+
+  // Finds the best node for a task, or returns false and explains why none fits
+  // ("0/5000 nodes are available: 4000 insufficient nvidia.com/gpu, ...").
+  bool Find(TaskId task, const SearchScope& scope, Placement* out, std::string* why_not);
+  // Every predicate's verdict on one node, in the current view.
+  FilterResult Filter(const TaskSpec& spec, SpecId spec_id, NodeId node);
+  // Devices for the task on the node: the first scorer that chooses, else by packing.
+  bool ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuChoice* out) const;
+
+  // "Fits nowhere" verdicts made after `mark` may be wrong once the room taken since
+  // then is given back; earlier ones stay right, since room only shrinks otherwise.
+  size_t UnschedulableMark() const { return unschedulable_log_.size(); }
+  void ForgetUnschedulableSince(size_t mark);
+
+ private:
+  // Per (spec, node shape class): the static verdict, once known. The detail (which
+  // taint) is the same for the whole class, since taints are part of its key.
+  struct StaticVerdict {
+    bool known = false;
+    FilterResult result;
+  };
+  std::vector<StaticVerdict>& StaticVerdictsOf(SpecId spec_id);
+  const FilterResult& StaticResult(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts,
+                                   NodeId node);
+  // Filter(...).ok(), for the hot loop: no result to copy, verdicts already at hand.
+  bool Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts, NodeId node);
+  // fn(node) returns false to stop.
+  template <typename Fn>
+  void ForEachCandidate(const TaskSpec& spec, const SearchScope& scope, Fn&& fn) const;
+
+  const Session& session_;
+  WorkingState& state_;
+  const PluginSet& plugins_;
+  const SchedulerConfig& config_;
+  Rng& rng_;
+  std::vector<uint32_t> tie_rank_;  // per node, for TieBreak::kShuffled
+  uint64_t rotation_ = 0;           // start offset for unordered candidate scans
+
+  std::vector<std::vector<StaticVerdict>> static_verdicts_;
+  // Per spec: 1 when it found no node, so that its other tasks fail fast.
+  std::vector<uint8_t> unschedulable_;
+  std::vector<std::string> unschedulable_why_;
+  std::vector<SpecId> unschedulable_log_;  // specs in the order they were marked
+  // Candidates of the task being placed, when scores are normalized.
+  std::vector<NodeId> candidate_nodes_;
+  std::vector<GpuChoice> candidate_gpus_;
+  std::vector<std::vector<int64_t>> candidate_scores_;  // per scorer
+};
+
+}  // namespace gantry

@@ -1,0 +1,64 @@
+// The plugins of one session, by extension point: each interface asked of every plugin
+// that implements it, in configured order (DESIGN.md, "The engine").
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/decisions.h"
+#include "engine/gpu_placement.h"
+#include "engine/plugin.h"
+#include "engine/policy.h"
+
+namespace gantry {
+
+class PluginSet {
+ public:
+  // Copies the policy's plugin prototypes for one session.
+  explicit PluginSet(const Policy& policy);
+  PluginSet(const PluginSet&) = delete;
+  PluginSet& operator=(const PluginSet&) = delete;
+
+  void Open(Session& s);
+  void Close(const Session& s, Decisions* out) const;
+
+  // Orderings: < 0 when `a` goes first. Ties: creation order, then id.
+  int CompareQueues(const Session& s, QueueId a, QueueId b) const;
+  int CompareJobs(const Session& s, JobId a, JobId b) const;
+  int CompareTasks(const Session& s, TaskId a, TaskId b) const;
+  bool Admit(Session& s, JobId job, std::string* reason) const;
+  bool JobReady(const Session& s, JobId job) const;
+  bool QueueOverused(const Session& s, QueueId queue, std::string* reason) const;
+  bool QueueAllocatable(const Session& s, QueueId queue, const ResourceVector& request,
+                        std::string* reason) const;
+  // The candidates every victim filter keeps, in their order.
+  std::vector<TaskId> Victims(const Session& s, EvictionCause cause, TaskId preemptor,
+                              std::vector<TaskId> candidates) const;
+  void Notify(const Session& s, StateChange change, TaskId task, NodeId node, const GpuChoice& gpus,
+              int sign) const;
+
+  const std::vector<const NodePredicate*>& predicates() const { return predicates_; }
+  const std::vector<const NodeScorer*>& scorers() const { return scorers_; }
+  // Some scorer normalizes: every candidate is scored before one is chosen.
+  bool normalizing() const { return normalizing_; }
+  // The first configured scorer's packing preference that has one, else tight.
+  GpuPacking packing() const { return packing_; }
+
+ private:
+  std::vector<std::unique_ptr<Plugin>> plugins_;
+  std::vector<const QueueOrder*> queue_orders_;
+  std::vector<const JobOrder*> job_orders_;
+  std::vector<const TaskOrder*> task_orders_;
+  std::vector<JobAdmission*> admissions_;
+  std::vector<const NodePredicate*> predicates_;
+  std::vector<const NodeScorer*> scorers_;
+  std::vector<const JobReadiness*> readiness_;
+  std::vector<const QueueLimits*> queue_limits_;
+  std::vector<const VictimFilter*> victim_filters_;
+  std::vector<PlacementListener*> listeners_;
+  bool normalizing_ = false;
+  GpuPacking packing_ = GpuPacking::kTight;
+};
+
+}  // namespace gantry

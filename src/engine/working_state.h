@@ -1,0 +1,191 @@
+// The working state of one session: everything a scheduling cycle can touch (every node,
+// queue, job and task, running or pending), as the cycle has changed it so far. The
+// ClusterState the session opened on is never changed; Statements change this copy, and
+// undo their changes exactly.
+//
+// Room on a node is seen three ways (DESIGN.md, "Working state"):
+//   idle    what is free now (a releasing task still holds its room until it ends);
+//   future  what will be free once the releasing tasks end, less what is pipelined onto it;
+//   free    what a task may be allocated now: the smaller of the two, so that an
+//           allocation never takes room a pipelined task was promised.
+// Until the session's first eviction or pipelined task all three are one table; the other
+// two are made then, so that a session that evicts nothing copies nothing more.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/gpu_placement.h"
+#include "engine/id_slots.h"
+#include "engine/node_index.h"
+#include "engine/node_table.h"
+#include "model/cluster.h"
+
+namespace gantry {
+
+// A task's state in a session.
+enum class TaskStatus : uint8_t {
+  kPending,    // waits for a node
+  kAllocated,  // placed in this session on room free now; binds when its statement commits
+  kPipelined,  // placed in this session on room being released; binds once that room is free
+  kRunning,    // holds room on its node
+  kReleasing,  // evicted in this session; holds its room until it has terminated
+  kDone,       // finished; holds nothing
+};
+std::string_view TaskStatusName(TaskStatus status);
+
+// Where a task goes (or is).
+struct Placement {
+  NodeId node = kNone;
+  GpuChoice gpus;
+};
+
+// A job's state in the session.
+struct JobWork {
+  bool inqueue = false;           // admitted (by the enqueue action, or already running)
+  bool skipped_overused = false;  // allocate passed it over because its queue had its share
+  bool attempted = false;
+  int32_t ready = 0;            // running (not releasing) plus allocated in this session
+  int32_t placed = 0;           // allocated in this session
+  int32_t pipelined_tasks = 0;  // pipelined in this session
+  int32_t releasing_tasks = 0;  // evicted in this session
+  ResourceVector allocated;     // what its ready tasks hold
+  ResourceVector pipelined;     // what its pipelined tasks were promised
+  ResourceVector releasing;     // what its evicted tasks still hold
+  // Pending tasks that no committed statement has placed, in task order.
+  std::vector<TaskId> unplaced;
+  std::string reason;  // why it is (still) pending
+};
+
+struct QueueWork {
+  ResourceVector allocated;  // held by ready tasks (running, not releasing, plus allocated)
+  ResourceVector pipelined;
+  ResourceVector releasing;
+  ResourceVector request;  // allocated at the session's start plus its jobs' pending demand
+};
+
+class WorkingState {
+ public:
+  // `cached`: the cluster's node table when the caller keeps one (else built here).
+  // `jobs_wait_for_admission`: pending jobs start not inqueue (the policy has enqueue).
+  WorkingState(const ClusterState& cluster, const NodeTable* cached, bool jobs_wait_for_admission);
+  WorkingState(const WorkingState&) = delete;
+  WorkingState& operator=(const WorkingState&) = delete;
+
+  const ClusterState& cluster() const { return cluster_; }
+
+  // ---- Nodes, as the current view sees them: `free` by default, `future` while a
+  // search for pipelined placements looks (see FutureView).
+  const NodeWork& node(NodeId id) const { return view_->nodes[id]; }
+  uint32_t resource_count() const { return view_->resource_count; }
+  const Milli* free_row(NodeId id) const {
+    return view_->free.data() + static_cast<size_t>(id) * view_->resource_count;
+  }
+  Milli free(NodeId id, ResourceId r) const {
+    return r < view_->resource_count ? free_row(id)[r] : 0;
+  }
+  std::span<const int32_t> gpu_free_milli(NodeId id) const {
+    const NodeWork& w = view_->nodes[id];
+    return std::span<const int32_t>(view_->gpu_free_milli)
+        .subspan(static_cast<size_t>(w.gpu_begin), static_cast<size_t>(w.gpu_count));
+  }
+  std::span<const int64_t> gpu_free_memory(NodeId id) const {
+    const NodeWork& w = view_->nodes[id];
+    return std::span<const int64_t>(view_->gpu_free_memory)
+        .subspan(static_cast<size_t>(w.gpu_begin), static_cast<size_t>(w.gpu_count));
+  }
+  bool viewing_future() const { return view_ != &free_; }
+  // Nodes by free whole GPUs, in the `free` view (the one allocation searches).
+  const NodeIndex& index() const { return index_; }
+  // Regardless of the view: what is idle now, and what will be free once releasing tasks
+  // end less what is pipelined (both equal `free` until the first eviction or pipeline).
+  Milli idle(NodeId id, ResourceId r) const { return Read(now_ ? *now_ : free_, id, r); }
+  Milli future_free(NodeId id, ResourceId r) const {
+    return Read(future_ ? *future_ : free_, id, r);
+  }
+  const NodeTable& free_table() const { return free_; }
+  const NodeTable& idle_table() const { return now_ ? *now_ : free_; }
+  const NodeTable& future_table() const { return future_ ? *future_ : free_; }
+
+  // While one lives, the node accessors above read the `future` table.
+  class FutureView {
+   public:
+    explicit FutureView(WorkingState* state) : state_(state) { state_->view_ = &state_->Future(); }
+    ~FutureView() { state_->view_ = &state_->free_; }
+    FutureView(const FutureView&) = delete;
+    FutureView& operator=(const FutureView&) = delete;
+
+   private:
+    WorkingState* state_;
+  };
+
+  // ---- Jobs, tasks and queues. Every job and task has a state, running or pending; a
+  // job's entry is made from the cluster on first use.
+  const JobWork& job(JobId id) const { return jobs_[JobSlot(id)]; }
+  TaskStatus task_status(TaskId id) const;
+  // Where an allocated, pipelined, running or releasing task is; node kNone otherwise.
+  Placement placement_of(TaskId id) const;
+  const QueueWork& queue(QueueId id) const { return queues_[id]; }
+  // Jobs with pending tasks when the session opened, in id order.
+  const std::vector<JobId>& pending_jobs() const { return pending_jobs_; }
+  // For the session's notes on a job (reason, inqueue, ...), never its amounts.
+  JobWork& mutable_job(JobId id) { return jobs_[JobSlot(id)]; }
+
+  // Whether the task placed like this fits the node's free room (or, `future`, the room
+  // it will have once releasing tasks end): every request, the pod count, and the share
+  // and memory on each of the devices.
+  bool Fits(TaskId task, const Placement& placement, bool future) const;
+
+  // ---- Changes, each undone exactly by the same call with sign -1 (Statement).
+  // REQUIRES: the task is pending (sign +1) or allocated there (-1); it fits `free`.
+  void Allocate(TaskId task, const Placement& placement, int sign);
+  // REQUIRES: the task is pending (+1) or pipelined there (-1); it fits `future`.
+  void Pipeline(TaskId task, const Placement& placement, int sign);
+  // REQUIRES: the task is running (+1) or releasing (-1).
+  void Evict(TaskId task, int sign);
+
+ private:
+  struct TaskWork {
+    TaskStatus status = TaskStatus::kPending;
+    Placement placement;  // allocated or pipelined: where
+  };
+  static Milli Read(const NodeTable& t, NodeId id, ResourceId r) {
+    return r < t.resource_count ? t.free[static_cast<size_t>(id) * t.resource_count + r] : 0;
+  }
+  // The job's slot, its entry made from the cluster when it has none yet.
+  size_t JobSlot(JobId id) const;
+  JobWork MakeJobWork(JobId id) const;
+  TaskWork& MutableTask(TaskId id);
+  // Makes the idle and future tables (copies of free) on first need.
+  NodeTable& Future();
+  // free = min(idle, future) for one node, after either changed.
+  void RecomputeFree(NodeId node);
+  void Reindex(NodeId node);
+  // What a task placed like this counts: its requests plus the GPU share.
+  ResourceVector AccountedOf(TaskId task, const Placement& placement) const;
+  void ChargeJob(TaskId task, ResourceVector JobWork::*field,
+                 ResourceVector QueueWork::*queue_field, const ResourceVector& amount, int sign);
+
+  const ClusterState& cluster_;
+  const bool jobs_wait_for_admission_;
+  NodeTable free_;
+  std::unique_ptr<NodeTable> now_;  // idle; null until the first eviction or pipeline
+  std::unique_ptr<NodeTable> future_;
+  const NodeTable* view_ = &free_;
+  NodeIndex index_;
+  // Entries only for the jobs and tasks used so far; deques, so that references to an
+  // entry stay valid as others are made.
+  mutable std::deque<JobWork> jobs_;
+  mutable IdSlots job_slots_;
+  std::deque<TaskWork> tasks_;
+  IdSlots task_slots_;
+  std::vector<QueueWork> queues_;
+  std::vector<JobId> pending_jobs_;
+};
+
+}  // namespace gantry
