@@ -24,6 +24,7 @@ struct GpuChoice {
     milli_each = 0;
     memory_each = 0;
   }
+  bool operator==(const GpuChoice&) const = default;
 };
 
 // The free state of one node's devices, as a session sees it.

@@ -120,6 +120,16 @@ class DirectScorer {
   int64_t Score(const TaskSpec& spec, NodeId node, const GpuChoice& choice) const {
     return scorer_->ScoreNode(session_, spec, node, choice);
   }
+  // The score of the devices the scorer itself chooses (as the session asks: choose, then
+  // score that choice). REQUIRES: the scorer chooses devices on this node.
+  int64_t ScoreOwnChoice(const TaskSpec& spec, NodeId node) const {
+    GpuChoice choice;
+    EXPECT_TRUE(scorer_->ChooseDevices(session_, spec, node, &choice));
+    return scorer_->ScoreNode(session_, spec, node, choice);
+  }
+  bool Choose(const TaskSpec& spec, NodeId node, GpuChoice* out) const {
+    return scorer_->ChooseDevices(session_, spec, node, out);
+  }
   const NodeScorer* scorer() const { return scorer_; }
 
  private:
@@ -453,13 +463,46 @@ TEST(FgdPolicyTest, ScoresAreTheSigmoidOfTheFragmentationDrop) {
   WorkloadProfile p = OneType(8000, 500);
   t.cluster().SetWorkloadProfile(p);
   DirectScorer d(t.cluster(), "fgd");
-  EXPECT_EQ(d.Score(SharedSpec(300, 4000), partial, GpuChoice{}), 42);
-  EXPECT_EQ(d.Score(SharedSpec(300, 4000), idle, GpuChoice{}), 50);
-  EXPECT_EQ(d.Score(SharedSpec(300, 4000), tight, GpuChoice{}), 33);
+  EXPECT_EQ(d.ScoreOwnChoice(SharedSpec(300, 4000), partial), 42);
+  EXPECT_EQ(d.ScoreOwnChoice(SharedSpec(300, 4000), idle), 50);
+  EXPECT_EQ(d.ScoreOwnChoice(SharedSpec(300, 4000), tight), 33);
   // Filling the partial GPU: F 0 -> 0 (no free GPU left), 50.
-  EXPECT_EQ(d.Score(SharedSpec(600, 4000), partial, GpuChoice{}), 50);
+  EXPECT_EQ(d.ScoreOwnChoice(SharedSpec(600, 4000), partial), 50);
   // A whole GPU on the tight node: F 0 -> 0.
-  EXPECT_EQ(d.Score(WholeSpec(1, 4000), tight, GpuChoice{}), 50);
+  EXPECT_EQ(d.ScoreOwnChoice(WholeSpec(1, 4000), tight), 50);
+}
+
+TEST(FgdPolicyTest, ScoresThePlacementItIsGivenNotTheLastOneItChose) {
+  // FGD remembers the score of the devices it chose last, for the session's next question
+  // (the score of that same choice). It must not answer that score for another task, or
+  // for devices another scorer chose, on the same node.
+  TestCluster t;
+  NodeId node = t.AddNode("two", 2, 64000);
+  t.Occupy(node, SharedSpec(400, 1000), {0});
+  t.cluster().SetWorkloadProfile(OneType(8000, 500));
+  DirectScorer fresh(t.cluster(), "fgd");
+  const TaskSpec small = SharedSpec(300, 4000), whole = WholeSpec(1, 4000);
+  GpuChoice on_partial;
+  on_partial.devices = {0};
+  on_partial.milli_each = 300;
+  GpuChoice on_idle = on_partial;
+  on_idle.devices = {1};
+  const int64_t small_partial = fresh.Score(small, node, on_partial);
+  const int64_t small_idle = fresh.Score(small, node, on_idle);
+  const int64_t whole_idle = fresh.Score(whole, node, Whole({1}));
+  ASSERT_NE(small_partial, small_idle);  // else the test could not tell them apart
+  ASSERT_NE(whole_idle, small_partial);
+
+  DirectScorer d(t.cluster(), "fgd");
+  GpuChoice chosen;
+  ASSERT_TRUE(d.Choose(small, node, &chosen));
+  EXPECT_EQ(d.Score(small, node, chosen), chosen == on_partial ? small_partial : small_idle);
+  // Another scorer chose the other device for the same task:
+  const GpuChoice other = chosen == on_partial ? on_idle : on_partial;
+  EXPECT_EQ(d.Score(small, node, other), other == on_partial ? small_partial : small_idle);
+  // Another task on the same node, without a choice of its own:
+  ASSERT_TRUE(d.Choose(small, node, &chosen));
+  EXPECT_EQ(d.Score(whole, node, Whole({1})), whole_idle);
 }
 
 // ---------------------------------------------------------------- gantry

@@ -20,13 +20,13 @@ void FgdScorer::OnSessionOpen(Session& s) {
                                   static_cast<double>(coverage_pct_) / 100.0);
   frag_.assign(s.cluster().nodes().size(), 0);
   frag_known_.assign(s.cluster().nodes().size(), 0);
-  last_node_ = kNone;
+  last_ = LastScore{};
 }
 
 void FgdScorer::OnStateChange(const Session& /*s*/, StateChange /*change*/, TaskId /*task*/,
                               NodeId node, const GpuChoice& /*gpus*/, int /*sign*/) {
   frag_known_[node] = 0;
-  last_node_ = kNone;
+  last_ = LastScore{};
 }
 
 double FgdScorer::Frag(Milli cpu_free, GpuModelId model,
@@ -47,6 +47,17 @@ double FgdScorer::FragOf(const Session& s, NodeId node) const {
     frag_known_[node] = 1;
   }
   return frag_[node];
+}
+
+int64_t FgdScorer::ScoreChoice(const Session& s, const TaskSpec& spec, NodeId node,
+                               const GpuChoice& choice) const {
+  const NodeGpus gpus = s.node_gpus(node);
+  const double before = FragOf(s, node);
+  const Milli cpu_after = s.free(node, kCpu) - spec.requests.Get(kCpu);
+  const GpuModelId model = gpus.devices.empty() ? 0 : gpus.devices[0].model;
+  free_.assign(gpus.free_milli.begin(), gpus.free_milli.end());
+  for (int32_t d : choice.devices) free_[static_cast<size_t>(d)] -= choice.milli_each;
+  return ScoreChange(s, spec, node, before, Frag(cpu_after, model, free_));
 }
 
 int64_t FgdScorer::ScoreChange(const Session& /*s*/, const TaskSpec& /*spec*/, NodeId /*node*/,
@@ -90,19 +101,19 @@ bool FgdScorer::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId nod
     for (int32_t d : out->devices) free_[static_cast<size_t>(d)] -= out->milli_each;
     best = ScoreChange(s, spec, node, before, Frag(cpu_after, model, free_));
   }
-  last_node_ = node;
-  last_score_ = best;
+  if (!s.viewing_future()) last_ = LastScore{node, &spec, *out, best};
   return true;
 }
 
 int64_t FgdScorer::ScoreNode(const Session& s, const TaskSpec& spec, NodeId node,
-                             const GpuChoice& /*gpus*/) const {
-  // ChooseDevices has just scored this node for this task; reuse it.
-  if (last_node_ != node) {
-    GpuChoice choice;
-    ChooseDevices(s, spec, node, &choice);
+                             const GpuChoice& gpus) const {
+  // ChooseDevices has usually just scored this very placement; reuse it. Anything else
+  // (devices another scorer chose, a placement a queue limit refused and another task
+  // since) is scored afresh.
+  if (!s.viewing_future() && last_.node == node && last_.spec == &spec && last_.choice == gpus) {
+    return last_.score;
   }
-  return last_score_;
+  return ScoreChoice(s, spec, node, gpus);
 }
 
 Result<FragmentationArgs> ParseFragmentationArgs(const PluginConfig& config) {

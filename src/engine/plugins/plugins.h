@@ -74,6 +74,9 @@ class FgdScorer : public SessionCopyable<FgdScorer>, public NodeScorer, public P
 
  protected:
   double FragOf(const Session& s, NodeId node) const;
+  // The score of placing `spec` on `node` on exactly these devices.
+  int64_t ScoreChoice(const Session& s, const TaskSpec& spec, NodeId node,
+                      const GpuChoice& choice) const;
   // A node state's fragmentation: FGD's measure by default.
   virtual double Frag(Milli cpu_free, GpuModelId model, std::span<const int32_t> free_milli) const;
   // The score of a placement of `spec` that takes the node's fragmentation from `before`
@@ -89,8 +92,14 @@ class FgdScorer : public SessionCopyable<FgdScorer>, public NodeScorer, public P
   mutable std::vector<double> frag_;
   mutable std::vector<uint8_t> frag_known_;
   mutable std::vector<int32_t> free_;  // scratch
-  mutable NodeId last_node_ = kNone;
-  mutable int64_t last_score_ = 0;
+  // The placement ChooseDevices scored last, valid until the working state changes.
+  struct LastScore {
+    NodeId node = kNone;
+    const TaskSpec* spec = nullptr;
+    GpuChoice choice;
+    int64_t score = 0;
+  };
+  mutable LastScore last_;
 };
 
 }  // namespace gantry
