@@ -31,6 +31,10 @@ void PrintTable(const Scenario& s, const Decisions& d) {
     std::printf("evict %s on %s: %s\n", c.task(e.task).name.c_str(), c.node(e.node).name.c_str(),
                 e.reason.c_str());
   }
+  for (const PipelineDecision& p : d.pipelined) {
+    std::printf("pipelined %s onto %s (GPUs %s), binds once its room is released\n",
+                c.task(p.task).name.c_str(), c.node(p.node).name.c_str(), GpuList(p.gpus).c_str());
+  }
   if (!d.pending.empty()) {
     std::printf("\n%-24s %-8s %s\n", "PENDING JOB", "TASKS", "REASON");
     for (const PendingJob& p : d.pending) {

@@ -19,6 +19,13 @@ nlohmann::ordered_json DecisionsJson(const ClusterState& c, const Decisions& d) 
                                 {"node", c.node(e.node).name},
                                 {"reason", e.reason}});
   }
+  out["pipelined"] = nlohmann::ordered_json::array();
+  for (const PipelineDecision& p : d.pipelined) {
+    out["pipelined"].push_back({{"job", c.job(p.job).name},
+                                {"task", c.task(p.task).name},
+                                {"node", c.node(p.node).name},
+                                {"gpus", p.gpus}});
+  }
   out["pending"] = nlohmann::ordered_json::array();
   for (const PendingJob& p : d.pending) {
     out["pending"].push_back(

@@ -1,5 +1,5 @@
 // A session's decisions as JSON (`gantry schedule --format json`), by name: binds,
-// evictions and pending jobs, each an array (empty when there are none).
+// evictions, pipelined tasks and pending jobs, each an array (empty when there are none).
 #pragma once
 
 #include <nlohmann/json.hpp>
