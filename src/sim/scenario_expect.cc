@@ -4,12 +4,14 @@
 #include <map>
 #include <unordered_set>
 
+#include "model/limits.h"
+
 namespace gantry {
 
 Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const ClusterState& cluster,
                          ScenarioExpectations* out) {
-  GANTRY_RETURN_IF_ERROR(
-      r.Map(expect, "expect", {"placed", "pending", "onNodes", "gpus", "placedInQueue"}));
+  GANTRY_RETURN_IF_ERROR(r.Map(
+      expect, "expect", {"placed", "pending", "onNodes", "gpus", "placedInQueue", "evicted"}));
   out->present = true;
   auto check_job = [&](const YAML::Node& key, const std::string& field) -> Status {
     if (cluster.FindJob(key.Scalar()) == kNone) {
@@ -92,6 +94,18 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
       out->placed_in_queue[kv.first.Scalar()] = static_cast<int32_t>(n);
     }
   }
+  if (const YAML::Node& evicted = expect["evicted"]) {
+    if (!evicted.IsMap())
+      return r.Error(evicted, "expect.evicted", "expected a mapping of job to count");
+    auto& counts = out->evicted.emplace();
+    for (const auto& kv : evicted) {
+      std::string field = "expect.evicted." + kv.first.Scalar();
+      GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
+      int64_t n = 0;
+      GANTRY_RETURN_IF_ERROR(r.Int(kv.second, field, 0, kMaxTasksPerJob, &n));
+      counts[kv.first.Scalar()] = static_cast<int32_t>(n);
+    }
+  }
   return Status::Ok();
 }
 
@@ -158,6 +172,24 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
     if (got != want) {
       unmet.push_back("queue " + queue + ": expected " + std::to_string(want) + " placed, got " +
                       std::to_string(got));
+    }
+  }
+  if (scenario.expect.evicted) {
+    std::map<std::string, int32_t> evicted;
+    for (const EvictDecision& e : decisions.evictions) evicted[c.job(e.job).name]++;
+    const auto& want = *scenario.expect.evicted;
+    for (const auto& [job, count] : want) {
+      const int32_t got = evicted.count(job) ? evicted[job] : 0;
+      if (got != count) {
+        unmet.push_back("job " + job + ": expected " + std::to_string(count) + " evicted, got " +
+                        std::to_string(got));
+      }
+    }
+    for (const auto& [job, got] : evicted) {
+      if (!want.count(job)) {
+        unmet.push_back("job " + job + ": expected 0 evicted (not named in expect.evicted), got " +
+                        std::to_string(got));
+      }
     }
   }
   return unmet;
