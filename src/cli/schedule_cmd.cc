@@ -1,11 +1,11 @@
 // `gantry schedule`: one session on a scenario file.
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "engine/session.h"
 #include "k8s/json_text.h"
+#include "sim/decisions_json.h"
 #include "sim/scenario.h"
 
 namespace gantry {
@@ -31,38 +31,16 @@ void PrintTable(const Scenario& s, const Decisions& d) {
     std::printf("evict %s on %s: %s\n", c.task(e.task).name.c_str(), c.node(e.node).name.c_str(),
                 e.reason.c_str());
   }
+  for (const PipelineDecision& p : d.pipelined) {
+    std::printf("pipelined %s onto %s (GPUs %s), binds once its room is released\n",
+                c.task(p.task).name.c_str(), c.node(p.node).name.c_str(), GpuList(p.gpus).c_str());
+  }
   if (!d.pending.empty()) {
     std::printf("\n%-24s %-8s %s\n", "PENDING JOB", "TASKS", "REASON");
     for (const PendingJob& p : d.pending) {
       std::printf("%-24s %-8d %s\n", c.job(p.job).name.c_str(), p.pending_tasks, p.reason.c_str());
     }
   }
-}
-
-nlohmann::ordered_json ToJson(const Scenario& s, const Decisions& d) {
-  const ClusterState& c = s.cluster;
-  nlohmann::ordered_json out;
-  out["binds"] = nlohmann::ordered_json::array();
-  for (const BindDecision& b : d.binds) {
-    out["binds"].push_back({{"job", c.job(b.job).name},
-                            {"role", c.spec_of(b.task).role},
-                            {"task", c.task(b.task).name},
-                            {"node", c.node(b.node).name},
-                            {"gpus", b.gpus}});
-  }
-  out["evictions"] = nlohmann::ordered_json::array();
-  for (const EvictDecision& e : d.evictions) {
-    out["evictions"].push_back({{"job", c.job(e.job).name},
-                                {"task", c.task(e.task).name},
-                                {"node", c.node(e.node).name},
-                                {"reason", e.reason}});
-  }
-  out["pending"] = nlohmann::ordered_json::array();
-  for (const PendingJob& p : d.pending) {
-    out["pending"].push_back(
-        {{"job", c.job(p.job).name}, {"tasks", p.pending_tasks}, {"reason", p.reason}});
-  }
-  return out;
 }
 
 }  // namespace
@@ -83,7 +61,7 @@ int RunSchedule(const ScheduleOptions& options) {
   Session session(snapshot, *policy);
   Decisions decisions = session.Run();
   if (options.format == "json") {
-    std::cout << k8s::JsonText(ToJson(*scenario, decisions), 2) << "\n";
+    std::cout << k8s::JsonText(DecisionsJson(scenario->cluster, decisions), 2) << "\n";
   } else {
     PrintTable(*scenario, decisions);
   }

@@ -1,11 +1,10 @@
 #include "sim/scenario.h"
 
-#include <algorithm>
 #include <map>
-#include <unordered_set>
 
 #include "model/input_file.h"
 #include "model/limits.h"
+#include "sim/scenario_expect.h"
 #include "sim/yaml_reader.h"
 
 namespace gantry {
@@ -379,95 +378,6 @@ Status ParseRunning(const YamlReader& r, const YAML::Node& running, ClusterState
   return Status::Ok();
 }
 
-Status ParseExpect(const YamlReader& r, const YAML::Node& expect, const ClusterState& cluster,
-                   ScenarioExpectations* out) {
-  GANTRY_RETURN_IF_ERROR(
-      r.Map(expect, "expect", {"placed", "pending", "onNodes", "gpus", "placedInQueue"}));
-  out->present = true;
-  auto check_job = [&](const YAML::Node& key, const std::string& field) -> Status {
-    if (cluster.FindJob(key.Scalar()) == kNone) {
-      return r.Error(key, field, "unknown job " + QuoteForMessage(key.Scalar()));
-    }
-    return Status::Ok();
-  };
-  if (const YAML::Node& placed = expect["placed"]) {
-    if (!placed.IsMap())
-      return r.Error(placed, "expect.placed", "expected a mapping of job to count");
-    for (const auto& kv : placed) {
-      std::string field = "expect.placed." + kv.first.Scalar();
-      GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
-      int64_t n = 0;
-      GANTRY_RETURN_IF_ERROR(r.Int(kv.second, field, 0, 1'000'000, &n));
-      out->placed[kv.first.Scalar()] = static_cast<int32_t>(n);
-    }
-  }
-  if (const YAML::Node& pending = expect["pending"]) {
-    if (!pending.IsMap())
-      return r.Error(pending, "expect.pending", "expected a mapping of job to text");
-    for (const auto& kv : pending) {
-      std::string field = "expect.pending." + kv.first.Scalar();
-      GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
-      GANTRY_RETURN_IF_ERROR(r.String(kv.second, field, &out->pending[kv.first.Scalar()]));
-    }
-  }
-  if (const YAML::Node& on_nodes = expect["onNodes"]) {
-    if (!on_nodes.IsMap())
-      return r.Error(on_nodes, "expect.onNodes", "expected a mapping of job to node list");
-    for (const auto& kv : on_nodes) {
-      std::string field = "expect.onNodes." + kv.first.Scalar();
-      GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
-      GANTRY_RETURN_IF_ERROR(r.List(kv.second, field));
-      auto& nodes = out->on_nodes[kv.first.Scalar()];
-      for (size_t k = 0; k < kv.second.size(); ++k) {
-        std::string name;
-        GANTRY_RETURN_IF_ERROR(
-            r.String(kv.second[k], field + "[" + std::to_string(k) + "]", &name));
-        if (cluster.FindNode(name) == kNone) {
-          return r.Error(kv.second[k], field + "[" + std::to_string(k) + "]",
-                         "unknown node " + QuoteForMessage(name));
-        }
-        nodes.push_back(name);
-      }
-    }
-  }
-  std::unordered_set<std::string_view> task_names;  // for expect.gpus, made once
-  if (const YAML::Node& gpus = expect["gpus"]) {
-    if (!gpus.IsMap())
-      return r.Error(gpus, "expect.gpus", "expected a mapping of task to device indexes");
-    for (const auto& kv : gpus) {
-      const std::string task = kv.first.Scalar();
-      std::string field = "expect.gpus." + task;
-      if (task_names.empty()) {
-        for (const Task& t : cluster.tasks()) task_names.insert(t.name);
-      }
-      if (!task_names.count(task))
-        return r.Error(kv.first, field, "unknown task " + QuoteForMessage(task));
-      GANTRY_RETURN_IF_ERROR(r.List(kv.second, field));
-      auto& list = out->gpus[task];
-      for (size_t k = 0; k < kv.second.size(); ++k) {
-        int64_t index = 0;
-        GANTRY_RETURN_IF_ERROR(
-            r.Int(kv.second[k], field + "[" + std::to_string(k) + "]", 0, 1023, &index));
-        list.push_back(static_cast<int32_t>(index));
-      }
-    }
-  }
-  if (const YAML::Node& by_queue = expect["placedInQueue"]) {
-    if (!by_queue.IsMap())
-      return r.Error(by_queue, "expect.placedInQueue", "expected a mapping of queue to count");
-    for (const auto& kv : by_queue) {
-      std::string field = "expect.placedInQueue." + kv.first.Scalar();
-      if (cluster.FindQueue(kv.first.Scalar()) == kNone) {
-        return r.Error(kv.first, field, "unknown queue " + QuoteForMessage(kv.first.Scalar()));
-      }
-      int64_t n = 0;
-      GANTRY_RETURN_IF_ERROR(r.Int(kv.second, field, 0, 1'000'000, &n));
-      out->placed_in_queue[kv.first.Scalar()] = static_cast<int32_t>(n);
-    }
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 Result<Scenario> ParseScenario(const std::string& text, const std::string& source) {
@@ -488,7 +398,8 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   if (root["queues"]) GANTRY_RETURN_IF_ERROR(ParseQueues(r, root["queues"], &s.cluster));
   if (root["jobs"]) GANTRY_RETURN_IF_ERROR(ParseJobs(r, root["jobs"], &s.cluster));
   if (root["running"]) GANTRY_RETURN_IF_ERROR(ParseRunning(r, root["running"], &s.cluster));
-  if (root["expect"]) GANTRY_RETURN_IF_ERROR(ParseExpect(r, root["expect"], s.cluster, &s.expect));
+  if (root["expect"])
+    GANTRY_RETURN_IF_ERROR(ParseExpectations(r, root["expect"], s.cluster, &s.expect));
   return s;
 }
 
@@ -496,74 +407,6 @@ Result<Scenario> LoadScenario(const std::string& path) {
   auto text = ReadInputFile(path);
   if (!text.ok()) return text.status();
   return ParseScenario(*text, path);
-}
-
-std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decisions& decisions) {
-  const ClusterState& c = scenario.cluster;
-  std::map<std::string, int32_t> placed;
-  std::map<std::string, std::vector<std::string>> nodes_of;
-  for (const BindDecision& b : decisions.binds) {
-    placed[c.job(b.job).name]++;
-    nodes_of[c.job(b.job).name].push_back(c.node(b.node).name);
-  }
-  std::map<std::string, std::string> reasons;
-  for (const PendingJob& p : decisions.pending) reasons[c.job(p.job).name] = p.reason;
-  std::map<std::string, std::vector<int32_t>> gpus_of;
-  std::map<std::string, int32_t> placed_in_queue;
-  for (const BindDecision& b : decisions.binds) {
-    gpus_of[c.task(b.task).name] = b.gpus;
-    placed_in_queue[c.queue(c.job(b.job).queue).name]++;
-  }
-  auto list = [](const std::vector<int32_t>& v) {
-    std::string out;
-    for (int32_t x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
-    return "[" + out + "]";
-  };
-
-  std::vector<std::string> unmet;
-  for (const auto& [job, want] : scenario.expect.placed) {
-    int32_t got = placed.count(job) ? placed[job] : 0;
-    if (got != want) {
-      std::string line = "job " + job + ": expected " + std::to_string(want) + " placed, got " +
-                         std::to_string(got);
-      if (reasons.count(job)) line += " (pending: " + reasons[job] + ")";
-      unmet.push_back(line);
-    }
-  }
-  for (const auto& [job, text] : scenario.expect.pending) {
-    if (!reasons.count(job)) {
-      unmet.push_back("job " + job + ": expected pending with \"" + text +
-                      "\", but it is not pending");
-    } else if (reasons[job].find(text) == std::string::npos) {
-      unmet.push_back("job " + job + ": expected a pending reason containing \"" + text +
-                      "\", got \"" + reasons[job] + "\"");
-    }
-  }
-  for (const auto& [job, allowed] : scenario.expect.on_nodes) {
-    for (const std::string& node : nodes_of[job]) {
-      if (std::find(allowed.begin(), allowed.end(), node) == allowed.end()) {
-        unmet.push_back("job " + job + ": placed on " + node +
-                        ", expected only on the listed nodes");
-      }
-    }
-  }
-  for (const auto& [task, want] : scenario.expect.gpus) {
-    if (!gpus_of.count(task)) {
-      unmet.push_back("task " + task + ": expected on GPUs " + list(want) +
-                      ", but it was not placed");
-    } else if (gpus_of[task] != want) {
-      unmet.push_back("task " + task + ": expected on GPUs " + list(want) + ", got " +
-                      list(gpus_of[task]));
-    }
-  }
-  for (const auto& [queue, want] : scenario.expect.placed_in_queue) {
-    int32_t got = placed_in_queue.count(queue) ? placed_in_queue[queue] : 0;
-    if (got != want) {
-      unmet.push_back("queue " + queue + ": expected " + std::to_string(want) + " placed, got " +
-                      std::to_string(got));
-    }
-  }
-  return unmet;
 }
 
 }  // namespace gantry

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,11 +16,14 @@ namespace gantry {
 
 struct ScenarioExpectations {
   bool present = false;
-  std::map<std::string, int32_t> placed;        // job -> tasks placed in the session
-  std::map<std::string, std::string> pending;   // job -> substring of its pending reason
+  std::map<std::string, int32_t> placed;       // job -> tasks placed in the session
+  std::map<std::string, std::string> pending;  // job -> substring of its pending reason
   std::map<std::string, std::vector<std::string>> on_nodes;  // job -> allowed nodes
   std::map<std::string, std::vector<int32_t>> gpus;          // task -> device indexes
   std::map<std::string, int32_t> placed_in_queue;            // queue -> tasks placed
+  // job -> evictions of its tasks in the session. Given at all, it accounts for every job:
+  // one it does not name must evict nothing. Absent (nullopt): evictions are not checked.
+  std::optional<std::map<std::string, int32_t>> evicted;
 };
 
 struct Scenario {
