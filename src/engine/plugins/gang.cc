@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <map>
+
 #include "engine/plugins/args.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
@@ -8,7 +11,8 @@ namespace {
 class GangPlugin : public SessionCopyable<GangPlugin>,
                    public JobOrder,
                    public JobAdmission,
-                   public JobReadiness {
+                   public JobReadiness,
+                   public VictimFilter {
  public:
   std::string_view name() const override { return "gang"; }
 
@@ -33,6 +37,21 @@ class GangPlugin : public SessionCopyable<GangPlugin>,
 
   bool JobReady(const Session& s, JobId job) const override {
     return s.job(job).ready >= s.cluster().job(job).min_member;
+  }
+
+  // No gang is left half running: a job gives up tasks only down to its minMember, unless
+  // every one of its ready tasks is a candidate, and then the whole gang goes.
+  void FilterVictims(const Session& s, EvictionCause /*cause*/, TaskId /*preemptor*/,
+                     std::vector<TaskId>* victims) const override {
+    const ClusterState& c = s.cluster();
+    std::map<JobId, int32_t> candidates;  // per job, its candidates
+    for (TaskId v : *victims) candidates[c.task(v).job]++;
+    std::map<JobId, int32_t> spare;  // per job, how many of its candidates may go
+    for (const auto& [job, count] : candidates) {
+      const int32_t ready = s.job(job).ready;
+      spare[job] = count >= ready ? count : std::max(0, ready - c.job(job).min_member);
+    }
+    std::erase_if(*victims, [&](TaskId v) { return spare[c.task(v).job]-- <= 0; });
   }
 };
 

@@ -5,7 +5,10 @@
 namespace gantry {
 namespace {
 
-class PriorityPlugin : public SessionCopyable<PriorityPlugin>, public JobOrder, public TaskOrder {
+class PriorityPlugin : public SessionCopyable<PriorityPlugin>,
+                       public JobOrder,
+                       public TaskOrder,
+                       public VictimFilter {
  public:
   std::string_view name() const override { return "priority"; }
 
@@ -15,6 +18,20 @@ class PriorityPlugin : public SessionCopyable<PriorityPlugin>, public JobOrder, 
 
   int CompareTasks(const Session& s, TaskId a, TaskId b) const override {
     return Higher(s.cluster().spec_of(a).priority, s.cluster().spec_of(b).priority);
+  }
+
+  // Preemption evicts only jobs of lower priority than the preemptor's, never its own job.
+  // Reclaim takes back what a queue is owed whatever the priorities: no opinion.
+  void FilterVictims(const Session& s, EvictionCause cause, TaskId preemptor,
+                     std::vector<TaskId>* victims) const override {
+    if (cause != EvictionCause::kPreempt) return;
+    const ClusterState& c = s.cluster();
+    const JobId job = c.task(preemptor).job;
+    const int32_t priority = c.job(job).priority;
+    std::erase_if(*victims, [&](TaskId v) {
+      const JobId victim_job = c.task(v).job;
+      return victim_job == job || c.job(victim_job).priority >= priority;
+    });
   }
 
  private:

@@ -20,7 +20,8 @@ constexpr int64_t kShareScale = 1'000'000;
 class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
                          public QueueOrder,
                          public JobAdmission,
-                         public QueueLimits {
+                         public QueueLimits,
+                         public VictimFilter {
  public:
   std::string_view name() const override { return "proportion"; }
 
@@ -111,6 +112,28 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     return true;
   }
 
+  // Reclaim takes only from other queues above their deserved share, and from each no
+  // more than takes it down to that share (victims in the caller's order). Preemption
+  // stays inside one queue: no opinion.
+  void FilterVictims(const Session& s, EvictionCause cause, TaskId preemptor,
+                     std::vector<TaskId>* victims) const override {
+    if (cause != EvictionCause::kReclaim) return;
+    const ClusterState& c = s.cluster();
+    const QueueId own = c.job(c.task(preemptor).job).queue;
+    std::vector<ResourceVector> left(c.queues().size());  // allocated, less victims kept
+    std::vector<uint8_t> known(c.queues().size(), 0);
+    std::erase_if(*victims, [&](TaskId v) {
+      const QueueId q = c.job(c.task(v).job).queue;
+      if (q == own) return true;
+      if (!known[q]) left[q] = s.queue(q).allocated, known[q] = 1;
+      if (!Above(left[q], deserved_[q])) return true;
+      const Task& task = c.task(v);
+      left[q].Subtract(ClusterState::Accounted(c.spec_of(v), static_cast<int32_t>(task.gpus.size()),
+                                               task.gpu_milli_each));
+      return false;
+    });
+  }
+
   bool Overused(const Session& s, QueueId q, std::string* reason) const override {
     if (Share(s, q) < kShareScale) return false;
     const Queue& queue = s.cluster().queue(q);
@@ -150,6 +173,14 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
  private:
   static std::string Amount(ResourceId r, Milli amount) {
     return FormatQuantity(amount, /*binary=*/r == kMemory);
+  }
+  // Whether `allocated` exceeds `deserved` in some resource the queue deserves a share of
+  // (or holds any of a resource it deserves none of).
+  static bool Above(const ResourceVector& allocated, const ResourceVector& deserved) {
+    for (const auto& e : allocated.entries()) {
+      if (e.amount > deserved.Get(e.id)) return true;
+    }
+    return false;
   }
   static int64_t Ratio(Milli used, Milli of) {
     if (of <= 0) return 0;
