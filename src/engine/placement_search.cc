@@ -240,7 +240,7 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
     *why_not = DiagnoseNoNode(c, state_, *this, spec, spec_id, scope);
     if (memo) {
       unschedulable_[spec_id] = 1;
-      unschedulable_log_.push_back(spec_id);
+      unschedulable_log_.push_back(Marked{spec_id, next_stamp_++});
       unschedulable_why_[spec_id] = *why_not;
     }
     return false;
@@ -249,10 +249,11 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   return true;
 }
 
-void PlacementSearch::ForgetUnschedulableSince(size_t mark) {
-  for (size_t i = mark; i < unschedulable_log_.size(); ++i)
-    unschedulable_[unschedulable_log_[i]] = 0;
-  unschedulable_log_.resize(std::min(mark, unschedulable_log_.size()));
+void PlacementSearch::ForgetUnschedulableSince(uint64_t mark) {
+  while (!unschedulable_log_.empty() && unschedulable_log_.back().stamp >= mark) {
+    unschedulable_[unschedulable_log_.back().spec] = 0;
+    unschedulable_log_.pop_back();
+  }
 }
 
 }  // namespace gantry

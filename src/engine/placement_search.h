@@ -46,8 +46,10 @@ class PlacementSearch {
 
   // "Fits nowhere" verdicts made after `mark` may be wrong once the room taken since
   // then is given back; earlier ones stay right, since room only shrinks otherwise.
-  size_t UnschedulableMark() const { return unschedulable_log_.size(); }
-  void ForgetUnschedulableSince(size_t mark);
+  // Marks are stamps from a counter that never goes back, so a mark taken before some
+  // verdicts were forgotten still covers the verdicts made after it.
+  uint64_t UnschedulableMark() const { return next_stamp_; }
+  void ForgetUnschedulableSince(uint64_t mark);
 
  private:
   // Per (spec, node shape class): the static verdict, once known. The detail (which
@@ -77,7 +79,12 @@ class PlacementSearch {
   // Per spec: 1 when it found no node, so that its other tasks fail fast.
   std::vector<uint8_t> unschedulable_;
   std::vector<std::string> unschedulable_why_;
-  std::vector<SpecId> unschedulable_log_;  // specs in the order they were marked
+  struct Marked {
+    SpecId spec;
+    uint64_t stamp;
+  };
+  std::vector<Marked> unschedulable_log_;  // in the order they were marked
+  uint64_t next_stamp_ = 0;
   // Candidates of the task being placed, when scores are normalized.
   std::vector<NodeId> candidate_nodes_;
   std::vector<GpuChoice> candidate_gpus_;

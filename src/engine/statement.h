@@ -54,7 +54,7 @@ class Statement {
     std::string reason;   // evictions only
     // The search's "fits nowhere" log length before this op: verdicts after it may rest on
     // the room the op took.
-    size_t unschedulable_mark;
+    uint64_t unschedulable_mark;
   };
   void Apply(const Op& op, int sign);
 

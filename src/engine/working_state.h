@@ -141,7 +141,10 @@ class WorkingState {
   // and memory on each of the devices.
   bool Fits(TaskId task, const Placement& placement, bool future) const;
 
-  // ---- Changes, each undone exactly by the same call with sign -1 (Statement).
+  // ---- Changes, each undone exactly by the same call with sign -1 (Statement). Exactly:
+  // every amount, view and task state as before, and each node in the index bucket of
+  // its room; the order of nodes inside a bucket (the order candidates of equal room are
+  // visited in) is left as the moves made it, as the engine always has (see DESIGN.md).
   // REQUIRES: the task is pending (sign +1) or allocated there (-1); it fits `free`.
   void Allocate(TaskId task, const Placement& placement, int sign);
   // REQUIRES: the task is pending (+1) or pipelined there (-1); it fits `future`.
@@ -165,6 +168,7 @@ class WorkingState {
   NodeTable& Future();
   // free = min(idle, future) for one node, after either changed.
   void RecomputeFree(NodeId node);
+  // After a node's free room changed: moves it to the index bucket of its room.
   void Reindex(NodeId node);
   // What a task placed like this counts: its requests plus the GPU share.
   ResourceVector AccountedOf(TaskId task, const Placement& placement) const;

@@ -4,8 +4,10 @@
 // task's status and placement.
 #pragma once
 
+#include <algorithm>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "engine/session.h"
 
@@ -36,9 +38,12 @@ inline std::string WorkingStateText(const Session& s) {
   out << NodeTableText(state.free_table(), "free") << NodeTableText(state.idle_table(), "idle")
       << NodeTableText(state.future_table(), "future");
   const NodeIndex& index = state.index();
+  // Which nodes each bucket holds; not their order inside it (see WorkingState::Allocate).
   for (int32_t k = 0; k <= index.max_whole(); ++k) {
+    std::vector<NodeId> bucket = index.with_whole_free(k);
+    std::sort(bucket.begin(), bucket.end());
     out << "index " << k << ":";
-    for (NodeId n : index.with_whole_free(k)) out << ' ' << n << (index.is_partial(n) ? "p" : "");
+    for (NodeId n : bucket) out << ' ' << n << (index.is_partial(n) ? "p" : "");
     out << '\n';
   }
   for (JobId j = 0; j < c.jobs().size(); ++j) {

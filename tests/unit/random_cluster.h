@@ -1,0 +1,162 @@
+// Random clusters, workloads and configurations for property tests, from a seed.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/config.h"
+#include "engine/random.h"
+#include "model/cluster.h"
+#include "sim/policies.h"
+#include "tests/unit/test_util.h"
+
+namespace gantry {
+
+class Generator {
+ public:
+  static constexpr Milli kGiB = Milli{1024} * 1024 * 1024 * kMilliPerUnit;
+
+  explicit Generator(uint64_t seed) : rng_(seed) {}
+
+  int64_t Between(int64_t lo, int64_t hi) {  // inclusive
+    return lo + static_cast<int64_t>(rng_.Uniform(static_cast<uint64_t>(hi - lo + 1)));
+  }
+  bool OneIn(int64_t n) { return Between(1, n) == 1; }
+
+  Node MakeNode(const std::string& name) {
+    const GpuModelId models[] = {GpuModels().Intern("prop-A100"), GpuModels().Intern("prop-T4")};
+    Node node;
+    node.name = name;
+    node.allocatable.Set(kCpu, Between(1, 64) * 1000);
+    node.allocatable.Set(kMemory, Between(1, 512) * kGiB);
+    // A pod limit on most nodes (Kubernetes' always have one; scenario nodes may not).
+    if (!OneIn(3)) node.allocatable.Set(kPods, Between(1, 6) * kMilliPerUnit);
+    if (OneIn(4)) node.allocatable.Set(rdma_, Between(1, 4) * kMilliPerUnit);
+    node.labels.Set("zone", OneIn(2) ? "a" : "b");
+    if (OneIn(5)) node.taints.push_back(Taint{"dedicated", "infer", TaintEffect::kNoSchedule});
+    if (OneIn(8)) node.taints.push_back(Taint{"soft", "", TaintEffect::kPreferNoSchedule});
+    node.unschedulable = OneIn(10);
+    const int64_t gpus = OneIn(4) ? 0 : Between(1, 8);
+    const GpuModelId model = models[Between(0, 1)];
+    const int64_t memory = OneIn(2) ? 81920 : 16384;
+    for (int64_t g = 0; g < gpus; ++g) {
+      GpuDevice device;
+      device.model = model;
+      device.memory_mib = memory;
+      device.nvlink_domain = static_cast<int32_t>(g / 4);
+      node.gpus.push_back(device);
+    }
+    return node;
+  }
+
+  // A node that joins later (it may take the slot of one that left).
+  void AddNode(ClusterState* c) {
+    Must(c->AddNode(MakeNode("late" + std::to_string(next_node_++))));
+  }
+
+  void MakeCluster(ClusterState* c) {
+    const int64_t nodes = Between(1, 16);
+    for (int64_t i = 0; i < nodes; ++i) Must(c->AddNode(MakeNode("n" + std::to_string(i))));
+    for (int64_t q = 0, n = Between(1, 3); q < n; ++q) {
+      Queue queue;
+      queue.name = "q" + std::to_string(q);
+      queue.weight = Between(1, 4);
+      if (OneIn(3)) queue.capability.Set(kGpu, Between(1, 16) * 1000);
+      if (OneIn(4)) queue.capability.Set(kCpu, Between(4, 64) * 1000);
+      if (OneIn(3)) queue.guarantee = Min(queue.capability, ResourceVector{{kGpu, 2000}});
+      Must(c->AddQueue(std::move(queue)));
+    }
+  }
+
+  TaskSpec MakeSpec() {
+    TaskSpec spec;
+    spec.role = "r";
+    spec.requests.Set(kCpu, Between(0, 16) * 500);
+    spec.requests.Set(kMemory, Between(0, 64) * kGiB);
+    // Pods from the API ask for one "pods" each; scenario tasks need not.
+    if (OneIn(2)) spec.requests.Set(kPods, kMilliPerUnit);
+    if (OneIn(8)) spec.requests.Set(rdma_, kMilliPerUnit);
+    switch (Between(0, 3)) {
+      case 0:
+        break;  // CPU only
+      case 1:
+        spec.gpu.count = static_cast<int32_t>(Between(1, 4));
+        break;
+      case 2:
+        spec.gpu.milli = static_cast<int32_t>(Between(1, 9) * 100);
+        break;
+      default:
+        spec.gpu.memory_mib = Between(1, 20) * 1024;
+        if (OneIn(2)) spec.gpu.milli = static_cast<int32_t>(Between(1, 9) * 100);
+    }
+    if (spec.gpu.wants_gpu() && OneIn(4)) spec.gpu.models = {GpuModels().Intern("prop-A100")};
+    if (OneIn(5)) spec.node_selector.Set("zone", OneIn(2) ? "a" : "b");
+    if (OneIn(6)) {
+      spec.affinity.terms.push_back(
+          {SelectorRequirement{"zone", SelectorRequirement::Op::kNotIn, {"a"}}});
+    }
+    if (OneIn(3)) {
+      Toleration t;
+      t.key = "dedicated";
+      t.op = Toleration::Op::kExists;
+      spec.tolerations.push_back(t);
+    }
+    spec.priority = static_cast<int32_t>(Between(0, 2) * 100);
+    return spec;
+  }
+
+  // Jobs of 1..6 tasks (one or two roles), gangs of minMember 1..tasks.
+  void AddJobs(ClusterState* c, int64_t how_many) {
+    for (int64_t k = 0; k < how_many; ++k) {
+      Job job;
+      job.name = "j" + std::to_string(next_job_++);
+      job.queue = static_cast<QueueId>(Between(0, static_cast<int64_t>(c->queues().size()) - 1));
+      job.priority = static_cast<int32_t>(Between(0, 2) * 100);
+      job.creation = next_job_;
+      std::vector<std::pair<SpecId, int64_t>> roles;
+      int64_t tasks = 0;
+      for (int64_t r = 0, n = Between(1, 2); r < n; ++r) {
+        roles.emplace_back(c->AddSpec(MakeSpec()), Between(1, 3));
+        tasks += roles.back().second;
+      }
+      job.min_member = static_cast<int32_t>(Between(1, tasks));
+      JobId id = Must(c->AddJob(job));
+      int64_t t = 0;
+      for (const auto& [spec, count] : roles) {
+        for (int64_t i = 0; i < count; ++i) {
+          Must(c->AddTask(id, spec, job.name + "-" + std::to_string(t++)));
+        }
+      }
+    }
+  }
+
+  SchedulerConfig MakeConfig() {
+    static const char* kPolicies[] = {"default", "spread", "fgd", "gantry", "bestfit", "random"};
+    const std::string policy = kPolicies[Between(0, 5)];
+    SchedulerConfig config = SchedulerConfig::Default();
+    if (policy == "spread") {
+      config.plugins.back() = PluginConfig{"spread", {}};
+    } else if (policy != "default") {
+      // The simulator's policies, behind the full pipeline (queues and gangs), as a
+      // replay runs them.
+      SchedulerConfig scorer = Must(PolicyConfig(policy));
+      config.plugins.pop_back();
+      config.plugins.push_back(scorer.plugins.back());
+      config.tie_break = scorer.tie_break;
+    }
+    if (OneIn(3)) config.nodes_to_score = static_cast<int32_t>(Between(0, 3));
+    if (OneIn(4)) config.tie_break = SchedulerConfig::TieBreak::kShuffled;
+    return config;
+  }
+
+  Rng& rng() { return rng_; }
+
+ private:
+  Rng rng_;
+  ResourceId rdma_ = InternResource("rdma.example/hca");
+  int64_t next_job_ = 0;
+  int64_t next_node_ = 0;
+};
+
+}  // namespace gantry
