@@ -69,13 +69,13 @@ WorkingState::WorkingState(const ClusterState& c, const NodeTable* cached,
                            bool jobs_wait_for_admission)
     : cluster_(c),
       jobs_wait_for_admission_(jobs_wait_for_admission),
-      free_(cached != nullptr ? *cached : BuildNodeTable(c)),
+      shown_(cached != nullptr ? *cached : BuildNodeTable(c)),
       job_slots_(c.jobs_with_pending().size()) {
-  const size_t n = free_.nodes.size();
+  const size_t n = shown_.nodes.size();
   std::vector<int32_t> whole_free(n), gpu_count(n);
   std::vector<uint8_t> partial(n);
   for (size_t i = 0; i < n; ++i) {
-    const NodeWork& w = free_.nodes[i];
+    const NodeWork& w = shown_.nodes[i];
     whole_free[i] = w.whole_free;
     // Removed nodes take no tasks: out of the index, so that no search visits them.
     gpu_count[i] = w.removed ? NodeIndex::kNotIndexed : w.gpu_count;
@@ -171,34 +171,41 @@ Placement WorkingState::placement_of(TaskId id) const {
 }
 
 NodeTable& WorkingState::Future() {
+  assert(!viewing_future_);
   if (!future_) {
-    const bool was_viewing_free = view_ == &free_;
-    now_ = std::make_unique<NodeTable>(free_);
-    future_ = std::make_unique<NodeTable>(free_);
-    if (!was_viewing_free) view_ = future_.get();
+    now_ = std::make_unique<NodeTable>(shown_);
+    future_ = std::make_unique<NodeTable>(shown_);
   }
   return *future_;
+}
+
+void WorkingState::ShowFuture(bool show) {
+  if (show == viewing_future_) return;
+  if (show) Future();
+  std::swap(shown_, *future_);  // O(1): the tables' vectors trade buffers
+  viewing_future_ = show;
 }
 
 void WorkingState::RecomputeFree(NodeId node) {
   const NodeTable& now = *now_;
   const NodeTable& future = *future_;
-  const size_t n = free_.resource_count;
+  const size_t n = shown_.resource_count;
   const size_t row = static_cast<size_t>(node) * n;
   for (size_t r = 0; r < n; ++r)
-    free_.free[row + r] = std::min(now.free[row + r], future.free[row + r]);
-  NodeWork& w = free_.nodes[node];
+    shown_.free[row + r] = std::min(now.free[row + r], future.free[row + r]);
+  NodeWork& w = shown_.nodes[node];
   w.tasks = std::max(now.nodes[node].tasks, future.nodes[node].tasks);
   for (int32_t i = 0; i < w.gpu_count; ++i) {
     const auto slot = static_cast<size_t>(w.gpu_begin + i);
-    free_.gpu_free_milli[slot] = std::min(now.gpu_free_milli[slot], future.gpu_free_milli[slot]);
-    free_.gpu_free_memory[slot] = std::min(now.gpu_free_memory[slot], future.gpu_free_memory[slot]);
+    shown_.gpu_free_milli[slot] = std::min(now.gpu_free_milli[slot], future.gpu_free_milli[slot]);
+    shown_.gpu_free_memory[slot] =
+        std::min(now.gpu_free_memory[slot], future.gpu_free_memory[slot]);
   }
-  if (w.gpu_count > 0) RecountDevices(&free_, node);
+  if (w.gpu_count > 0) RecountDevices(&shown_, node);
 }
 
 void WorkingState::Reindex(NodeId node) {
-  const NodeWork& w = free_.nodes[node];
+  const NodeWork& w = shown_.nodes[node];
   if (w.gpu_count > 0 && !w.removed) index_.Update(node, w.whole_free, w.partial_count > 0);
 }
 
@@ -223,14 +230,17 @@ void WorkingState::ChargeJob(TaskId task, ResourceVector JobWork::*field,
 }
 
 bool WorkingState::Fits(TaskId task, const Placement& p, bool future) const {
-  const NodeTable& t = future ? future_table() : free_;
+  const NodeTable& t = future ? future_table() : free_table();
   if (p.node >= t.nodes.size()) return false;
   const NodeWork& w = t.nodes[p.node];
   if (w.removed) return false;
-  const ResourceVector accounted = AccountedOf(task, p);
-  for (const auto& e : accounted.entries()) {
-    if (e.amount > Read(t, p.node, e.id)) return false;
+  // What AccountedOf counts, read without building it: the requests (which name no GPU)
+  // and the GPU share.
+  for (const auto& e : cluster_.spec_of(task).requests.entries()) {
+    if (e.id != kGpu && e.amount > Read(t, p.node, e.id)) return false;
   }
+  const Milli gpu = static_cast<Milli>(p.gpus.devices.size()) * p.gpus.milli_each;
+  if (gpu > 0 && gpu > Read(t, p.node, kGpu)) return false;
   if (w.max_pods > 0 && static_cast<Milli>(w.tasks + 1) * kMilliPerUnit > w.max_pods) return false;
   for (size_t i = 0; i < p.gpus.devices.size(); ++i) {
     const int32_t d = p.gpus.devices[i];
@@ -246,8 +256,9 @@ bool WorkingState::Fits(TaskId task, const Placement& p, bool future) const {
 }
 
 void WorkingState::Allocate(TaskId task, const Placement& p, int sign) {
+  assert(!viewing_future_);  // a search only reads
   const ResourceVector accounted = AccountedOf(task, p);
-  Take(&free_, p.node, accounted, p.gpus, sign);
+  Take(&shown_, p.node, accounted, p.gpus, sign);
   if (now_) {
     Take(now_.get(), p.node, accounted, p.gpus, sign);
     Take(future_.get(), p.node, accounted, p.gpus, sign);
@@ -264,6 +275,7 @@ void WorkingState::Allocate(TaskId task, const Placement& p, int sign) {
 }
 
 void WorkingState::Pipeline(TaskId task, const Placement& p, int sign) {
+  assert(!viewing_future_);  // a search only reads
   const ResourceVector accounted = AccountedOf(task, p);
   Take(&Future(), p.node, accounted, p.gpus, sign);
   RecomputeFree(p.node);
@@ -277,6 +289,7 @@ void WorkingState::Pipeline(TaskId task, const Placement& p, int sign) {
 }
 
 void WorkingState::Evict(TaskId task, int sign) {
+  assert(!viewing_future_);  // a search only reads
   const Placement p = placement_of(task);
   const ResourceVector accounted = AccountedOf(task, p);
   // Its room comes back once it has terminated: in the future table only.

@@ -80,43 +80,45 @@ class WorkingState {
   const ClusterState& cluster() const { return cluster_; }
 
   // ---- Nodes, as the current view sees them: `free` by default, `future` while a
-  // search for pipelined placements looks (see FutureView).
-  const NodeWork& node(NodeId id) const { return view_->nodes[id]; }
-  uint32_t resource_count() const { return view_->resource_count; }
+  // search for pipelined placements looks (see FutureView). Read in every search's inner
+  // loop, so the table shown is a member, not behind a pointer: FutureView swaps it.
+  const NodeWork& node(NodeId id) const { return shown_.nodes[id]; }
+  uint32_t resource_count() const { return shown_.resource_count; }
   const Milli* free_row(NodeId id) const {
-    return view_->free.data() + static_cast<size_t>(id) * view_->resource_count;
+    return shown_.free.data() + static_cast<size_t>(id) * shown_.resource_count;
   }
   Milli free(NodeId id, ResourceId r) const {
-    return r < view_->resource_count ? free_row(id)[r] : 0;
+    return r < shown_.resource_count ? free_row(id)[r] : 0;
   }
   std::span<const int32_t> gpu_free_milli(NodeId id) const {
-    const NodeWork& w = view_->nodes[id];
-    return std::span<const int32_t>(view_->gpu_free_milli)
+    const NodeWork& w = shown_.nodes[id];
+    return std::span<const int32_t>(shown_.gpu_free_milli)
         .subspan(static_cast<size_t>(w.gpu_begin), static_cast<size_t>(w.gpu_count));
   }
   std::span<const int64_t> gpu_free_memory(NodeId id) const {
-    const NodeWork& w = view_->nodes[id];
-    return std::span<const int64_t>(view_->gpu_free_memory)
+    const NodeWork& w = shown_.nodes[id];
+    return std::span<const int64_t>(shown_.gpu_free_memory)
         .subspan(static_cast<size_t>(w.gpu_begin), static_cast<size_t>(w.gpu_count));
   }
-  bool viewing_future() const { return view_ != &free_; }
+  bool viewing_future() const { return viewing_future_; }
   // Nodes by free whole GPUs, in the `free` view (the one allocation searches).
   const NodeIndex& index() const { return index_; }
-  // Regardless of the view: what is idle now, and what will be free once releasing tasks
-  // end less what is pipelined (both equal `free` until the first eviction or pipeline).
-  Milli idle(NodeId id, ResourceId r) const { return Read(now_ ? *now_ : free_, id, r); }
-  Milli future_free(NodeId id, ResourceId r) const {
-    return Read(future_ ? *future_ : free_, id, r);
+  // Whatever the view: each of the three tables (all one until the first eviction or
+  // pipeline), and what is idle now and free in the future on one node.
+  const NodeTable& free_table() const { return viewing_future_ ? *future_ : shown_; }
+  const NodeTable& idle_table() const { return now_ ? *now_ : free_table(); }
+  const NodeTable& future_table() const {
+    return viewing_future_ ? shown_ : (future_ ? *future_ : shown_);
   }
-  const NodeTable& free_table() const { return free_; }
-  const NodeTable& idle_table() const { return now_ ? *now_ : free_; }
-  const NodeTable& future_table() const { return future_ ? *future_ : free_; }
+  Milli idle(NodeId id, ResourceId r) const { return Read(idle_table(), id, r); }
+  Milli future_free(NodeId id, ResourceId r) const { return Read(future_table(), id, r); }
 
-  // While one lives, the node accessors above read the `future` table.
+  // While one lives, the node accessors above read the `future` table. No change may be
+  // made meanwhile (a search only reads).
   class FutureView {
    public:
-    explicit FutureView(WorkingState* state) : state_(state) { state_->view_ = &state_->Future(); }
-    ~FutureView() { state_->view_ = &state_->free_; }
+    explicit FutureView(WorkingState* state) : state_(state) { state_->ShowFuture(true); }
+    ~FutureView() { state_->ShowFuture(false); }
     FutureView(const FutureView&) = delete;
     FutureView& operator=(const FutureView&) = delete;
 
@@ -166,6 +168,8 @@ class WorkingState {
   TaskWork& MutableTask(TaskId id);
   // Makes the idle and future tables (copies of free) on first need.
   NodeTable& Future();
+  // Swaps the future table into shown_ (true) or back (false).
+  void ShowFuture(bool show);
   // free = min(idle, future) for one node, after either changed.
   void RecomputeFree(NodeId node);
   // After a node's free room changed: moves it to the index bucket of its room.
@@ -177,10 +181,11 @@ class WorkingState {
 
   const ClusterState& cluster_;
   const bool jobs_wait_for_admission_;
-  NodeTable free_;
+  // The `free` table, or while a FutureView lives the `future` one (swapped with future_).
+  NodeTable shown_;
   std::unique_ptr<NodeTable> now_;  // idle; null until the first eviction or pipeline
   std::unique_ptr<NodeTable> future_;
-  const NodeTable* view_ = &free_;
+  bool viewing_future_ = false;
   NodeIndex index_;
   // Entries only for the jobs and tasks used so far; deques, so that references to an
   // entry stay valid as others are made.

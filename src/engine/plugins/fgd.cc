@@ -20,13 +20,13 @@ void FgdScorer::OnSessionOpen(Session& s) {
                                   static_cast<double>(coverage_pct_) / 100.0);
   frag_.assign(s.cluster().nodes().size(), 0);
   frag_known_.assign(s.cluster().nodes().size(), 0);
-  last_ = LastScore{};
+  last_.node = kNone;
 }
 
 void FgdScorer::OnStateChange(const Session& /*s*/, StateChange /*change*/, TaskId /*task*/,
                               NodeId node, const GpuChoice& /*gpus*/, int /*sign*/) {
   frag_known_[node] = 0;
-  last_ = LastScore{};
+  last_.node = kNone;
 }
 
 double FgdScorer::Frag(Milli cpu_free, GpuModelId model,
@@ -101,7 +101,7 @@ bool FgdScorer::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId nod
     for (int32_t d : out->devices) free_[static_cast<size_t>(d)] -= out->milli_each;
     best = ScoreChange(s, spec, node, before, Frag(cpu_after, model, free_));
   }
-  if (!s.viewing_future()) last_ = LastScore{node, &spec, *out, best};
+  if (!s.viewing_future()) last_.Remember(node, spec, *out, best);
   return true;
 }
 
@@ -110,9 +110,7 @@ int64_t FgdScorer::ScoreNode(const Session& s, const TaskSpec& spec, NodeId node
   // ChooseDevices has usually just scored this very placement; reuse it. Anything else
   // (devices another scorer chose, a placement a queue limit refused and another task
   // since) is scored afresh.
-  if (!s.viewing_future() && last_.node == node && last_.spec == &spec && last_.choice == gpus) {
-    return last_.score;
-  }
+  if (!s.viewing_future() && last_.Is(node, spec, gpus)) return last_.score;
   return ScoreChoice(s, spec, node, gpus);
 }
 

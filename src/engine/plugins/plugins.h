@@ -92,12 +92,34 @@ class FgdScorer : public SessionCopyable<FgdScorer>, public NodeScorer, public P
   mutable std::vector<double> frag_;
   mutable std::vector<uint8_t> frag_known_;
   mutable std::vector<int32_t> free_;  // scratch
-  // The placement ChooseDevices scored last, valid until the working state changes.
+  // The placement ChooseDevices scored last, valid until the working state changes. Kept
+  // and compared with plain loops: this runs for every candidate of every task, where a
+  // vector copy or memcmp call per candidate costs a tenth of the whole search.
   struct LastScore {
     NodeId node = kNone;
     const TaskSpec* spec = nullptr;
     GpuChoice choice;
     int64_t score = 0;
+
+    void Remember(NodeId n, const TaskSpec& s, const GpuChoice& c, int64_t value) {
+      node = n;
+      spec = &s;
+      choice.devices.resize(c.devices.size());
+      for (size_t i = 0; i < c.devices.size(); ++i) choice.devices[i] = c.devices[i];
+      choice.milli_each = c.milli_each;
+      choice.memory_each = c.memory_each;
+      score = value;
+    }
+    bool Is(NodeId n, const TaskSpec& s, const GpuChoice& c) const {
+      if (node != n || spec != &s || choice.milli_each != c.milli_each ||
+          choice.memory_each != c.memory_each || choice.devices.size() != c.devices.size()) {
+        return false;
+      }
+      for (size_t i = 0; i < c.devices.size(); ++i) {
+        if (choice.devices[i] != c.devices[i]) return false;
+      }
+      return true;
+    }
   };
   mutable LastScore last_;
 };
