@@ -138,12 +138,15 @@ std::string ClusterCache::JobKeyOf(const PodRecord& pod) const {
 void ClusterCache::Count(JobRecord& job, PodRecord& pod) {
   pod.counted_priority = pod.info.priority;
   pod.counted_queue = pod.info.queue;
+  pod.counted_created = pod.info.meta.created;
   job.priorities[pod.counted_priority]++;
   if (!pod.counted_queue.empty()) job.queues[pod.counted_queue]++;
+  job.created[pod.counted_created]++;
 }
 
 void ClusterCache::Uncount(JobRecord& job, const PodRecord& pod) {
   if (--job.priorities[pod.counted_priority] == 0) job.priorities.erase(pod.counted_priority);
+  if (--job.created[pod.counted_created] == 0) job.created.erase(pod.counted_created);
   if (!pod.counted_queue.empty() && --job.queues[pod.counted_queue] == 0) {
     job.queues.erase(pod.counted_queue);
   }
@@ -156,6 +159,8 @@ void ClusterCache::LeaveJob(PodRecord& pod) {
   if (it == jobs_.end()) return;
   JobRecord& job = it->second;
   if (job.pods.erase(pod.info.meta.Key())) Uncount(job, pod);
+  // Its earliest pod may have gone.
+  if (job.id != kNone && !job.pods.empty()) FileJob(job.id, CreatedOf(job));
   status_dirty_.insert(key);
   ForgetJobIfEmpty(key);
 }
@@ -179,6 +184,7 @@ ClusterCache::JobRecord& ClusterCache::JobFor(PodRecord& pod) {
     job.pods.insert(pod.info.meta.Key());
   }
   Count(job, pod);
+  if (job.id != kNone) FileJob(job.id, CreatedOf(job));  // the pod may be its earliest
   status_dirty_.insert(key);
   return job;
 }
@@ -187,10 +193,7 @@ void ClusterCache::ForgetJobIfEmpty(const std::string& key) {
   auto it = jobs_.find(key);
   if (it == jobs_.end() || !it->second.pods.empty()) return;
   JobId id = it->second.id;
-  if (id != kNone && state_.job(id).tasks.empty()) {
-    state_.RemoveJob(id);
-    job_of_id_[id].clear();
-  }
+  if (id != kNone && state_.job(id).tasks.empty()) RemoveStateJob(id);
   jobs_.erase(it);
   status_dirty_.erase(key);
 }
@@ -245,6 +248,59 @@ void ClusterCache::RefreshJob(JobRecord& job) {
     // Cannot fail: min_member >= 1 and the queue exists.
     (void)state_.UpdateJob(job.id, min_member, priority, queue);
   }
+  FileJob(job.id, CreatedOf(job));
+}
+
+int64_t ClusterCache::CreatedOf(const JobRecord& job) const {
+  if (const k8s::PodGroupInfo* group = GroupOf(job)) return group->meta.created;
+  return job.created.empty() ? 0 : job.created.begin()->first;
+}
+
+void ClusterCache::FileJob(JobId id, int64_t created) {
+  if (filed_.size() <= id) {
+    filed_.resize(id + 1, false);
+    filed_at_.resize(id + 1, 0);
+  }
+  if (filed_[id] && filed_at_[id] == created) return;
+  UnfileJob(id);
+  const auto it = job_order_.emplace(created, job_of_id_[id], id).first;
+  filed_[id] = true;
+  filed_at_[id] = created;
+  // Creation times lie within a day of years 0000..9999 (k8s/timestamp.h): no overflow.
+  const int64_t first = created * kOrderSlots;
+  const auto in_second = [&](auto at) {
+    return at != job_order_.end() && std::get<0>(*at) == created;
+  };
+  int64_t value = first;
+  if (it != job_order_.begin() && in_second(std::prev(it))) {
+    value = state_.job(std::get<2>(*std::prev(it))).creation + 1;
+  }
+  state_.SetJobCreation(id, value);
+  // Those after it in the same second move back until there is room: none when jobs come
+  // in order (a relist lists them by name), a few when a second's jobs come mixed.
+  for (auto next = std::next(it); in_second(next); ++next) {
+    const JobId other = std::get<2>(*next);
+    if (state_.job(other).creation > value) break;
+    state_.SetJobCreation(other, ++value);
+  }
+  if (value - first < kOrderSlots) return;
+  // Out of slots in this second (after many arrivals out of order): number them afresh.
+  value = first;
+  for (auto at = job_order_.lower_bound({created, "", 0}); in_second(at); ++at) {
+    state_.SetJobCreation(std::get<2>(*at), value++);
+  }
+}
+
+void ClusterCache::UnfileJob(JobId id) {
+  if (id >= filed_.size() || !filed_[id]) return;
+  job_order_.erase({filed_at_[id], job_of_id_[id], id});
+  filed_[id] = false;
+}
+
+void ClusterCache::RemoveStateJob(JobId id) {
+  UnfileJob(id);
+  state_.RemoveJob(id);
+  job_of_id_[id].clear();
 }
 
 JobId ClusterCache::EnsureStateJob(JobRecord& job) {
@@ -252,8 +308,6 @@ JobId ClusterCache::EnsureStateJob(JobRecord& job) {
     Job j;
     j.name = job.key;
     j.queue = QueueFor(job.ours ? "default" : kOtherSchedulersQueue, false);
-    static int64_t creation = 0;
-    j.creation = ++creation;
     job.id = state_.AddJob(j).value();  // the key is unique among live jobs
     if (job_of_id_.size() <= job.id) job_of_id_.resize(job.id + 1);
     job_of_id_[job.id] = job.key;
@@ -276,8 +330,7 @@ void ClusterCache::DropTask(PodRecord& pod) {
   pod.task = kNone;
   if (state_.job(job_id).tasks.empty()) {
     auto it = jobs_.find(job_of_id_[job_id]);
-    state_.RemoveJob(job_id);
-    job_of_id_[job_id].clear();
+    RemoveStateJob(job_id);
     if (it != jobs_.end()) it->second.id = kNone;
   }
 }

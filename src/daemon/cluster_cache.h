@@ -20,6 +20,9 @@
 //   highest of its pods'. Both are kept as per-job counts, so that an event about one pod
 //   or the group costs no walk over all the job's pods. A Volcano Queue object gives a
 //   queue its weight and limits;
+// - among equals, jobs go in line by metadata.creationTimestamp (the PodGroup's, else the
+//   job's earliest pod's), then by key: the same line whatever order the informers
+//   delivered the objects in, before a restart and after it;
 // - pods of other schedulers live in one queue of their own, so that their resources
 //   count without taking part in fair sharing.
 //
@@ -32,6 +35,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -159,6 +163,7 @@ class ClusterCache {
     std::string job_key;           // the job whose pods it is in; empty when none
     int32_t counted_priority = 0;  // what it adds to that job's counts
     std::string counted_queue;
+    int64_t counted_created = 0;
     std::string waiting_for;  // the node it is bound to and that we do not know yet
     TaskId task = kNone;
     bool assumed = false;         // placed by us; the API server has not yet shown it bound
@@ -173,9 +178,11 @@ class ClusterCache {
     std::string group;  // empty for a pod without a group
     bool ours = true;   // false: a pod of another scheduler
     std::set<std::string> pods;
-    // Over its pods: how many have each priority, and each queue annotation.
+    // Over its pods: how many have each priority, each queue annotation and each
+    // creation time (seconds).
     std::map<int32_t, int32_t> priorities;
     std::map<std::string, int32_t> queues;
+    std::map<int64_t, int32_t> created;
     JobId id = kNone;
     std::string written_phase;
     std::string written_message;
@@ -198,9 +205,16 @@ class ClusterCache {
   // Queue object) would go beyond kMaxQueuesFromWorkloads.
   QueueId QueueFor(const std::string& name, bool from_workload);
   bool QueueRefused(const std::string& name) const;
-  // Makes the job exist in ClusterState with its current gang size, priority and queue.
+  // Makes the job exist in ClusterState with its current gang size, priority, queue and
+  // place in line.
   JobId EnsureStateJob(JobRecord& job);
   void RefreshJob(JobRecord& job);
+  // When the job was created: its PodGroup's creationTimestamp, else its earliest pod's.
+  int64_t CreatedOf(const JobRecord& job) const;
+  // Puts a ClusterState job in line at `created` (see job_order_), or takes it out.
+  void FileJob(JobId id, int64_t created);
+  void UnfileJob(JobId id);
+  void RemoveStateJob(JobId id);
   // Makes ClusterState agree with what the pod record says.
   void SyncPod(const std::string& key);
   void DropTask(PodRecord& pod);
@@ -225,6 +239,14 @@ class ClusterCache {
   std::unordered_map<std::string, JobRecord> jobs_;
   std::vector<std::string> pod_of_task_;  // TaskId -> pod key
   std::vector<std::string> job_of_id_;    // JobId -> job key
+  // ClusterState's jobs in line: by creation time, then key (then id, for a key that two
+  // live jobs share for a moment). Job::creation is created * kOrderSlots + the job's slot
+  // among those created in that second, so that the session's order (Job::creation, then
+  // JobId) is this one whatever order the objects came in.
+  static constexpr int64_t kOrderSlots = int64_t{1} << 24;
+  std::set<std::tuple<int64_t, std::string, JobId>> job_order_;
+  std::vector<int64_t> filed_at_;  // JobId -> its creation time in job_order_
+  std::vector<bool> filed_;        // JobId -> whether it is in job_order_
   // PodGroups by "api|namespace/name": read, or why they could not be.
   std::unordered_map<std::string, k8s::PodGroupInfo> groups_;
   std::unordered_map<std::string, std::string> bad_groups_;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "k8s/json_text.h"
+#include "k8s/timestamp.h"
 #include "model/limits.h"
 #include "model/quantity.h"
 
@@ -74,6 +75,23 @@ Result<int32_t> Int32(const json& object, const char* key, const std::string& wh
                            " is out of range for an int32");
   }
   return static_cast<int32_t>(*v);
+}
+
+// metadata.creationTimestamp into meta->created: absent (or null) is 0, anything but an
+// RFC 3339 string an error naming the field.
+Status ReadCreationTimestamp(const json& object, const std::string& where, ObjectMeta* meta) {
+  const json& v = Field(Field(object, "metadata"), "creationTimestamp");
+  meta->created = 0;
+  if (v.is_null()) return Status::Ok();
+  const std::string at = where + ": metadata.creationTimestamp: ";
+  if (!v.is_string()) {
+    return Status::Invalid(at + "expected an RFC 3339 time like 2024-05-01T12:00:00Z, got " +
+                           JsonText(v).substr(0, 64));
+  }
+  auto seconds = ParseRfc3339(v.get<std::string>());
+  if (!seconds.ok()) return Status::Invalid(at + seconds.status().message());
+  meta->created = *seconds;
+  return Status::Ok();
 }
 
 Labels LabelsOf(const json& map) {
@@ -441,6 +459,8 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
         std::to_string(std::max(pod.meta.name.size(), pod.meta.namespace_.size())) +
         " bytes long; the limit is " + std::to_string(kMaxNameLength)));
   }
+  // Not from an API server either; a bound pod still counts, as created at 0.
+  fail(ReadCreationTimestamp(object, where, &pod.meta));
   pod.scheduler_name = String(spec, "schedulerName");
   if (pod.scheduler_name.empty()) pod.scheduler_name = "default-scheduler";
   pod.node_name = String(spec, "nodeName");
@@ -588,6 +608,7 @@ Result<PodGroupInfo> ParsePodGroup(const json& object, GroupApi api) {
   group.meta = std::move(meta).value();
   group.api = api;
   const std::string where = Describe(group.meta, "podgroup");
+  GANTRY_RETURN_IF_ERROR(ReadCreationTimestamp(object, where, &group.meta));
   const json& spec = Field(object, "spec");
   auto min_member = Integer(spec, "minMember", where + ": spec", 1);
   if (!min_member.ok()) return min_member.status();

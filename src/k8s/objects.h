@@ -35,6 +35,9 @@ struct ObjectMeta {
   std::string uid;
   std::string resource_version;
   bool deleting = false;  // has a deletionTimestamp
+  // metadata.creationTimestamp in seconds since 1970 (UTC), for pods and PodGroups (their
+  // decoders read it); 0 when absent.
+  int64_t created = 0;
   // "namespace/name", or "name" when cluster-scoped: the key informers use.
   std::string Key() const { return namespace_.empty() ? name : namespace_ + "/" + name; }
 };

@@ -184,6 +184,9 @@ class ClusterState {
   // Changes a job's gang size, priority and queue; what its running tasks hold moves to
   // the new queue.
   Status UpdateJob(JobId job, int32_t min_member, int32_t priority, QueueId queue);
+  // Moves a job in creation order (Job::creation): the daemon orders jobs by their
+  // objects' creation times, which can put a new job before ones it already has.
+  void SetJobCreation(JobId job, int64_t creation) { jobs_[job].creation = creation; }
   // Replaces a node's static description (allocatable, labels, taints, devices), keeping
   // what runs on it. A removed node of that name comes back.
   Status UpdateNode(NodeId id, Node node);

@@ -1,6 +1,7 @@
 // The placement policies the simulator compares, as engine configurations.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,5 +18,9 @@ const std::vector<std::string_view>& KnownPolicies();
 // scoring every feasible node and breaking ties at random (as the paper's simulator does).
 // Errors list the known policies.
 Result<SchedulerConfig> PolicyConfig(std::string_view policy);
+
+// For replays, which have queues and gangs: the full default pipeline with `policy` scoring
+// in place of binpack, its tie-break, and `nodes_to_score` (0: every node).
+Result<SchedulerConfig> ReplayPolicyConfig(std::string_view policy, int32_t nodes_to_score);
 
 }  // namespace gantry

@@ -8,6 +8,8 @@
 #include <set>
 #include <utility>
 
+#include "sim/stats.h"
+
 namespace gantry {
 namespace {
 
@@ -117,15 +119,9 @@ struct Stat {
 Stat Summarize(const std::vector<double>& v) {
   Stat s;
   if (v.empty()) return s;
-  double sum = 0;
-  for (double x : v) sum += x;
-  const double mean = sum / static_cast<double>(v.size());
-  s.mean = mean;
-  if (v.size() >= 2) {  // the sample standard deviation, as over seeds
-    double ss = 0;
-    for (double x : v) ss += (x - mean) * (x - mean);
-    s.std = std::sqrt(ss / static_cast<double>(v.size() - 1));
-  }
+  const SampleStats stats = MeanAndStd(v);
+  s.mean = stats.mean;
+  if (v.size() >= 2) s.std = stats.std;
   return s;
 }
 
@@ -539,7 +535,8 @@ std::string RenderHtmlReport(const nlohmann::ordered_json& summary,
     failed_col.cells.push_back(failed_cell);
 
     const auto pub = published != nullptr ? NumberAt(*published, p.name) : std::nullopt;
-    pub_col.cells.push_back(pub ? std::optional<Cell>(Cell{FormatFixed(*pub, 2), pub}) : std::nullopt);
+    pub_col.cells.push_back(pub ? std::optional<Cell>(Cell{FormatFixed(*pub, 2), pub})
+                                : std::nullopt);
     diff_col.cells.push_back(
         pub && alloc.mean ? std::optional<Cell>(Cell{Signed(*alloc.mean - *pub, 2), std::nullopt})
                           : std::nullopt);

@@ -73,6 +73,20 @@ TEST(ParsePod, MetadataAndPlainFields) {
   EXPECT_EQ(p.unschedulable_message, "");
 }
 
+TEST(ParsePod, CreationTimestampInSecondsSinceTheEpoch) {
+  const std::string spec = R"({"containers": [{"name": "c"}]})";
+  EXPECT_EQ(
+      Must(ParsePod(Pod(spec, R"("creationTimestamp": "2024-05-01T12:00:00Z")"))).meta.created,
+      1714564800);
+  EXPECT_EQ(Must(ParsePod(Pod(spec))).meta.created, 0);  // absent
+  EXPECT_EQ(Must(ParsePod(Pod(spec, R"("creationTimestamp": null)"))).meta.created, 0);
+  for (const char* bad : {R"("2024-05-01")", "1714564800", R"({"seconds":1})"}) {
+    std::string error = PodError(Pod(spec, std::string(R"("creationTimestamp": )") + bad));
+    EXPECT_TRUE(Contains(error, "pod ml/p: metadata.creationTimestamp: ")) << error;
+    EXPECT_TRUE(Contains(error, bad)) << error;
+  }
+}
+
 TEST(ParsePod, NamesLongerThanTheApiServerAllowsAreNotScheduled) {
   // Found by the k8s_objects fuzzer: a 254-byte name was taken as it was.
   json pod = Pod(R"({"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]})");
@@ -89,7 +103,8 @@ TEST(ParsePod, NamesLongerThanTheApiServerAllowsAreNotScheduled) {
 
 TEST(ParseNode, NamesLongerThanTheApiServerAllowsAreRefused) {
   // Found by the cluster_cache fuzzer once pod names were held to the limit.
-  json node = json::parse(R"({"metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "4"}}})");
+  json node =
+      json::parse(R"({"metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "4"}}})");
   node["metadata"]["name"] = std::string(254, 'n');
   auto r = ParseNode(node);
   ASSERT_FALSE(r.ok());
@@ -631,6 +646,19 @@ TEST(ParsePodGroup, VolcanoFields) {
   EXPECT_EQ(g.min_resources.Get(kMemory), 512 * kGi);
   EXPECT_EQ(g.min_resources.Get(kGpu), 64000);  // milli-GPUs
   EXPECT_EQ(g.phase, "Inqueue");
+}
+
+TEST(ParsePodGroup, CreationTimestamp) {
+  json group = Group(R"({"minMember": 2})");
+  EXPECT_EQ(Must(ParsePodGroup(group, GroupApi::kVolcano)).meta.created, 0);
+  group["metadata"]["creationTimestamp"] = "2024-05-01T12:00:00Z";
+  EXPECT_EQ(Must(ParsePodGroup(group, GroupApi::kVolcano)).meta.created, 1714564800);
+  group["metadata"]["creationTimestamp"] = "2024-02-30T12:00:00Z";
+  auto r = ParsePodGroup(group, GroupApi::kCoscheduling);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(),
+                       "podgroup ml/llama: metadata.creationTimestamp: \"2024-02-30T12:00:00Z\""))
+      << r.status().message();
 }
 
 TEST(ParsePodGroup, CoschedulingFields) {

@@ -190,6 +190,26 @@ TEST(PolicyConfigTest, UnknownPolicyErrorListsTheKnownOnes) {
   EXPECT_FALSE(PolicyConfig("FGD").ok());
 }
 
+TEST(PolicyConfigTest, ReplayConfigIsTheDefaultPipelineWithThePolicyInPlaceOfBinpack) {
+  const SchedulerConfig defaults = SchedulerConfig::Default();
+  for (std::string_view policy : KnownPolicies()) {
+    SchedulerConfig config = Must(ReplayPolicyConfig(policy, 37));
+    EXPECT_EQ(config.actions, defaults.actions) << policy;
+    EXPECT_EQ(config.nodes_to_score, 37) << policy;
+    EXPECT_EQ(config.tie_break, SchedulerConfig::TieBreak::kShuffled) << policy;
+    ASSERT_EQ(config.plugins.size(), defaults.plugins.size()) << policy;
+    for (size_t i = 0; i < defaults.plugins.size(); ++i) {
+      const std::string want =
+          defaults.plugins[i].name == "binpack" ? std::string(policy) : defaults.plugins[i].name;
+      EXPECT_EQ(config.plugins[i].name, want) << policy << " plugin " << i;
+    }
+  }
+  EXPECT_EQ(Must(ReplayPolicyConfig("fgd", 0)).nodes_to_score, 0);
+  auto unknown = ReplayPolicyConfig("nope", 100);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_TRUE(Contains(unknown.status().message(), "unknown policy \"nope\""));
+}
+
 // ---------------------------------------------------------------- bestfit
 
 TEST(BestFitTest, PicksTheNodeLeftWithLeastCpuAndGpu) {

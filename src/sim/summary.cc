@@ -1,0 +1,204 @@
+#include "sim/summary.h"
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "sim/stats.h"
+
+namespace gantry {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The paper's means over seeds 42..51 on openb_pod_list_default.csv (Weng et al., ATC '23).
+const std::map<std::string, double> kPublished = {{"random", 87.47},        {"dotprod", 90.85},
+                                                  {"gpuclustering", 91.88}, {"gpupacking", 92.00},
+                                                  {"bestfit", 93.08},       {"fgd", 95.39}};
+
+Json DistributionJson(const Distribution& d) {
+  return Json{{"mean", d.mean}, {"p50", d.p50}, {"p95", d.p95}, {"p99", d.p99}, {"count", d.count}};
+}
+
+__attribute__((format(printf, 1, 2))) std::string Format(const char* format, ...) {
+  va_list args, again;
+  va_start(args, format);
+  va_copy(again, args);
+  const int size = std::vsnprintf(nullptr, 0, format, args);
+  va_end(args);
+  std::string text(size > 0 ? static_cast<size_t>(size) : 0, '\0');
+  if (size > 0) std::vsnprintf(text.data(), text.size() + 1, format, again);
+  va_end(again);
+  return text;
+}
+
+// A policy's metrics over its runs, in the order of the runs.
+using Metrics = std::map<std::string, std::vector<double>>;
+
+Json ProtocolRunJson(const ProtocolResult& r) {
+  Json run, alloc, frag;
+  for (size_t p = 0; p < r.alloc_pct.size(); ++p) {
+    alloc[std::to_string(p)] = std::round(r.alloc_pct[p] * 100) / 100;
+    frag[std::to_string(p)] = std::round(r.frag_pct[p] * 100) / 100;
+  }
+  run["alloc_pct"] = alloc;
+  run["frag_pct"] = frag;
+  run["pods"] = r.pods;
+  run["failed_pods"] = r.failed_pods;
+  return run;
+}
+
+Json ReplayRunJson(const ReplayResult& r) {
+  Json run;
+  run["pods"] = r.pods;
+  run["failed_tasks"] = r.failed_tasks;
+  run["preempted_tasks"] = r.preempted_tasks;
+  run["sessions"] = r.sessions;
+  run["gpu_alloc_mean_pct"] = r.gpu_alloc_mean_pct;
+  run["wait_s"] = DistributionJson(r.wait_s);
+  run["jct_s"] = DistributionJson(r.jct_s);
+  Json shares;
+  for (const auto& [q, share] : r.queue_gpu_share_pct) shares[q] = share;
+  run["queue_gpu_share_pct"] = shares;
+  run["jct_samples"] = r.jct_samples;
+  return run;
+}
+
+void AddProtocolMetrics(const ProtocolResult& r, Metrics* m) {
+  (*m)["alloc"].push_back(r.alloc_pct.back());
+  (*m)["frag"].push_back(r.frag_pct.back());
+  (*m)["failed"].push_back(static_cast<double>(r.failed_pods));
+}
+
+void AddReplayMetrics(const ReplayResult& r, Metrics* m) {
+  (*m)["jct_mean"].push_back(r.jct_s.mean);
+  (*m)["jct_p95"].push_back(r.jct_s.p95);
+  (*m)["wait_mean"].push_back(r.wait_s.mean);
+  (*m)["alloc_mean"].push_back(r.gpu_alloc_mean_pct);
+  (*m)["failed"].push_back(static_cast<double>(r.failed_tasks));
+}
+
+double Mean(Metrics& m, const std::string& metric) {
+  return MeanAndStd(m[metric]).mean;
+}
+
+bool IsDefaultTrace(const std::string& workload) {
+  const std::string name = "openb_pod_list_default.csv";
+  return workload.size() >= name.size() &&
+         workload.compare(workload.size() - name.size(), name.size(), name) == 0;
+}
+
+}  // namespace
+
+SimOutputs SummarizeSimRuns(const SimOptions& o, const SimSettings& settings,
+                            const std::vector<SimRun>& runs) {
+  const bool protocol = settings.protocol;
+  const size_t seeds = settings.seeds.size();
+  const std::string end_key = std::to_string(std::llround(settings.arrival_scale * 100));
+  SimOutputs out;
+  Json& summary = out.summary;
+  summary["title"] =
+      protocol ? "Gantry simulation: " + o.protocol : "Gantry simulation: time-driven replay";
+  summary["cluster"] = o.cluster.empty() ? "generated" : o.cluster;
+  summary["workload"] = o.workload.empty() ? "generated: " + o.generate : o.workload;
+  summary["protocol"] = protocol ? o.protocol : "replay";
+  summary["runs"] = Json::array();
+  out.timeseries = Json::array();
+  std::ostringstream csv;
+  csv << (protocol ? "policy,seed,arrived_pct,alloc_pct,frag_pct\n"
+                   : "policy,seed,t,gpu_alloc_pct,queue_len,running_tasks\n");
+  std::map<std::string, Metrics> by;  // policy -> metric -> values
+  std::map<std::string, double> wall;
+  for (const SimRun& sim : runs) {
+    Json run;
+    run["policy"] = sim.policy;
+    run["seed"] = sim.seed;
+    if (protocol) {
+      const ProtocolResult& r = sim.protocol;
+      run.update(ProtocolRunJson(r));
+      for (size_t p = 0; p < r.alloc_pct.size(); ++p) {
+        csv << sim.policy << ',' << sim.seed << ',' << p << ',' << r.alloc_pct[p] << ','
+            << r.frag_pct[p] << '\n';
+      }
+      AddProtocolMetrics(r, &by[sim.policy]);
+    } else {
+      const ReplayResult& r = sim.replay;
+      run.update(ReplayRunJson(r));
+      for (const ReplayRow& row : r.rows) {
+        out.timeseries.push_back({{"policy", sim.policy},
+                                  {"seed", sim.seed},
+                                  {"t", row.t},
+                                  {"gpu_alloc_pct", row.gpu_alloc_pct},
+                                  {"queue_len", row.queue_len},
+                                  {"running_tasks", row.running_tasks}});
+        csv << sim.policy << ',' << sim.seed << ',' << row.t << ',' << row.gpu_alloc_pct << ','
+            << row.queue_len << ',' << row.running_tasks << '\n';
+      }
+      AddReplayMetrics(r, &by[sim.policy]);
+    }
+    run["wall_s"] = sim.wall_s;
+    wall[sim.policy] += sim.wall_s;
+    summary["runs"].push_back(run);
+  }
+  out.timeseries_csv = csv.str();
+
+  Json by_policy;
+  for (const std::string& p : settings.policies) {
+    Metrics& m = by[p];
+    Json entry;
+    entry["runs"] = seeds;
+    if (protocol) {
+      const SampleStats alloc = MeanAndStd(m["alloc"]);
+      entry["alloc_pct_" + end_key + "_mean"] = alloc.mean;
+      entry["alloc_pct_" + end_key + "_std"] = alloc.std;
+      entry["frag_pct_" + end_key + "_mean"] = Mean(m, "frag");
+      entry["failed_pods_mean"] = Mean(m, "failed");
+    } else {
+      entry["jct_mean_s"] = Mean(m, "jct_mean");
+      entry["jct_p95_s"] = Mean(m, "jct_p95");
+      entry["wait_mean_s"] = Mean(m, "wait_mean");
+      entry["gpu_alloc_mean_pct"] = Mean(m, "alloc_mean");
+      entry["failed_tasks_mean"] = Mean(m, "failed");
+    }
+    by_policy[p] = entry;
+  }
+  summary["by_policy"] = by_policy;
+  const bool default_trace = IsDefaultTrace(o.workload);
+  if (protocol && default_trace && end_key == "130") {
+    Json published;
+    for (const auto& [p, v] : kPublished) published[p] = v;
+    summary["published"] = published;
+  }
+
+  // The terminal table.
+  if (protocol) {
+    out.table =
+        Format("%-14s %5s %18s %10s %10s %10s %8s\n", "POLICY", "RUNS",
+               ("ALLOC@" + end_key + "% (sd)").c_str(), "FRAG%", "FAILED", "PUBLISHED", "WALL_S");
+  } else {
+    out.table = Format("%-14s %5s %12s %12s %12s %10s %8s\n", "POLICY", "RUNS", "GPU_ALLOC%",
+                       "JCT_MEAN_S", "WAIT_MEAN_S", "FAILED", "WALL_S");
+  }
+  for (const std::string& p : settings.policies) {
+    Metrics& m = by[p];
+    const double wall_mean = wall[p] / static_cast<double>(seeds);
+    if (protocol) {
+      const std::string published = default_trace && kPublished.count(p)
+                                        ? std::to_string(kPublished.at(p)).substr(0, 5)
+                                        : "-";
+      const SampleStats alloc = MeanAndStd(m["alloc"]);
+      out.table += Format("%-14s %5zu %11.2f (%.2f) %10.2f %10.0f %10s %8.2f\n", p.c_str(), seeds,
+                          alloc.mean, alloc.std, Mean(m, "frag"), Mean(m, "failed"),
+                          published.c_str(), wall_mean);
+    } else {
+      out.table += Format("%-14s %5zu %12.2f %12.0f %12.0f %10.0f %8.2f\n", p.c_str(), seeds,
+                          Mean(m, "alloc_mean"), Mean(m, "jct_mean"), Mean(m, "wait_mean"),
+                          Mean(m, "failed"), wall_mean);
+    }
+  }
+  return out;
+}
+
+}  // namespace gantry
