@@ -10,6 +10,7 @@
 #include "daemon/cluster_cache.h"
 #include "engine/session.h"
 #include "engine/snapshot.h"
+#include "tests/unit/test_util.h"
 
 namespace gantry {
 namespace {
@@ -60,7 +61,8 @@ std::vector<std::string> BoundBySession(ClusterCache& cache) {
   Snapshot snapshot(cache.state());
   Decisions decisions;
   {
-    Session session(snapshot, config, SessionOptions{});
+    const Policy policy = MustCompile(config);
+    Session session(snapshot, policy, SessionOptions{});
     decisions = session.Run();
   }
   std::vector<std::string> bound;
