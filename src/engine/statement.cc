@@ -25,6 +25,14 @@ std::string NodeText(const Session& s, NodeId node) {
                                            : "node #" + std::to_string(node);
 }
 
+// An error unless the task is `wanted`; `what`: the operation, for the message.
+Status RequireStatus(const Session& s, TaskId task, TaskStatus wanted, const char* what) {
+  if (s.task_status(task) == wanted) return Status::Ok();
+  return Status::Invalid(TaskText(s, task) + " is " +
+                         std::string(TaskStatusName(s.task_status(task))) + ", not " +
+                         std::string(TaskStatusName(wanted)) + ": it cannot be " + what);
+}
+
 }  // namespace
 
 void Statement::Apply(const Op& op, int sign) {
@@ -52,48 +60,36 @@ void Statement::Apply(const Op& op, int sign) {
   }
 }
 
+void Statement::Record(Kind kind, TaskId task, Placement placement, std::string reason) {
+  ops_.push_back(Op{kind, task, std::move(placement), std::move(reason),
+                    session_->search_.UnschedulableMark()});
+  Apply(ops_.back(), +1);
+}
+
 Status Statement::Allocate(TaskId task, Placement placement) {
-  if (session_->task_status(task) != TaskStatus::kPending) {
-    return Status::Invalid(TaskText(*session_, task) + " is " +
-                           std::string(TaskStatusName(session_->task_status(task))) +
-                           ", not pending: it cannot be allocated");
-  }
+  GANTRY_RETURN_IF_ERROR(RequireStatus(*session_, task, TaskStatus::kPending, "allocated"));
   if (!session_->state_.Fits(task, placement, /*future=*/false)) {
     return Status::Invalid(TaskText(*session_, task) + " does not fit the free room of " +
                            NodeText(*session_, placement.node));
   }
-  ops_.push_back(
-      Op{Kind::kAllocate, task, std::move(placement), {}, session_->search_.UnschedulableMark()});
-  Apply(ops_.back(), +1);
+  Record(Kind::kAllocate, task, std::move(placement), {});
   return Status::Ok();
 }
 
 Status Statement::Pipeline(TaskId task, Placement placement) {
-  if (session_->task_status(task) != TaskStatus::kPending) {
-    return Status::Invalid(TaskText(*session_, task) + " is " +
-                           std::string(TaskStatusName(session_->task_status(task))) +
-                           ", not pending: it cannot be pipelined");
-  }
+  GANTRY_RETURN_IF_ERROR(RequireStatus(*session_, task, TaskStatus::kPending, "pipelined"));
   if (!session_->state_.Fits(task, placement, /*future=*/true)) {
     return Status::Invalid(TaskText(*session_, task) + " does not fit the room " +
                            NodeText(*session_, placement.node) +
                            " will have once releasing tasks end");
   }
-  ops_.push_back(
-      Op{Kind::kPipeline, task, std::move(placement), {}, session_->search_.UnschedulableMark()});
-  Apply(ops_.back(), +1);
+  Record(Kind::kPipeline, task, std::move(placement), {});
   return Status::Ok();
 }
 
 Status Statement::Evict(TaskId task, std::string reason) {
-  if (session_->task_status(task) != TaskStatus::kRunning) {
-    return Status::Invalid(TaskText(*session_, task) + " is " +
-                           std::string(TaskStatusName(session_->task_status(task))) +
-                           ", not running: it cannot be evicted");
-  }
-  ops_.push_back(Op{Kind::kEvict, task, session_->state_.placement_of(task), std::move(reason),
-                    session_->search_.UnschedulableMark()});
-  Apply(ops_.back(), +1);
+  GANTRY_RETURN_IF_ERROR(RequireStatus(*session_, task, TaskStatus::kRunning, "evicted"));
+  Record(Kind::kEvict, task, session_->state_.placement_of(task), std::move(reason));
   return Status::Ok();
 }
 

@@ -57,6 +57,8 @@ class Statement {
     uint64_t unschedulable_mark;
   };
   void Apply(const Op& op, int sign);
+  // Appends the operation and applies it.
+  void Record(Kind kind, TaskId task, Placement placement, std::string reason);
 
   Session* session_;
   std::vector<Op> ops_;
