@@ -38,10 +38,6 @@ Interner& GpuModels() {
   return *models;
 }
 
-bool GpuRequest::AllowsListedModel(GpuModelId model) const {
-  return std::find(models.begin(), models.end(), model) != models.end();
-}
-
 ClusterState::ClusterState()
     : topology_keys_{"topology.kubernetes.io/zone", "topology.gantry.dev/spine",
                      "topology.gantry.dev/rack"} {}

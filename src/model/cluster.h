@@ -20,6 +20,7 @@
 #include "model/labels.h"
 #include "model/resources.h"
 #include "model/status.h"
+#include "model/task_spec.h"
 
 namespace gantry {
 
@@ -27,8 +28,6 @@ using NodeId = uint32_t;
 using QueueId = uint32_t;
 using JobId = uint32_t;
 using TaskId = uint32_t;
-using SpecId = uint32_t;
-using GpuModelId = uint32_t;
 inline constexpr uint32_t kNone = UINT32_MAX;
 
 inline constexpr int32_t kGpuMilliWhole = 1000;  // one whole GPU, in thousandths
@@ -61,33 +60,6 @@ struct Node {
   uint32_t shape_class = 0;           // nodes alike in every static respect share a class
   ResourceVector used;                // requests of the tasks placed here (GPU as milli)
   int32_t task_count = 0;
-};
-
-// What a task asks of GPUs: `count` whole devices, or one shared device with `milli`
-// thousandths of it and/or `memory_mib` of its memory; optionally only some models.
-struct GpuRequest {
-  int32_t count = 0;
-  int32_t milli = 0;  // 1..999 when shared
-  int64_t memory_mib = 0;
-  std::vector<GpuModelId> models;  // empty: any model
-
-  bool wants_gpu() const { return count > 0 || milli > 0 || memory_mib > 0; }
-  bool shared() const { return count == 0 && (milli > 0 || memory_mib > 0); }
-  bool AllowsModel(GpuModelId model) const { return models.empty() || AllowsListedModel(model); }
-  bool AllowsListedModel(GpuModelId model) const;
-  bool operator==(const GpuRequest&) const = default;
-};
-
-// What a group of identical tasks (one role of a job) asks for. Tasks share specs, so
-// the engine's per-spec caches (static predicates, known-unschedulable) apply to all.
-struct TaskSpec {
-  std::string role;
-  ResourceVector requests;  // without nvidia.com/gpu: GPUs are in `gpu`
-  GpuRequest gpu;
-  int32_t priority = 0;
-  Labels node_selector;
-  std::vector<Toleration> tolerations;
-  NodeAffinity affinity;
 };
 
 // A kind of task in the workload and how many of them there are: the "target workload"
