@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 
 #include "engine/session.h"
+#include "node_labels.h"
 
 namespace gantry {
 namespace {
@@ -27,7 +29,9 @@ std::unique_ptr<Workload> MakeWorkload(int nodes) {
   for (int i = 0; i < nodes; ++i) {
     Node n;
     n.name = "node-" + std::to_string(i);
-    n.allocatable = {{kCpu, 128'000}, {kMemory, Milli{1024} * 1024 * 1024 * 1024 * 1000}, {kPods, 110'000}};
+    n.allocatable = {
+        {kCpu, 128'000}, {kMemory, Milli{1024} * 1024 * 1024 * 1024 * 1000}, {kPods, 110'000}};
+    n.labels = Labels(bench::RealisticNodeLabels(i, n.name));
     n.labels.Set("topology.gantry.dev/rack", "rack-" + std::to_string(i / 32));
     for (int g = 0; g < 8; ++g) n.gpus.push_back(GpuDevice{a100, 81920, g / 4, g / 4, 0, 0});
     c.AddNode(std::move(n)).value();
@@ -88,7 +92,8 @@ std::unique_ptr<Workload> MakeWorkload(int nodes) {
     if (kind == kGang) {
       job.min_member = 8;
       JobId id = c.AddJob(std::move(job)).value();
-      for (int k = 0; k < 8; ++k) c.AddTask(id, eight_gpu, c.job(id).name + "-" + std::to_string(k)).value();
+      for (int k = 0; k < 8; ++k)
+        c.AddTask(id, eight_gpu, c.job(id).name + "-" + std::to_string(k)).value();
       made += 8;
     } else {
       JobId id = c.AddJob(std::move(job)).value();
@@ -116,10 +121,15 @@ void BM_Session(benchmark::State& state) {
     placed = d.binds.size();
     benchmark::DoNotOptimize(d);
   }
+  // Classes of nodes alike in every static respect: the engine's static verdicts are
+  // computed once per (spec, class), so this many times per spec.
+  std::set<uint32_t> classes;
+  for (const Node& node : w->cluster.nodes()) classes.insert(node.shape_class);
+  state.counters["shape_classes"] = static_cast<double>(classes.size());
   state.counters["pending"] = static_cast<double>(w->pending_tasks);
   state.counters["placed"] = static_cast<double>(placed);
-  state.counters["placed_per_s"] =
-      benchmark::Counter(static_cast<double>(placed), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["placed_per_s"] = benchmark::Counter(
+      static_cast<double>(placed), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 BENCHMARK(BM_Session)
