@@ -39,4 +39,15 @@ size_t TaskShapeHash::operator()(const TaskShape& shape) const {
   return h.value();
 }
 
+std::vector<std::string> LabelKeysOf(const TaskSpec& spec) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : spec.node_selector.pairs()) keys.push_back(key);
+  for (const auto& term : spec.affinity.terms) {
+    for (const SelectorRequirement& r : term) keys.push_back(r.key);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
 }  // namespace gantry

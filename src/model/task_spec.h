@@ -55,6 +55,10 @@ struct TaskSpecHash {
   size_t operator()(const TaskSpec& spec) const;
 };
 
+// The node label keys a spec reads (its node selector's and its affinity's), each once,
+// sorted. Static predicates see a node's labels only through these.
+std::vector<std::string> LabelKeysOf(const TaskSpec& spec);
+
 // What a task takes from a node: its requests and GPUs, not where it may run.
 struct TaskShape {
   ResourceVector requests;

@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
 #include <string>
+
+#include "engine/session.h"
 
 namespace gantry {
 namespace {
@@ -208,6 +212,56 @@ TEST(ClusterCache, IdenticalPodsShareOneSpec) {
   c.OnPod(EventType::kAdded, PodObject("c", 2));
   EXPECT_EQ(TaskNamed(c.state(), "ml/a")->spec, TaskNamed(c.state(), "ml/b")->spec);
   EXPECT_NE(TaskNamed(c.state(), "ml/a")->spec, TaskNamed(c.state(), "ml/c")->spec);
+}
+
+// One scheduling cycle as the daemon runs it (a node table kept between cycles); returns
+// where each bound pod went.
+std::map<std::string, std::string> Cycle(ClusterCache& c, NodeTableCache* table) {
+  const SchedulerConfig config = SchedulerConfig::Default();
+  Decisions d;
+  {
+    Snapshot snapshot(c.state(), table);
+    Session session(snapshot, config);
+    d = session.Run();
+  }
+  std::map<std::string, std::string> where;
+  for (const BindRequest& b : c.Assume(d)) where[b.name] = b.node;
+  return where;
+}
+
+TEST(ClusterCache, NodesDifferingOnlyInLabelsNoPodReadsShareAClassUntilOneDoes) {
+  ClusterCache c("gantry");
+  for (int i = 0; i < 50; ++i) {
+    json node = NodeObject("n" + std::to_string(i), 1);
+    node["metadata"]["labels"]["kubernetes.io/hostname"] = "n" + std::to_string(i);
+    c.OnNode(EventType::kAdded, node);
+  }
+  auto classes = [&] {
+    std::set<uint32_t> in_use;
+    for (const Node& n : c.state().nodes()) in_use.insert(n.shape_class);
+    return in_use.size();
+  };
+  EXPECT_EQ(classes(), 1u);
+  NodeTableCache table;
+  c.OnPod(EventType::kAdded, PodObject("plain", 1));
+  EXPECT_EQ(Cycle(c, &table).size(), 1u);
+  // A pod for one host: its shape is a new spec that reads the hostname.
+  json pinned = PodObject("pinned", 1);
+  pinned["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "n37"}};
+  c.OnPod(EventType::kAdded, pinned);
+  EXPECT_EQ(classes(), 50u);
+  EXPECT_EQ(Cycle(c, &table), (std::map<std::string, std::string>{{"pinned", "n37"}}));
+  // It goes; its spec's slot goes to a shape that reads no label, and then another pod
+  // pins itself to another host.
+  c.OnPod(EventType::kDeleted, Bound(pinned, "n37"));
+  c.OnPod(EventType::kAdded, PodObject("big", 2));  // fits no node
+  EXPECT_EQ(c.state().referenced_label_key_count(), 0u);
+  json other = PodObject("other", 1);
+  other["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "n5"}};
+  c.OnPod(EventType::kAdded, other);
+  const std::map<std::string, std::string> placed = Cycle(c, &table);
+  ASSERT_EQ(placed.count("other"), 1u);
+  EXPECT_EQ(placed.at("other"), "n5");
 }
 
 TEST(ClusterCache, QueueObjectsSetWeightAndLimits) {
