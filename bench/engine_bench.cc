@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 
 #include "engine/session.h"
+#include "node_labels.h"
 
 namespace gantry {
 namespace {
@@ -29,6 +31,7 @@ std::unique_ptr<Workload> MakeWorkload(int nodes) {
     n.name = "node-" + std::to_string(i);
     n.allocatable = {
         {kCpu, 128'000}, {kMemory, Milli{1024} * 1024 * 1024 * 1024 * 1000}, {kPods, 110'000}};
+    n.labels = Labels(bench::RealisticNodeLabels(i, n.name));
     n.labels.Set("topology.gantry.dev/rack", "rack-" + std::to_string(i / 32));
     for (int g = 0; g < 8; ++g) n.gpus.push_back(GpuDevice{a100, 81920, g / 4, g / 4, 0, 0});
     c.AddNode(std::move(n)).value();
@@ -119,6 +122,11 @@ void BM_Session(benchmark::State& state) {
     placed = d.binds.size();
     benchmark::DoNotOptimize(d);
   }
+  // Classes of nodes alike in every static respect: the engine's static verdicts are
+  // computed once per (spec, class), so this many times per spec.
+  std::set<uint32_t> classes;
+  for (const Node& node : w->cluster.nodes()) classes.insert(node.shape_class);
+  state.counters["shape_classes"] = static_cast<double>(classes.size());
   state.counters["pending"] = static_cast<double>(w->pending_tasks);
   state.counters["placed"] = static_cast<double>(placed);
   state.counters["placed_per_s"] = benchmark::Counter(

@@ -26,6 +26,7 @@
 
 #include "k8s/client.h"
 #include "k8s/credentials.h"
+#include "node_labels.h"
 
 namespace {
 
@@ -80,14 +81,11 @@ void Must(const gantry::Result<gantry::k8s::Response>& r, const std::string& wha
 void CreateNodes(Client& c, const Options& o) {
   ParallelFor(o.nodes, 32, [&](int i) {
     std::string name = "node-" + std::to_string(i);
-    json node = {{"apiVersion", "v1"},
-                 {"kind", "Node"},
-                 {"metadata",
-                  {{"name", name},
-                   {"labels",
-                    {{"kubernetes.io/hostname", name},
-                     {"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
-                     {"nvidia.com/gpu.memory", "81559"}}}}}};
+    json labels = json::object();
+    for (const auto& [key, value] : gantry::bench::RealisticNodeLabels(i, name))
+      labels[key] = value;
+    json node = {
+        {"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", name}, {"labels", labels}}}};
     Must(c.Request("POST", "/api/v1/nodes", node.dump()), "create " + name);
     json resources = {{"cpu", "128"}, {"memory", "1Ti"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}};
     json status = {

@@ -13,33 +13,6 @@ std::string GroupKey(k8s::GroupApi api, const std::string& namespace_, const std
   return (api == k8s::GroupApi::kCoscheduling ? "xk|" : "vc|") + namespace_ + "/" + name;
 }
 
-// A canonical text of a spec, so that pods asking for the same thing share one spec
-// (and the engine's per-spec caches).
-std::string SpecKey(const TaskSpec& s) {
-  auto field = [](const std::string& v) { return std::to_string(v.size()) + ":" + v; };
-  std::string key = s.requests.ToString() + "|" + std::to_string(s.gpu.count) + "," +
-                    std::to_string(s.gpu.milli) + "," + std::to_string(s.gpu.memory_mib) + "|" +
-                    std::to_string(s.priority) + "|";
-  for (GpuModelId m : s.gpu.models) key += std::to_string(m) + ",";
-  key += "|";
-  for (const auto& [k, v] : s.node_selector.pairs()) key += field(k) + field(v);
-  key += "|";
-  for (const Toleration& t : s.tolerations) {
-    key += field(t.key) + std::to_string(static_cast<int>(t.op)) + field(t.value) +
-           (t.any_effect ? "*" : std::to_string(static_cast<int>(t.effect)));
-  }
-  key += "|";
-  for (const auto& term : s.affinity.terms) {
-    key += "(";
-    for (const SelectorRequirement& r : term) {
-      key += field(r.key) + std::to_string(static_cast<int>(r.op));
-      for (const std::string& v : r.values) key += field(v);
-    }
-    key += ")";
-  }
-  return key;
-}
-
 constexpr size_t kMaxNodeReason = 300;
 
 }  // namespace
@@ -91,14 +64,13 @@ QueueId ClusterCache::QueueFor(const std::string& name, bool from_workload) {
 }
 
 SpecId ClusterCache::FindSpec(const TaskSpec& spec) const {
-  auto it = spec_ids_.find(SpecKey(spec));
+  auto it = spec_ids_.find(spec);
   return it == spec_ids_.end() ? kNone : it->second;
 }
 
 SpecId ClusterCache::AcquireSpec(const TaskSpec& spec) {
-  std::string key = SpecKey(spec);
-  auto it = spec_ids_.find(key);
-  if (it != spec_ids_.end()) {
+  auto [it, inserted] = spec_ids_.try_emplace(spec, 0);
+  if (!inserted) {
     spec_uses_[it->second]++;
     return it->second;
   }
@@ -109,19 +81,16 @@ SpecId ClusterCache::AcquireSpec(const TaskSpec& spec) {
     state_.ReplaceSpec(id, spec);
   } else {
     id = state_.AddSpec(spec);
-    spec_keys_.resize(id + 1);
     spec_uses_.resize(id + 1, 0);
   }
-  spec_keys_[id] = key;
   spec_uses_[id] = 1;
-  spec_ids_.emplace(std::move(key), id);
+  it->second = id;
   return id;
 }
 
 void ClusterCache::ReleaseSpec(SpecId id) {
   if (--spec_uses_[id] > 0) return;
-  spec_ids_.erase(spec_keys_[id]);
-  spec_keys_[id].clear();
+  spec_ids_.erase(state_.spec(id));
   free_specs_.push_back(id);
 }
 

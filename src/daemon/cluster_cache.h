@@ -254,10 +254,9 @@ class ClusterCache {
   size_t queues_from_workloads_ = 0;  // queues made for a name no Queue object had
   std::unordered_map<std::string, int32_t> priority_classes_;
   std::unordered_map<std::string, std::set<std::string>> waiting_for_node_;
-  std::map<std::string, std::string> refused_nodes_;  // node name -> why
-  std::unordered_map<std::string, SpecId> spec_ids_;  // SpecKey -> spec
-  std::vector<std::string> spec_keys_;                // SpecId -> SpecKey, "" when free
-  std::vector<int32_t> spec_uses_;                    // SpecId -> tasks using it
+  std::map<std::string, std::string> refused_nodes_;             // node name -> why
+  std::unordered_map<TaskSpec, SpecId, TaskSpecHash> spec_ids_;  // live specs
+  std::vector<int32_t> spec_uses_;                               // SpecId -> tasks using it
   std::vector<SpecId> free_specs_;
   std::vector<ObjectEvent> problems_;
   int64_t assumed_ = 0;

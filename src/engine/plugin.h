@@ -86,7 +86,10 @@ class NodePredicate {
  public:
   virtual ~NodePredicate() = default;
   // Only the node's static properties (labels, taints, allocatable, GPU models): the
-  // session caches the answer per (task spec, node shape class).
+  // session caches the answer per (task spec, node shape class). Classes tell nodes apart
+  // only by the label keys some spec reads through its node selector and affinity
+  // (LabelKeysOf in model/task_spec.h): a predicate that reads any other label must have
+  // its keys counted there too, or nodes it tells apart would share a verdict.
   virtual FilterResult FilterStatic(const TaskSpec& spec, const Node& node) const = 0;
   // The node's current free resources in the session.
   virtual FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId node) const = 0;

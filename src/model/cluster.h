@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <set>
 #include <span>
 #include <string>
@@ -20,6 +19,7 @@
 #include "model/labels.h"
 #include "model/resources.h"
 #include "model/status.h"
+#include "model/task_spec.h"
 
 namespace gantry {
 
@@ -27,8 +27,6 @@ using NodeId = uint32_t;
 using QueueId = uint32_t;
 using JobId = uint32_t;
 using TaskId = uint32_t;
-using SpecId = uint32_t;
-using GpuModelId = uint32_t;
 inline constexpr uint32_t kNone = UINT32_MAX;
 
 inline constexpr int32_t kGpuMilliWhole = 1000;  // one whole GPU, in thousandths
@@ -46,6 +44,7 @@ struct GpuDevice {
   int64_t used_memory_mib = 0;
 
   int32_t free_milli() const { return kGpuMilliWhole - used_milli; }
+  bool operator==(const GpuDevice&) const = default;
 };
 
 struct Node {
@@ -58,36 +57,9 @@ struct Node {
   // Filled by ClusterState:
   bool removed = false;  // deleted from the cluster: takes no tasks, counts in no total
   std::vector<std::string> topology;  // values of ClusterState::topology_keys(), "" if absent
-  uint32_t shape_class = 0;           // nodes alike in every static respect share a class
+  uint32_t shape_class = 0;           // see ClusterState::ShapeClassOf
   ResourceVector used;                // requests of the tasks placed here (GPU as milli)
   int32_t task_count = 0;
-};
-
-// What a task asks of GPUs: `count` whole devices, or one shared device with `milli`
-// thousandths of it and/or `memory_mib` of its memory; optionally only some models.
-struct GpuRequest {
-  int32_t count = 0;
-  int32_t milli = 0;  // 1..999 when shared
-  int64_t memory_mib = 0;
-  std::vector<GpuModelId> models;  // empty: any model
-
-  bool wants_gpu() const { return count > 0 || milli > 0 || memory_mib > 0; }
-  bool shared() const { return count == 0 && (milli > 0 || memory_mib > 0); }
-  bool AllowsModel(GpuModelId model) const { return models.empty() || AllowsListedModel(model); }
-  bool AllowsListedModel(GpuModelId model) const;
-  bool operator==(const GpuRequest&) const = default;
-};
-
-// What a group of identical tasks (one role of a job) asks for. Tasks share specs, so
-// the engine's per-spec caches (static predicates, known-unschedulable) apply to all.
-struct TaskSpec {
-  std::string role;
-  ResourceVector requests;  // without nvidia.com/gpu: GPUs are in `gpu`
-  GpuRequest gpu;
-  int32_t priority = 0;
-  Labels node_selector;
-  std::vector<Toleration> tolerations;
-  NodeAffinity affinity;
 };
 
 // A kind of task in the workload and how many of them there are: the "target workload"
@@ -153,6 +125,8 @@ class ClusterState {
   // (a node with more than kMaxGpusPerNode devices is refused).
   Result<NodeId> AddNode(Node node);
   Result<QueueId> AddQueue(Queue queue);
+  // A spec that reads a node label key no spec read before re-classes the nodes that
+  // carry it (see ShapeClassOf).
   SpecId AddSpec(TaskSpec spec);
   // A job with no tasks yet; `queue` must exist.
   Result<JobId> AddJob(Job job);
@@ -238,6 +212,8 @@ class ClusterState {
   size_t live_node_count() const { return live_nodes_; }
   // Ids of shape classes are below this (some may be unused: freed classes are reused).
   size_t shape_class_count() const { return shape_class_keys_.size(); }
+  // Node label keys some spec reads (through its node selector or affinity).
+  size_t referenced_label_key_count() const { return label_key_refs_.size(); }
 
   // The workload's task types (see WorkloadProfile); empty unless a caller sets it.
   void SetWorkloadProfile(WorkloadProfile profile) { profile_ = std::move(profile); }
@@ -254,10 +230,36 @@ class ClusterState {
   static ResourceVector Accounted(const TaskSpec& spec, int32_t n_gpus, int32_t gpu_milli_each);
 
  private:
+  // What puts a node in its shape class: all that static predicates can see of it. Its
+  // labels only through specs' node selectors and affinities, so only labels whose key
+  // some spec reads are in it: a real node's unique hostname and its dozens of feature
+  // labels split no class until a spec names them.
+  struct NodeShape {
+    ResourceVector allocatable;
+    Labels labels;  // those whose key a spec read when the node was classed
+    std::vector<Taint> taints;
+    std::vector<GpuDevice> gpus;  // usage zeroed
+    bool unschedulable = false;
+    bool operator==(const NodeShape&) const = default;
+  };
+  struct NodeShapeHash {
+    size_t operator()(const NodeShape& shape) const;
+  };
   // The shape class of a node, taking a reference on it; ReleaseShapeClass drops one, and
   // a class without nodes is forgotten (its id reused), so that node churn keeps no memory.
+  // A key that specs stop reading may stay in the classes of nodes classed while it was
+  // read: finer than needed, never wrong, and gone when they are classed again.
   uint32_t ShapeClassOf(const Node& node);
   void ReleaseShapeClass(uint32_t id);
+  // Counts (sign +1) or uncounts (-1) the label keys a spec reads; a key read for the first
+  // time re-classes the nodes that carry it.
+  void CountLabelKeys(const TaskSpec& spec, int sign);
+  // Classes again every node with label `key`, moving the stamps of those whose class
+  // changed (so that a NodeTableCache picks the new class up).
+  void ReclassNodesWithLabel(const std::string& key);
+  // Counts (+1) or uncounts (-1) a node slot's label keys, so that a key no node carries
+  // (a pod can name any) costs no pass over the nodes.
+  void CountNodeLabels(const Node& node, int sign);
   // Adds (sign +1) or takes away (-1) a live node's allocatable from the totals.
   void CountCapacity(const Node& node, int sign);
   // Frees a removed node's slot once no task is recorded on it.
@@ -294,9 +296,11 @@ class ClusterState {
   std::unordered_map<std::string, NodeId> node_ids_;
   std::unordered_map<std::string, QueueId> queue_ids_;
   std::unordered_map<std::string, JobId> job_ids_;
-  std::map<std::string, uint32_t> shape_classes_;
-  std::vector<std::string> shape_class_keys_;  // by id; "" when free
-  std::vector<int64_t> shape_class_refs_;      // nodes in each class
+  std::unordered_map<NodeShape, uint32_t, NodeShapeHash> shape_classes_;
+  std::vector<NodeShape> shape_class_keys_;                   // by id; empty when free
+  std::vector<int64_t> shape_class_refs_;                     // nodes in each class
+  std::unordered_map<std::string, int64_t> label_key_refs_;   // specs reading each key
+  std::unordered_map<std::string, int64_t> node_label_keys_;  // node slots carrying each key
   std::vector<uint32_t> free_shape_classes_;
   std::vector<NodeId> free_node_ids_;
   size_t live_nodes_ = 0;

@@ -95,6 +95,8 @@ Status ClusterState::UpdateNode(NodeId id, Node node) {
   node.removed = false;
   node.shape_class = ShapeClassOf(node);
   ReleaseShapeClass(old.shape_class);
+  CountNodeLabels(node, +1);
+  CountNodeLabels(old, -1);
   CountCapacity(node, +1);
   old = std::move(node);
   Touch(id);
@@ -119,6 +121,7 @@ void ClusterState::FreeNodeIfUnused(NodeId id) {
   if (!node.removed || !tasks_on_node_[id].empty() || node.name.empty()) return;
   node_ids_.erase(node.name);
   ReleaseShapeClass(node.shape_class);
+  CountNodeLabels(node, -1);
   node = Node{};  // no name, labels, taints or devices: nothing of it is kept
   node.removed = true;
   node.unschedulable = true;
@@ -129,6 +132,9 @@ void ClusterState::FreeNodeIfUnused(NodeId id) {
 }
 
 void ClusterState::ReplaceSpec(SpecId id, TaskSpec spec) {
+  // The new spec's keys first, so that a key both read stays counted throughout.
+  CountLabelKeys(spec, +1);
+  CountLabelKeys(specs_[id], -1);
   specs_[id] = std::move(spec);
 }
 

@@ -1,8 +1,8 @@
 #include "sim/replay.h"
 
 #include <algorithm>
-#include <map>
 #include <queue>
+#include <unordered_map>
 
 #include "engine/session.h"
 #include "model/limits.h"
@@ -92,7 +92,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   using End = std::pair<int64_t, TaskId>;
   std::priority_queue<End, std::vector<End>, std::greater<>> ends;
   std::vector<double> waits, jcts;
-  std::map<std::string, SpecId> spec_ids;  // identical pod shapes share a spec
+  std::unordered_map<TaskSpec, SpecId, TaskSpecHash> spec_ids;  // equal specs share one
   std::vector<double> queue_gpu_time;
 
   ReplayResult result;
@@ -136,11 +136,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       job.creation = static_cast<int64_t>(cluster.jobs().size());
       auto job_id = cluster.AddJob(std::move(job));
       if (!job_id.ok()) return job_id.status();
-      std::string key = sj.spec.requests.ToString() + "|" + std::to_string(sj.spec.gpu.count) +
-                        "|" + std::to_string(sj.spec.gpu.milli) + "|" +
-                        std::to_string(sj.spec.priority);
-      for (GpuModelId m : sj.spec.gpu.models) key += "|" + std::to_string(m);
-      auto [it, inserted] = spec_ids.emplace(key, 0);
+      auto [it, inserted] = spec_ids.try_emplace(sj.spec, 0);
       if (inserted) it->second = cluster.AddSpec(sj.spec);
       for (int32_t p = 0; p < sj.pods; ++p) {
         auto task = cluster.AddTask(*job_id, it->second, sj.name + "-" + std::to_string(p));

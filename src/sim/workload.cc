@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <random>
+#include <unordered_map>
 
 #include "model/limits.h"
 
@@ -185,15 +185,12 @@ Result<std::vector<TraceNode>> GenerateNodes(int64_t count) {
 }
 
 WorkloadProfile ProfileOf(const std::vector<SimJob>& jobs) {
-  // Key: the exact shape; std::map keeps the type order deterministic.
-  std::map<std::string, size_t> index;
+  // A type per task shape (where a task may run does not make another type), in the
+  // order first seen; the sort below keeps that order among equal counts.
+  std::unordered_map<TaskShape, size_t, TaskShapeHash> index;
   WorkloadProfile profile;
   for (const SimJob& j : jobs) {
-    std::string key = j.spec.requests.ToString() + "|" + std::to_string(j.spec.gpu.count) + "|" +
-                      std::to_string(j.spec.gpu.milli) + "|" +
-                      std::to_string(j.spec.gpu.memory_mib);
-    for (GpuModelId m : j.spec.gpu.models) key += "|" + std::to_string(m);
-    auto [it, inserted] = index.emplace(key, profile.types.size());
+    auto [it, inserted] = index.try_emplace(TaskShape::Of(j.spec), profile.types.size());
     if (inserted) profile.types.push_back(TaskType{j.spec.requests, j.spec.gpu, 0});
     profile.types[it->second].count += j.pods;
     profile.total += j.pods;

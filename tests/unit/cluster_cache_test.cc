@@ -3,7 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
 #include <string>
+
+#include "engine/session.h"
+#include "tests/unit/test_util.h"
 
 namespace gantry {
 namespace {
@@ -16,18 +21,25 @@ json NodeObject(const std::string& name, int gpus, const std::string& cpu = "64"
            {{"name", name},
             {"uid", "uid-" + name},
             {"resourceVersion", "1"},
-            {"labels", {{"nvidia.com/gpu.product", "A100-SXM4-80GB"}, {"nvidia.com/gpu.memory", "81920"}}}}},
+            {"labels",
+             {{"nvidia.com/gpu.product", "A100-SXM4-80GB"}, {"nvidia.com/gpu.memory", "81920"}}}}},
           {"status",
-           {{"allocatable", {{"cpu", cpu}, {"memory", "512Gi"}, {"pods", "110"}, {"nvidia.com/gpu", std::to_string(gpus)}}}}}};
+           {{"allocatable",
+             {{"cpu", cpu},
+              {"memory", "512Gi"},
+              {"pods", "110"},
+              {"nvidia.com/gpu", std::to_string(gpus)}}}}}};
 }
 
 json PodObject(const std::string& name, int gpus, const std::string& scheduler = "gantry") {
-  return {{"metadata", {{"name", name}, {"namespace", "ml"}, {"uid", "uid-" + name}, {"resourceVersion", "1"}}},
+  return {{"metadata",
+           {{"name", name}, {"namespace", "ml"}, {"uid", "uid-" + name}, {"resourceVersion", "1"}}},
           {"spec",
            {{"schedulerName", scheduler},
             {"containers",
              {{{"name", "c"},
-               {"resources", {{"requests", {{"cpu", "4"}, {"nvidia.com/gpu", std::to_string(gpus)}}}}}}}}}},
+               {"resources",
+                {{"requests", {{"cpu", "4"}, {"nvidia.com/gpu", std::to_string(gpus)}}}}}}}}}},
           {"status", {{"phase", "Pending"}}}};
 }
 
@@ -110,14 +122,16 @@ TEST(ClusterCache, BoundPodBeforeItsNodeIsCountedWhenTheNodeComes) {
 
 TEST(ClusterCache, GangWaitsForItsPodGroupThenTakesItsSize) {
   ClusterCache c("gantry");
-  for (int i = 0; i < 3; ++i) c.OnPod(EventType::kAdded, Grouped(PodObject("w" + std::to_string(i), 1), "train"));
+  for (int i = 0; i < 3; ++i)
+    c.OnPod(EventType::kAdded, Grouped(PodObject("w" + std::to_string(i), 1), "train"));
   EXPECT_EQ(c.pending_pods(), 0);  // held: no PodGroup yet
   std::vector<PodCondition> conditions;
   std::vector<GroupStatus> groups;
   std::vector<ObjectEvent> events;
   c.CollectStatus(Decisions{}, &conditions, &groups, &events);
   ASSERT_EQ(conditions.size(), 3u);
-  EXPECT_NE(conditions[0].message.find("waiting for PodGroup ml/train"), std::string::npos) << conditions[0].message;
+  EXPECT_NE(conditions[0].message.find("waiting for PodGroup ml/train"), std::string::npos)
+      << conditions[0].message;
   // The same message is not written twice.
   conditions.clear();
   c.CollectStatus(Decisions{}, &conditions, &groups, &events);
@@ -194,7 +208,8 @@ TEST(ClusterCache, SharedGpuPodsKeepTheirWrittenDevicesAcrossRestarts) {
   ClusterCache c("gantry");
   c.OnNode(EventType::kAdded, NodeObject("n1", 4));
   json pod = Bound(PodObject("half", 0), "n1");
-  pod["metadata"]["annotations"] = {{"gantry.dev/gpu-fraction", "0.5"}, {"gantry.dev/gpu-devices", "3"}};
+  pod["metadata"]["annotations"] = {{"gantry.dev/gpu-fraction", "0.5"},
+                                    {"gantry.dev/gpu-devices", "3"}};
   c.OnPod(EventType::kAdded, pod);
   const Node& node = c.state().node(c.state().FindNode("n1"));
   EXPECT_EQ(node.gpus[3].used_milli, 500);
@@ -210,15 +225,67 @@ TEST(ClusterCache, IdenticalPodsShareOneSpec) {
   EXPECT_NE(TaskNamed(c.state(), "ml/a")->spec, TaskNamed(c.state(), "ml/c")->spec);
 }
 
+// One scheduling cycle as the daemon runs it (a node table kept between cycles); returns
+// where each bound pod went.
+std::map<std::string, std::string> Cycle(ClusterCache& c, NodeTableCache* table) {
+  const Policy policy = MustCompile(SchedulerConfig::Default());
+  Decisions d;
+  {
+    Snapshot snapshot(c.state(), table);
+    Session session(snapshot, policy);
+    d = session.Run();
+  }
+  std::map<std::string, std::string> where;
+  for (const BindRequest& b : c.Assume(d)) where[b.name] = b.node;
+  return where;
+}
+
+TEST(ClusterCache, NodesDifferingOnlyInLabelsNoPodReadsShareAClassUntilOneDoes) {
+  ClusterCache c("gantry");
+  for (int i = 0; i < 50; ++i) {
+    json node = NodeObject("n" + std::to_string(i), 1);
+    node["metadata"]["labels"]["kubernetes.io/hostname"] = "n" + std::to_string(i);
+    c.OnNode(EventType::kAdded, node);
+  }
+  auto classes = [&] {
+    std::set<uint32_t> in_use;
+    for (const Node& n : c.state().nodes()) in_use.insert(n.shape_class);
+    return in_use.size();
+  };
+  EXPECT_EQ(classes(), 1u);
+  NodeTableCache table;
+  c.OnPod(EventType::kAdded, PodObject("plain", 1));
+  EXPECT_EQ(Cycle(c, &table).size(), 1u);
+  // A pod for one host: its shape is a new spec that reads the hostname.
+  json pinned = PodObject("pinned", 1);
+  pinned["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "n37"}};
+  c.OnPod(EventType::kAdded, pinned);
+  EXPECT_EQ(classes(), 50u);
+  EXPECT_EQ(Cycle(c, &table), (std::map<std::string, std::string>{{"pinned", "n37"}}));
+  // It goes; its spec's slot goes to a shape that reads no label, and then another pod
+  // pins itself to another host.
+  c.OnPod(EventType::kDeleted, Bound(pinned, "n37"));
+  c.OnPod(EventType::kAdded, PodObject("big", 2));  // fits no node
+  EXPECT_EQ(c.state().referenced_label_key_count(), 0u);
+  json other = PodObject("other", 1);
+  other["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "n5"}};
+  c.OnPod(EventType::kAdded, other);
+  const std::map<std::string, std::string> placed = Cycle(c, &table);
+  ASSERT_EQ(placed.count("other"), 1u);
+  EXPECT_EQ(placed.at("other"), "n5");
+}
+
 TEST(ClusterCache, QueueObjectsSetWeightAndLimits) {
   ClusterCache c("gantry");
-  c.OnQueue(EventType::kAdded, {{"metadata", {{"name", "research"}}},
-                                {"spec", {{"weight", 3}, {"capability", {{"nvidia.com/gpu", 32}}}}}});
+  c.OnQueue(EventType::kAdded,
+            {{"metadata", {{"name", "research"}}},
+             {"spec", {{"weight", 3}, {"capability", {{"nvidia.com/gpu", 32}}}}}});
   QueueId q = c.state().FindQueue("research");
   ASSERT_NE(q, kNone);
   EXPECT_EQ(c.state().queue(q).weight, 3);
   EXPECT_EQ(c.state().queue(q).capability.Get(kGpu), 32000);
-  c.OnQueue(EventType::kModified, {{"metadata", {{"name", "research"}}}, {"spec", {{"weight", 0}}}});
+  c.OnQueue(EventType::kModified,
+            {{"metadata", {{"name", "research"}}}, {"spec", {{"weight", 0}}}});
   std::vector<ObjectEvent> problems = c.TakeProblems();
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].message.find("spec.weight"), std::string::npos);
@@ -237,7 +304,8 @@ TEST(ClusterCache, UnreadablePodIsReportedNotScheduled) {
   std::vector<ObjectEvent> events;
   c.CollectStatus(Decisions{}, &conditions, &groups, &events);
   ASSERT_EQ(conditions.size(), 1u);
-  EXPECT_NE(conditions[0].message.find("gantry.dev/gpu-fraction"), std::string::npos) << conditions[0].message;
+  EXPECT_NE(conditions[0].message.find("gantry.dev/gpu-fraction"), std::string::npos)
+      << conditions[0].message;
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].reason, "FailedScheduling");
   EXPECT_EQ(events[0].message, conditions[0].message);

@@ -208,6 +208,11 @@ class ShapeClassTest : public ::testing::TestWithParam<ShapeCase> {};
 
 TEST_P(ShapeClassTest, AnyStaticDifferenceMakesANewClass) {
   ClusterState c;
+  // Labels split classes only when some spec reads them: this one reads pool and rack.
+  TaskSpec reader;
+  reader.node_selector.Set("pool", "train");
+  reader.affinity.terms = {{SelectorRequirement{"rack", SelectorRequirement::Op::kExists, {}}}};
+  c.AddSpec(reader);
   Node base = GpuNode("base", 4);
   base.labels.Set("pool", "train");
   base.taints.push_back(Taint{"dedicated", "train", TaintEffect::kNoSchedule});

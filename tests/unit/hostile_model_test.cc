@@ -18,7 +18,8 @@ Node GpuNode(const std::string& name, int gpus, Milli cpu = 64000) {
   Node node;
   node.name = name;
   node.allocatable = ResourceVector{{kCpu, cpu}, {kPods, 110 * kMilliPerUnit}};
-  // Every real node carries its own hostname label, so each is a shape class of its own.
+  // Every real node carries its own hostname label: a shape class of its own once a spec
+  // reads it.
   node.labels.Set("kubernetes.io/hostname", name);
   for (int i = 0; i < gpus; ++i) node.gpus.push_back(GpuDevice{GpuModels().Intern("H100"), 81920});
   return node;
@@ -73,13 +74,17 @@ TEST(HostileModelTest, RemovedNodesAppearInNoMessage) {
 
 TEST(HostileModelTest, NodeChurnKeepsNoMemory) {
   World w;
+  // A spec pinned to a host: every node, churned ones too, is a class of its own.
+  TaskSpec pinned;
+  pinned.node_selector.Set("kubernetes.io/hostname", "kept");
+  w.c.AddSpec(pinned);
   Must(w.c.AddNode(GpuNode("kept", 8)));
   for (int i = 0; i < 10'000; ++i) {
     NodeId n = Must(w.c.AddNode(GpuNode("churn-" + std::to_string(i), 8)));
     w.c.RemoveNode(n);
   }
   // One slot for the node that stays and one that every churned node reused; shape
-  // classes (keyed on the hostname label) are forgotten with their last node.
+  // classes (each churned node's own, by its hostname) are forgotten with their last node.
   EXPECT_EQ(w.c.nodes().size(), 2u);
   EXPECT_LE(w.c.shape_class_count(), 3u);
   EXPECT_EQ(w.c.live_node_count(), 1u);

@@ -1,6 +1,7 @@
 // Random clusters, workloads and configurations for property tests, from a seed.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,21 @@ class Generator {
   bool OneIn(int64_t n) { return Between(1, n) == 1; }
 
   Node MakeNode(const std::string& name) {
+    // Half the nodes are twins of the last one, but for their name and labels: nodes alike
+    // share a shape class, and a label a spec reads must still tell them apart.
+    if (last_node_ && OneIn(2)) {
+      Node twin = *last_node_;
+      twin.name = name;
+      twin.labels.Set("zone", OneIn(2) ? "a" : "b");
+      twin.labels.Set("kubernetes.io/hostname", name);
+      return twin;
+    }
+    Node node = MakeNewNode(name);
+    last_node_ = node;
+    return node;
+  }
+
+  Node MakeNewNode(const std::string& name) {
     const GpuModelId models[] = {GpuModels().Intern("prop-A100"), GpuModels().Intern("prop-T4")};
     Node node;
     node.name = name;
@@ -34,6 +50,8 @@ class Generator {
     if (!OneIn(3)) node.allocatable.Set(kPods, Between(1, 6) * kMilliPerUnit);
     if (OneIn(4)) node.allocatable.Set(rdma_, Between(1, 4) * kMilliPerUnit);
     node.labels.Set("zone", OneIn(2) ? "a" : "b");
+    // As kubelet labels every node: no two alike, read only by specs pinned to a host.
+    node.labels.Set("kubernetes.io/hostname", name);
     if (OneIn(5)) node.taints.push_back(Taint{"dedicated", "infer", TaintEffect::kNoSchedule});
     if (OneIn(8)) node.taints.push_back(Taint{"soft", "", TaintEffect::kPreferNoSchedule});
     node.unschedulable = OneIn(10);
@@ -92,6 +110,8 @@ class Generator {
     }
     if (spec.gpu.wants_gpu() && OneIn(4)) spec.gpu.models = {GpuModels().Intern("prop-A100")};
     if (OneIn(5)) spec.node_selector.Set("zone", OneIn(2) ? "a" : "b");
+    if (OneIn(8))
+      spec.node_selector.Set("kubernetes.io/hostname", "n" + std::to_string(Between(0, 15)));
     if (OneIn(6)) {
       spec.affinity.terms.push_back(
           {SelectorRequirement{"zone", SelectorRequirement::Op::kNotIn, {"a"}}});
@@ -157,6 +177,7 @@ class Generator {
   ResourceId rdma_ = InternResource("rdma.example/hca");
   int64_t next_job_ = 0;
   int64_t next_node_ = 0;
+  std::optional<Node> last_node_;
 };
 
 }  // namespace gantry

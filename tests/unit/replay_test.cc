@@ -145,6 +145,50 @@ TEST(ReplayTest, TasksThatNeverFitAreCountedAsFailed) {
   ExpectRows(r, {{0, 100, 1, 1}, {10, 0, 1, 0}});
 }
 
+// One node per zone label value, each with one GPU of `memory_mib`.
+ClusterState ZoneNodes(const std::vector<std::string>& zones, int64_t memory_mib = 0) {
+  ClusterState cluster;
+  for (const std::string& zone : zones) {
+    Node node;
+    node.name = "node-" + zone;
+    node.allocatable = {{kCpu, 64000}};
+    node.labels.Set("zone", zone);
+    GpuDevice gpu;
+    gpu.model = GpuModels().Intern("G1");
+    gpu.memory_mib = memory_mib;
+    node.gpus.push_back(gpu);
+    Must(cluster.AddNode(std::move(node)));
+  }
+  return cluster;
+}
+
+TEST(ReplayTest, JobsThatDifferOnlyInNodeSelectorKeepTheirOwnSpecs) {
+  // x must go to zone a, y to zone b, one GPU each: both run. Were y given x's spec (one
+  // spec for both shapes), it would wait for zone a forever.
+  ClusterState cluster = ZoneNodes({"a", "b"});
+  SimJob x = Job("x", 0, 0, 1), y = Job("y", 0, 0, 1);
+  x.spec.node_selector.Set("zone", "a");
+  y.spec.node_selector.Set("zone", "b");
+  ReplayResult r = Replay(cluster, {x, y});
+  EXPECT_EQ(r.failed_tasks, 0);
+  EXPECT_EQ(r.wait_s.count, 2);
+  ExpectRows(r, {{0, 100, 0, 2}});
+}
+
+TEST(ReplayTest, JobsThatDifferOnlyInGpuMemoryKeepTheirOwnSpecs) {
+  // One GPU of 16 GiB. x takes half of it; y asks for half of it and 32 GiB of memory,
+  // which no device has: y never runs. Were y given x's spec, it would share the GPU.
+  ClusterState cluster = ZoneNodes({"a"}, 16384);
+  SimJob x = Job("x", 0, 0, 0), y = Job("y", 0, 0, 0);
+  x.spec.gpu.milli = 500;
+  y.spec.gpu.milli = 500;
+  y.spec.gpu.memory_mib = 32768;
+  ReplayResult r = Replay(cluster, {x, y});
+  EXPECT_EQ(r.failed_tasks, 1);
+  EXPECT_EQ(r.wait_s.count, 1);
+  ExpectRows(r, {{0, 50, 1, 1}});
+}
+
 TEST(ReplayTest, QueueSharesAreTimeWeighted) {
   // Two GPUs. Queue a: one GPU over [0, 40); queue b: one GPU over [0, 20).
   // Shares of capacity over [0, 40): a 50 %, b 25 %.

@@ -1,0 +1,53 @@
+#include "model/task_spec.h"
+
+#include <algorithm>
+
+#include "model/hash.h"
+
+namespace gantry {
+namespace {
+
+void AddGpuRequest(const GpuRequest& gpu, Hasher* h) {
+  h->Add(static_cast<uint64_t>(gpu.count))
+      .Add(static_cast<uint64_t>(gpu.milli))
+      .Add(static_cast<uint64_t>(gpu.memory_mib));
+  h->Add(static_cast<uint64_t>(gpu.models.size()));
+  for (GpuModelId m : gpu.models) h->Add(static_cast<uint64_t>(m));
+}
+
+}  // namespace
+
+bool GpuRequest::AllowsListedModel(GpuModelId model) const {
+  return std::find(models.begin(), models.end(), model) != models.end();
+}
+
+size_t TaskSpecHash::operator()(const TaskSpec& spec) const {
+  Hasher h;
+  h.Add(spec.role).Add(spec.requests);
+  AddGpuRequest(spec.gpu, &h);
+  h.Add(static_cast<uint64_t>(spec.priority))
+      .Add(spec.node_selector)
+      .Add(spec.tolerations)
+      .Add(spec.affinity);
+  return h.value();
+}
+
+size_t TaskShapeHash::operator()(const TaskShape& shape) const {
+  Hasher h;
+  h.Add(shape.requests);
+  AddGpuRequest(shape.gpu, &h);
+  return h.value();
+}
+
+std::vector<std::string> LabelKeysOf(const TaskSpec& spec) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : spec.node_selector.pairs()) keys.push_back(key);
+  for (const auto& term : spec.affinity.terms) {
+    for (const SelectorRequirement& r : term) keys.push_back(r.key);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+}  // namespace gantry
