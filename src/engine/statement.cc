@@ -104,19 +104,28 @@ void Statement::Commit() {
   if (ops_.empty()) return;
   const ClusterState& c = session_->cluster();
   Decisions& out = session_->decisions_;
-  std::vector<JobId> placed_jobs;
+  // Jobs whose tasks were placed: usually one, so the list is made only for a second.
+  JobId first_job = kNone;
+  std::vector<JobId> more_jobs;
+  auto placed = [&](JobId job) {
+    if (first_job == kNone || first_job == job) {
+      first_job = job;
+    } else {
+      more_jobs.push_back(job);
+    }
+  };
   for (Op& op : ops_) {
     const JobId job = c.task(op.task).job;
     switch (op.kind) {
       case Kind::kAllocate:
         out.binds.push_back(
             BindDecision{job, op.task, op.placement.node, op.placement.gpus.devices});
-        placed_jobs.push_back(job);
+        placed(job);
         break;
       case Kind::kPipeline:
         out.pipelined.push_back(
             PipelineDecision{job, op.task, op.placement.node, op.placement.gpus.devices});
-        placed_jobs.push_back(job);
+        placed(job);
         break;
       case Kind::kEvict:
         out.evictions.push_back(
@@ -124,17 +133,19 @@ void Statement::Commit() {
         break;
     }
   }
-  // The placed tasks leave their jobs' unplaced lists: one pass per job (a statement
-  // usually holds one), not one per operation.
-  std::sort(placed_jobs.begin(), placed_jobs.end());
-  placed_jobs.erase(std::unique(placed_jobs.begin(), placed_jobs.end()), placed_jobs.end());
-  for (JobId job : placed_jobs) {
+  // The placed tasks leave their jobs' unplaced lists: one pass per job, not one per
+  // operation.
+  auto drop_placed = [&](JobId job) {
     std::vector<TaskId>& unplaced = session_->state_.mutable_job(job).unplaced;
     unplaced.erase(
         std::remove_if(unplaced.begin(), unplaced.end(),
                        [&](TaskId t) { return session_->task_status(t) != TaskStatus::kPending; }),
         unplaced.end());
-  }
+  };
+  if (first_job != kNone) drop_placed(first_job);
+  std::sort(more_jobs.begin(), more_jobs.end());
+  more_jobs.erase(std::unique(more_jobs.begin(), more_jobs.end()), more_jobs.end());
+  for (JobId job : more_jobs) drop_placed(job);
   ops_.clear();
 }
 

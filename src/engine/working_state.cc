@@ -45,6 +45,13 @@ void Take(NodeTable* t, NodeId node, const ResourceVector& accounted, const GpuC
   RecountDevices(t, node);
 }
 
+// Tasks a session is likely to touch: its pending ones (so their slots never rehash).
+size_t PendingTaskCount(const ClusterState& c) {
+  size_t n = 0;
+  for (JobId j : c.jobs_with_pending()) n += static_cast<size_t>(c.job(j).pending);
+  return n;
+}
+
 }  // namespace
 
 std::string_view TaskStatusName(TaskStatus status) {
@@ -70,7 +77,8 @@ WorkingState::WorkingState(const ClusterState& c, const NodeTable* cached,
     : cluster_(c),
       jobs_wait_for_admission_(jobs_wait_for_admission),
       shown_(cached != nullptr ? *cached : BuildNodeTable(c)),
-      job_slots_(c.jobs_with_pending().size()) {
+      job_slots_(c.jobs_with_pending().size()),
+      task_slots_(PendingTaskCount(c)) {
   const size_t n = shown_.nodes.size();
   std::vector<int32_t> whole_free(n), gpu_count(n);
   std::vector<uint8_t> partial(n);
@@ -114,14 +122,12 @@ JobWork WorkingState::MakeJobWork(JobId id) const {
   return w;
 }
 
-size_t WorkingState::JobSlot(JobId id) const {
-  uint32_t slot = job_slots_.Find(id);
-  if (slot == IdSlots::kAbsent) {
-    slot = static_cast<uint32_t>(jobs_.size());
-    jobs_.push_back(MakeJobWork(id));
-    job_slots_.Insert(id, slot);
-  }
-  return slot;
+JobWork& WorkingState::NewJob(JobId id) const {
+  const auto slot = static_cast<uint32_t>(jobs_.size());
+  jobs_.push_back(MakeJobWork(id));
+  job_at_.push_back(&jobs_.back());
+  job_slots_.Insert(id, slot);
+  return jobs_.back();
 }
 
 TaskStatus WorkingState::task_status(TaskId id) const {

@@ -128,7 +128,15 @@ class WorkingState {
 
   // ---- Jobs, tasks and queues. Every job and task has a state, running or pending; a
   // job's entry is made from the cluster on first use.
-  const JobWork& job(JobId id) const { return jobs_[JobSlot(id)]; }
+  // Inline, and one probe and one load on a hit: job order comparisons ask for it.
+  // An action asks for the job it works on many times in a row: the last one is kept.
+  const JobWork& job(JobId id) const {
+    if (id == last_job_) return *last_work_;
+    const uint32_t slot = job_slots_.Find(id);
+    last_work_ = slot != IdSlots::kAbsent ? job_at_[slot] : &NewJob(id);
+    last_job_ = id;
+    return *last_work_;
+  }
   TaskStatus task_status(TaskId id) const;
   // Where an allocated, pipelined, running or releasing task is; node kNone otherwise.
   Placement placement_of(TaskId id) const;
@@ -136,7 +144,7 @@ class WorkingState {
   // Jobs with pending tasks when the session opened, in id order.
   const std::vector<JobId>& pending_jobs() const { return pending_jobs_; }
   // For the session's notes on a job (reason, inqueue, ...), never its amounts.
-  JobWork& mutable_job(JobId id) { return jobs_[JobSlot(id)]; }
+  JobWork& mutable_job(JobId id) { return const_cast<JobWork&>(job(id)); }
 
   // Whether the task placed like this fits the node's free room (or, `future`, the room
   // it will have once releasing tasks end): every request, the pod count, and the share
@@ -163,7 +171,7 @@ class WorkingState {
     return r < t.resource_count ? t.free[static_cast<size_t>(id) * t.resource_count + r] : 0;
   }
   // The job's slot, its entry made from the cluster when it has none yet.
-  size_t JobSlot(JobId id) const;
+  JobWork& NewJob(JobId id) const;
   JobWork MakeJobWork(JobId id) const;
   TaskWork& MutableTask(TaskId id);
   // Makes the idle and future tables (copies of free) on first need.
@@ -190,6 +198,9 @@ class WorkingState {
   // Entries only for the jobs and tasks used so far; deques, so that references to an
   // entry stay valid as others are made.
   mutable std::deque<JobWork> jobs_;
+  mutable std::vector<JobWork*> job_at_;  // by slot: the deque's entries, one load away
+  mutable JobId last_job_ = kNone;
+  mutable JobWork* last_work_ = nullptr;
   mutable IdSlots job_slots_;
   std::deque<TaskWork> tasks_;
   IdSlots task_slots_;
