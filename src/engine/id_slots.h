@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace gantry {
@@ -54,6 +55,37 @@ class IdSlots {
 
   std::vector<uint32_t> keys_;
   std::vector<uint32_t> values_;
+  size_t size_ = 0;
+};
+
+// Entries that never move once made, in chunks that double in size: a reference stays
+// valid as more are added (unlike a vector's), and a thousand entries cost a handful of
+// allocations (a deque of large entries allocates every few).
+template <typename T>
+class StableVector {
+ public:
+  explicit StableVector(size_t first_chunk = 16)
+      : next_chunk_(first_chunk < 16 ? 16 : first_chunk) {}
+
+  T& push_back(T value) {
+    if (used_ == capacity_) {
+      chunks_.push_back(std::make_unique<T[]>(next_chunk_));
+      capacity_ = next_chunk_;
+      used_ = 0;
+      next_chunk_ *= 2;
+    }
+    T& slot = chunks_.back()[used_++];
+    slot = std::move(value);
+    ++size_;
+    return slot;
+  }
+  size_t size() const { return size_; }
+
+ private:
+  std::vector<std::unique_ptr<T[]>> chunks_;
+  size_t next_chunk_;
+  size_t capacity_ = 0;  // of the last chunk
+  size_t used_ = 0;      // of the last chunk
   size_t size_ = 0;
 };
 

@@ -45,13 +45,6 @@ void Take(NodeTable* t, NodeId node, const ResourceVector& accounted, const GpuC
   RecountDevices(t, node);
 }
 
-// Tasks a session is likely to touch: its pending ones (so their slots never rehash).
-size_t PendingTaskCount(const ClusterState& c) {
-  size_t n = 0;
-  for (JobId j : c.jobs_with_pending()) n += static_cast<size_t>(c.job(j).pending);
-  return n;
-}
-
 }  // namespace
 
 std::string_view TaskStatusName(TaskStatus status) {
@@ -77,8 +70,8 @@ WorkingState::WorkingState(const ClusterState& c, const NodeTable* cached,
     : cluster_(c),
       jobs_wait_for_admission_(jobs_wait_for_admission),
       shown_(cached != nullptr ? *cached : BuildNodeTable(c)),
-      job_slots_(c.jobs_with_pending().size()),
-      task_slots_(PendingTaskCount(c)) {
+      jobs_(c.jobs_with_pending().size()),
+      job_slots_(c.jobs_with_pending().size()) {
   const size_t n = shown_.nodes.size();
   std::vector<int32_t> whole_free(n), gpu_count(n);
   std::vector<uint8_t> partial(n);
@@ -124,15 +117,15 @@ JobWork WorkingState::MakeJobWork(JobId id) const {
 
 JobWork& WorkingState::NewJob(JobId id) const {
   const auto slot = static_cast<uint32_t>(jobs_.size());
-  jobs_.push_back(MakeJobWork(id));
-  job_at_.push_back(&jobs_.back());
+  JobWork& work = jobs_.push_back(MakeJobWork(id));
+  job_at_.push_back(&work);
   job_slots_.Insert(id, slot);
-  return jobs_.back();
+  return work;
 }
 
 TaskStatus WorkingState::task_status(TaskId id) const {
   const uint32_t slot = task_slots_.Find(id);
-  if (slot != IdSlots::kAbsent) return tasks_[slot].status;
+  if (slot != IdSlots::kAbsent) return task_at_[slot]->status;
   switch (cluster_.task(id).state) {
     case TaskState::kPending:
       return TaskStatus::kPending;
@@ -148,17 +141,17 @@ WorkingState::TaskWork& WorkingState::MutableTask(TaskId id) {
   uint32_t slot = task_slots_.Find(id);
   if (slot == IdSlots::kAbsent) {
     slot = static_cast<uint32_t>(tasks_.size());
-    tasks_.push_back(TaskWork{task_status(id), {}});
+    task_at_.push_back(&tasks_.push_back(TaskWork{task_status(id), {}}));
     task_slots_.Insert(id, slot);
   }
-  return tasks_[slot];
+  return *task_at_[slot];
 }
 
 Placement WorkingState::placement_of(TaskId id) const {
   switch (task_status(id)) {
     case TaskStatus::kAllocated:
     case TaskStatus::kPipelined:
-      return tasks_[task_slots_.Find(id)].placement;
+      return task_at_[task_slots_.Find(id)]->placement;
     case TaskStatus::kRunning:
     case TaskStatus::kReleasing: {
       const Task& task = cluster_.task(id);

@@ -13,7 +13,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -197,12 +196,13 @@ class WorkingState {
   NodeIndex index_;
   // Entries only for the jobs and tasks used so far; deques, so that references to an
   // entry stay valid as others are made.
-  mutable std::deque<JobWork> jobs_;
-  mutable std::vector<JobWork*> job_at_;  // by slot: the deque's entries, one load away
+  mutable StableVector<JobWork> jobs_;
+  mutable std::vector<JobWork*> job_at_;  // by slot: the entries, one load away
   mutable JobId last_job_ = kNone;
   mutable JobWork* last_work_ = nullptr;
   mutable IdSlots job_slots_;
-  std::deque<TaskWork> tasks_;
+  StableVector<TaskWork> tasks_;
+  std::vector<TaskWork*> task_at_;  // by slot
   IdSlots task_slots_;
   std::vector<QueueWork> queues_;
   std::vector<JobId> pending_jobs_;
