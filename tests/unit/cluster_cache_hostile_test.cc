@@ -68,14 +68,7 @@ struct Cycle {
 };
 
 Cycle RunCycle(ClusterCache& cache) {
-  const SchedulerConfig config = SchedulerConfig::Default();  // the session keeps a reference
-  Snapshot snapshot(cache.state());
-  Decisions decisions;
-  {
-    const Policy policy = MustCompile(config);
-    Session session(snapshot, policy, SessionOptions{});
-    decisions = session.Run();
-  }
+  const Decisions decisions = RunSession(cache.state());
   Cycle out;
   out.binds = cache.Assume(decisions);
   cache.CollectStatus(decisions, &out.conditions, &out.groups, &out.events);

@@ -57,14 +57,7 @@ json VolcanoGroup(const std::string& name, const std::string& created) {
 
 // The pods bound by one scheduling session on the cache's state, as the daemon runs it.
 std::vector<std::string> BoundBySession(ClusterCache& cache) {
-  const SchedulerConfig config = SchedulerConfig::Default();  // the session keeps a reference
-  Snapshot snapshot(cache.state());
-  Decisions decisions;
-  {
-    const Policy policy = MustCompile(config);
-    Session session(snapshot, policy, SessionOptions{});
-    decisions = session.Run();
-  }
+  const Decisions decisions = RunSession(cache.state());
   std::vector<std::string> bound;
   for (const BindRequest& b : cache.Assume(decisions)) bound.push_back(b.name);
   return bound;

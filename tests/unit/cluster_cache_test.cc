@@ -228,13 +228,7 @@ TEST(ClusterCache, IdenticalPodsShareOneSpec) {
 // One scheduling cycle as the daemon runs it (a node table kept between cycles); returns
 // where each bound pod went.
 std::map<std::string, std::string> Cycle(ClusterCache& c, NodeTableCache* table) {
-  const Policy policy = MustCompile(SchedulerConfig::Default());
-  Decisions d;
-  {
-    Snapshot snapshot(c.state(), table);
-    Session session(snapshot, policy);
-    d = session.Run();
-  }
+  const Decisions d = RunSession(c.state(), SchedulerConfig::Default(), {}, table);
   std::map<std::string, std::string> where;
   for (const BindRequest& b : c.Assume(d)) where[b.name] = b.node;
   return where;

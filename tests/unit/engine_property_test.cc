@@ -146,19 +146,7 @@ void RunSeed(uint64_t seed) {
 }
 
 TEST(EnginePropertyTest, RandomClustersAndWorkloads) {
-  if (const char* one = std::getenv("GANTRY_PROPERTY_SEED")) {
-    RunSeed(std::strtoull(one, nullptr, 10));
-    return;
-  }
-#ifdef __SANITIZE_ADDRESS__
-  constexpr uint64_t kSeeds = 300;  // the sanitizer build runs about 50 times slower
-#else
-  constexpr uint64_t kSeeds = 1500;
-#endif
-  for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
-    RunSeed(seed);
-    if (HasFailure()) break;  // one seed's failures are enough to read
-  }
+  ForEachSeed("GANTRY_PROPERTY_SEED", 1500, 300, [](uint64_t seed) { RunSeed(seed); });
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Random clusters, workloads and configurations for property tests, from a seed.
 #pragma once
 
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -179,5 +180,25 @@ class Generator {
   int64_t next_node_ = 0;
   std::optional<Node> last_node_;
 };
+
+// Runs `run(seed)` for seeds 1..`seeds` (`asan_seeds` in the sanitizer build, which runs
+// about 50 times slower), stopping at the first seed that fails; or for the one seed the
+// environment variable `env` names, to rerun a failure.
+template <typename Fn>
+void ForEachSeed(const char* env, uint64_t seeds, uint64_t asan_seeds, Fn run) {
+  if (const char* one = std::getenv(env)) {
+    run(std::strtoull(one, nullptr, 10));
+    return;
+  }
+#ifdef __SANITIZE_ADDRESS__
+  seeds = asan_seeds;
+#else
+  (void)asan_seeds;
+#endif
+  for (uint64_t seed = 1; seed <= seeds; ++seed) {
+    run(seed);
+    if (::testing::Test::HasFailure()) break;  // one seed's failures are enough to read
+  }
+}
 
 }  // namespace gantry

@@ -31,10 +31,7 @@ SchedulerConfig WithActions(std::vector<std::string> actions) {
 Decisions RunOnce(const ClusterState& c, const SchedulerConfig& config = SchedulerConfig::Default(),
                   SessionOptions options = {}) {
   EXPECT_TRUE(ValidateSchedulerConfig(config).ok());
-  Snapshot snapshot(c);
-  const Policy policy = MustCompile(config);
-  Session session(snapshot, policy, options);
-  return session.Run();
+  return RunSession(c, config, options);
 }
 
 // "task@node[d,d]" for each bind, in decision order, space-separated.

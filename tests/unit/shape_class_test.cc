@@ -166,13 +166,7 @@ TEST(NodeShapeClassTest, ALabelANodeGainsLaterSplitsItsClassWhenFirstRead) {
 // One session on the cluster, through the node-table cache the simulator and the daemon
 // keep from session to session; applies its binds.
 Decisions ScheduleAndPlace(ClusterState* c, NodeTableCache* cache) {
-  const Policy policy = MustCompile(SchedulerConfig::Default());
-  Decisions d;
-  {
-    Snapshot snapshot(*c, cache);
-    Session session(snapshot, policy);
-    d = session.Run();
-  }
+  const Decisions d = RunSession(*c, SchedulerConfig::Default(), {}, cache);
   for (const BindDecision& b : d.binds) EXPECT_TRUE(c->Place(b.task, b.node, b.gpus).ok());
   return d;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/policy.h"
+#include "engine/session.h"
 #include "model/cluster.h"
 #include "model/status.h"
 
@@ -34,6 +35,16 @@ T Must(Result<T> r) {
 // A configuration the test expects to be valid, compiled.
 inline Policy MustCompile(const SchedulerConfig& config) {
   return Must(Policy::Compile(config));
+}
+
+// One session on `cluster` (with a node table kept between sessions when `cache` is given,
+// as the daemon and the simulator run them) and its decisions.
+inline Decisions RunSession(const ClusterState& cluster,
+                            const SchedulerConfig& config = SchedulerConfig::Default(),
+                            SessionOptions options = {}, NodeTableCache* cache = nullptr) {
+  const Policy policy = MustCompile(config);
+  const Snapshot snapshot = cache != nullptr ? Snapshot(cluster, cache) : Snapshot(cluster);
+  return Session(snapshot, policy, options).Run();
 }
 
 // Task types for workload profiles: `count` tasks of `cpu` milli-CPU and a share of one
