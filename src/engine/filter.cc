@@ -19,23 +19,45 @@ FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& 
 
 std::string DescribeFilter(const FilterResult& result, const Node& node) {
   switch (result.code) {
-    case FilterCode::kOk: return "fit";
-    case FilterCode::kUnschedulable: return "node(s) were unschedulable";
-    case FilterCode::kNodeSelector: return "node(s) didn't match the node selector";
-    case FilterCode::kNodeAffinity: return "node(s) didn't match the required node affinity";
+    case FilterCode::kOk:
+      return "fit";
+    case FilterCode::kUnschedulable:
+      return "node(s) were unschedulable";
+    case FilterCode::kNodeSelector:
+      return "node(s) didn't match the node selector";
+    case FilterCode::kNodeAffinity:
+      return "node(s) didn't match the required node affinity";
     case FilterCode::kTaint:
       if (result.detail < node.taints.size()) {
         return "node(s) had untolerated taint {" + node.taints[result.detail].ToString() + "}";
       }
       return "node(s) had an untolerated taint";
-    case FilterCode::kGpuModel: return "node(s) had no GPU of an allowed model";
-    case FilterCode::kNoGpus: return "node(s) had no GPUs";
+    case FilterCode::kGpuModel:
+      return "node(s) had no GPU of an allowed model";
+    case FilterCode::kNoGpus:
+      return "node(s) had no GPUs";
     case FilterCode::kInsufficient:
       return "insufficient " + ResourceName(static_cast<ResourceId>(result.detail));
-    case FilterCode::kInsufficientGpus: return "insufficient free whole GPUs (nvidia.com/gpu)";
-    case FilterCode::kNoGpuShareFits: return "no single GPU with enough free share or memory";
-    case FilterCode::kTooManyPods: return "too many pods";
-    case FilterCode::kExtension: return "rejected by a plugin";
+    case FilterCode::kInsufficientGpus:
+      return "insufficient free whole GPUs (nvidia.com/gpu)";
+    case FilterCode::kNoGpuShareFits:
+      return "no single GPU with enough free share or memory";
+    case FilterCode::kTooManyPods:
+      return "too many pods";
+    case FilterCode::kExtension:
+      return "rejected by a plugin";
+    case FilterCode::kPodAffinity:
+      return "node(s) didn't match pod affinity rules";
+    case FilterCode::kPodAntiAffinity:
+      return "node(s) didn't match pod anti-affinity rules";
+    case FilterCode::kExistingAntiAffinity:
+      return "node(s) didn't satisfy existing pods anti-affinity rules";
+    case FilterCode::kSpreadMissingLabel:
+      return "node(s) didn't match pod topology spread constraints (missing required label)";
+    case FilterCode::kSpreadSkew:
+      return "node(s) didn't match pod topology spread constraints";
+    case FilterCode::kNodePorts:
+      return "node(s) didn't have free ports for the requested pod ports";
   }
   return "rejected";
 }

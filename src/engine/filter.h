@@ -22,6 +22,14 @@ enum class FilterCode : uint8_t {
   kNoGpuShareFits,    // no single device has the share (and memory) a shared task asks for
   kTooManyPods,       // the node's pod limit is reached
   kExtension,         // a plugin's own reason; detail: index of the plugin in the session
+  // Rules about other pods (InterPodAffinity, PodTopologySpread, NodePorts), worded as
+  // kube-scheduler words them. Detail: the index of the term or constraint in the spec.
+  kPodAffinity,           // a required pod affinity term has no matching pod in the domain
+  kPodAntiAffinity,       // a required anti-affinity term has a matching pod in the domain
+  kExistingAntiAffinity,  // a placed pod's required anti-affinity keeps this pod away
+  kSpreadMissingLabel,    // the node lacks a DoNotSchedule constraint's topology key
+  kSpreadSkew,            // placing here would exceed a constraint's maxSkew
+  kNodePorts,             // a host port is taken on the node
 };
 
 struct FilterResult {

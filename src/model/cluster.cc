@@ -75,6 +75,11 @@ uint32_t ClusterState::ShapeClassOf(const Node& node) {
       if (label_key_refs_.count(key)) read.emplace_back(key, value);
     }
   }
+  // matchFields on metadata.name reads the name: while a spec has one, each node is its
+  // own class.
+  if (label_key_refs_.count(std::string(kNodeNameField))) {
+    read.emplace_back(std::string(kNodeNameField), node.name);
+  }
   shape.labels = Labels(std::move(read));  // sorted, whatever the order found
   shape.taints = node.taints;
   shape.gpus = node.gpus;
@@ -117,10 +122,11 @@ void ClusterState::CountLabelKeys(const TaskSpec& spec, int sign) {
 }
 
 void ClusterState::ReclassNodesWithLabel(const std::string& key) {
-  if (!node_label_keys_.count(key)) return;
+  const bool name = key == kNodeNameField;  // every node has one
+  if (!name && !node_label_keys_.count(key)) return;
   for (NodeId id = 0; id < nodes_.size(); ++id) {
     Node& node = nodes_[id];
-    if (node.labels.Find(key) == nullptr) continue;
+    if (!name && node.labels.Find(key) == nullptr) continue;
     // Released first, so that the last node leaving a class frees its slot for the next.
     const uint32_t old_class = node.shape_class;
     ReleaseShapeClass(old_class);
@@ -290,19 +296,15 @@ Result<TaskId> ClusterState::AddTask(JobId job, SpecId spec, std::string name) {
   return id;
 }
 
-int32_t ClusterState::GpuShareOn(const GpuRequest& gpu, const GpuDevice& device) {
-  if (!gpu.shared()) return kGpuMilliWhole;
-  int32_t share = gpu.milli;
-  if (gpu.memory_mib > 0) {
-    // A memory request on a device of unknown memory cannot be sized: it takes the device.
-    if (device.memory_mib <= 0) return kGpuMilliWhole;
-    const auto by_memory = static_cast<int64_t>(std::min<Int128>(
-        kGpuMilliWhole + 1,
-        (static_cast<Int128>(gpu.memory_mib) * kGpuMilliWhole + device.memory_mib - 1) /
-            device.memory_mib));
-    share = static_cast<int32_t>(
-        std::max<int64_t>(share, std::min<int64_t>(by_memory, kGpuMilliWhole)));
-  }
+int32_t ClusterState::GpuShareByMemory(const GpuRequest& gpu, const GpuDevice& device) {
+  // A memory request on a device of unknown memory cannot be sized: it takes the device.
+  if (device.memory_mib <= 0) return kGpuMilliWhole;
+  const auto by_memory = static_cast<int64_t>(std::min<Int128>(
+      kGpuMilliWhole + 1,
+      (static_cast<Int128>(gpu.memory_mib) * kGpuMilliWhole + device.memory_mib - 1) /
+          device.memory_mib));
+  const auto share = static_cast<int32_t>(
+      std::max<int64_t>(gpu.milli, std::min<int64_t>(by_memory, kGpuMilliWhole)));
   return std::max(share, 1);
 }
 
@@ -528,6 +530,15 @@ QueueId ClusterState::FindQueue(std::string_view name) const {
 JobId ClusterState::FindJob(std::string_view name) const {
   auto it = job_ids_.find(std::string(name));
   return it == job_ids_.end() ? kNone : it->second;
+}
+
+void ClusterState::SetNamespaceLabels(const std::string& ns, Labels labels) {
+  namespace_labels_[ns] = std::move(labels);
+}
+
+const Labels& ClusterState::namespace_labels(const std::string& ns) const {
+  auto it = namespace_labels_.find(ns);
+  return it == namespace_labels_.end() ? no_labels_ : it->second;
 }
 
 }  // namespace gantry

@@ -215,13 +215,24 @@ class ClusterState {
   // Node label keys some spec reads (through its node selector or affinity).
   size_t referenced_label_key_count() const { return label_key_refs_.size(); }
 
+  // Namespaces' labels, for pod affinity terms with a namespaceSelector. A namespace
+  // never set has none.
+  void SetNamespaceLabels(const std::string& ns, Labels labels);
+  void RemoveNamespace(const std::string& ns) { namespace_labels_.erase(ns); }
+  const Labels& namespace_labels(const std::string& ns) const;
+
   // The workload's task types (see WorkloadProfile); empty unless a caller sets it.
   void SetWorkloadProfile(WorkloadProfile profile) { profile_ = std::move(profile); }
   const WorkloadProfile& workload_profile() const { return profile_; }
 
   // The GPU share a task would take on `device` (its milli, or more when its memory
   // request is the larger part of that device). Whole-GPU tasks take 1000.
-  static int32_t GpuShareOn(const GpuRequest& gpu, const GpuDevice& device);
+  // Inline for the common cases: the search asks it of every device of every candidate.
+  static int32_t GpuShareOn(const GpuRequest& gpu, const GpuDevice& device) {
+    if (!gpu.shared()) return kGpuMilliWhole;
+    if (gpu.memory_mib == 0) return gpu.milli > 1 ? gpu.milli : 1;
+    return GpuShareByMemory(gpu, device);
+  }
   // The GPU share a pending task is expected to take, for accounting before it is placed:
   // its milli, or its memory over the largest device of an allowed model; 1000 for whole.
   int32_t EstimatedGpuShare(const GpuRequest& gpu) const;
@@ -230,6 +241,9 @@ class ClusterState {
   static ResourceVector Accounted(const TaskSpec& spec, int32_t n_gpus, int32_t gpu_milli_each);
 
  private:
+  // GpuShareOn for a shared request with a memory part.
+  static int32_t GpuShareByMemory(const GpuRequest& gpu, const GpuDevice& device);
+
   // What puts a node in its shape class: all that static predicates can see of it. Its
   // labels only through specs' node selectors and affinities, so only labels whose key
   // some spec reads are in it: a real node's unique hostname and its dozens of feature
@@ -312,6 +326,8 @@ class ClusterState {
   ResourceVector capacity_;
   std::vector<Int128> exact_capacity_;  // by resource id
   WorkloadProfile profile_;
+  std::unordered_map<std::string, Labels> namespace_labels_;
+  Labels no_labels_;  // what namespace_labels() gives for a namespace never set
   std::vector<GpuDevice> largest_devices_;  // per GPU model, the one with most memory
 };
 

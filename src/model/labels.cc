@@ -40,9 +40,12 @@ bool ParseTaintEffect(std::string_view text, TaintEffect* out) {
 
 std::string_view TaintEffectName(TaintEffect effect) {
   switch (effect) {
-    case TaintEffect::kNoSchedule: return "NoSchedule";
-    case TaintEffect::kPreferNoSchedule: return "PreferNoSchedule";
-    case TaintEffect::kNoExecute: return "NoExecute";
+    case TaintEffect::kNoSchedule:
+      return "NoSchedule";
+    case TaintEffect::kPreferNoSchedule:
+      return "PreferNoSchedule";
+    case TaintEffect::kNoExecute:
+      return "NoExecute";
   }
   return "?";
 }
@@ -75,7 +78,7 @@ bool ToleratesAll(const std::vector<Toleration>& tolerations, const std::vector<
   return true;
 }
 
-bool ParseSelectorOp(std::string_view text, SelectorRequirement::Op* out) {
+bool ParseSelectorOp(std::string_view text, SelectorRequirement::Op* out, bool numeric) {
   using Op = SelectorRequirement::Op;
   if (text == "In") {
     *out = Op::kIn;
@@ -85,33 +88,118 @@ bool ParseSelectorOp(std::string_view text, SelectorRequirement::Op* out) {
     *out = Op::kExists;
   } else if (text == "DoesNotExist") {
     *out = Op::kDoesNotExist;
+  } else if (numeric && text == "Gt") {
+    *out = Op::kGt;
+  } else if (numeric && text == "Lt") {
+    *out = Op::kLt;
   } else {
     return false;
   }
   return true;
 }
 
-bool SelectorRequirement::Matches(const Labels& labels) const {
-  const std::string* value = labels.Find(key);
+std::string_view SelectorOpName(SelectorRequirement::Op op) {
+  using Op = SelectorRequirement::Op;
   switch (op) {
-    case Op::kExists: return value != nullptr;
-    case Op::kDoesNotExist: return value == nullptr;
     case Op::kIn:
-      return value != nullptr && std::find(values.begin(), values.end(), *value) != values.end();
+      return "In";
+    case Op::kNotIn:
+      return "NotIn";
+    case Op::kExists:
+      return "Exists";
+    case Op::kDoesNotExist:
+      return "DoesNotExist";
+    case Op::kGt:
+      return "Gt";
+    case Op::kLt:
+      return "Lt";
+  }
+  return "?";
+}
+
+namespace {
+
+// Kubernetes reads Gt/Lt operands with strconv.ParseInt(s, 10, 64): an optional sign and
+// decimal digits, nothing else, within 64 bits.
+bool ParseInt64(std::string_view text, int64_t* out) {
+  if (text.empty()) return false;
+  size_t i = text[0] == '+' || text[0] == '-' ? 1 : 0;
+  if (i == text.size()) return false;
+  const bool negative = text[0] == '-';
+  uint64_t magnitude = 0;
+  const uint64_t limit = negative ? uint64_t{1} << 63 : (uint64_t{1} << 63) - 1;
+  for (; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    const auto digit = static_cast<uint64_t>(text[i] - '0');
+    if (magnitude > (limit - digit) / 10) return false;
+    magnitude = magnitude * 10 + digit;
+  }
+  *out = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
+  return true;
+}
+
+}  // namespace
+
+bool SelectorRequirement::Matches(const Labels& labels, std::string_view node_name) const {
+  std::string_view value;
+  bool present = true;
+  if (key == kNodeNameField) {
+    value = node_name;
+  } else if (const std::string* label = labels.Find(key)) {
+    value = *label;
+  } else {
+    present = false;
+  }
+  const auto listed = [&] {
+    return std::find(values.begin(), values.end(), value) != values.end();
+  };
+  switch (op) {
+    case Op::kExists:
+      return present;
+    case Op::kDoesNotExist:
+      return !present;
+    case Op::kIn:
+      return present && listed();
     case Op::kNotIn:
       // Kubernetes: NotIn matches nodes that lack the label too.
-      return value == nullptr || std::find(values.begin(), values.end(), *value) == values.end();
+      return !present || !listed();
+    case Op::kGt:
+    case Op::kLt: {
+      int64_t have = 0, bound = 0;
+      if (!present || values.size() != 1 || !ParseInt64(value, &have) ||
+          !ParseInt64(values[0], &bound)) {
+        return false;
+      }
+      return op == Op::kGt ? have > bound : have < bound;
+    }
   }
   return false;
 }
 
-bool NodeAffinity::Matches(const Labels& labels) const {
-  if (terms.empty()) return true;
+namespace {
+
+bool TermMatches(const std::vector<SelectorRequirement>& term, const Labels& labels,
+                 std::string_view node_name) {
   // Kubernetes: a term without requirements matches no node (it is not "match all").
-  return std::any_of(terms.begin(), terms.end(), [&](const auto& term) {
-    return !term.empty() && std::all_of(term.begin(), term.end(),
-                       [&](const SelectorRequirement& r) { return r.Matches(labels); });
+  return !term.empty() && std::all_of(term.begin(), term.end(), [&](const SelectorRequirement& r) {
+    return r.Matches(labels, node_name);
   });
+}
+
+}  // namespace
+
+bool NodeAffinity::Matches(const Labels& labels, std::string_view node_name) const {
+  if (terms.empty()) return true;
+  return std::any_of(terms.begin(), terms.end(),
+                     [&](const auto& term) { return TermMatches(term, labels, node_name); });
+}
+
+int64_t NodeAffinity::PreferredWeight(const Labels& labels, std::string_view node_name) const {
+  int64_t sum = 0;
+  for (const PreferredNodeTerm& p : preferred) {
+    if (TermMatches(p.term, labels, node_name)) sum += p.weight;
+  }
+  return sum;
 }
 
 bool MatchesNodeSelector(const Labels& selector, const Labels& labels) {

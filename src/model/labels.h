@@ -1,6 +1,7 @@
 // Labels, taints, tolerations and node selection rules, with Kubernetes' semantics.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -56,25 +57,45 @@ struct Toleration {
 bool ToleratesAll(const std::vector<Toleration>& tolerations, const std::vector<Taint>& taints,
                   const Taint** blocking);
 
+// The key of a node selector term's `matchFields` requirement on `metadata.name` (the
+// only field Kubernetes allows there), kept among the label requirements of its term.
+// No label key can be this: ':' is not allowed in one.
+inline constexpr std::string_view kNodeNameField = "field:metadata.name";
+
 struct SelectorRequirement {
-  enum class Op { kIn, kNotIn, kExists, kDoesNotExist };
-  std::string key;
+  // Gt and Lt only in node selectors: the label's value, read as an integer, is greater
+  // (less) than the one value given; a value that is not an integer matches neither.
+  enum class Op { kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt };
+  std::string key;  // a label key, or kNodeNameField
   Op op = Op::kIn;
   std::vector<std::string> values;
   bool operator==(const SelectorRequirement&) const = default;
 
-  bool Matches(const Labels& labels) const;
+  // `node_name`: what kNodeNameField requirements compare with (a node's name).
+  bool Matches(const Labels& labels, std::string_view node_name = {}) const;
 };
-bool ParseSelectorOp(std::string_view text, SelectorRequirement::Op* out);
+// Parses In, NotIn, Exists, DoesNotExist, and with `numeric` also Gt and Lt.
+bool ParseSelectorOp(std::string_view text, SelectorRequirement::Op* out, bool numeric = false);
+std::string_view SelectorOpName(SelectorRequirement::Op op);
 
-// Required node affinity: the node must match at least one term; a term matches when all
-// of its requirements do, and a term with no requirements matches nothing. No terms at
-// all means no constraint.
+struct PreferredNodeTerm {
+  int32_t weight = 0;  // 1..100
+  std::vector<SelectorRequirement> term;
+  bool operator==(const PreferredNodeTerm&) const = default;
+};
+
+// Node affinity. Required: the node must match at least one term; a term matches when
+// all of its requirements do, and a term with no requirements matches nothing; no terms
+// at all means no constraint. Preferred: each term the node matches adds its weight to
+// the node's score.
 struct NodeAffinity {
   std::vector<std::vector<SelectorRequirement>> terms;
+  std::vector<PreferredNodeTerm> preferred;
   bool operator==(const NodeAffinity&) const = default;
 
-  bool Matches(const Labels& labels) const;
+  bool Matches(const Labels& labels, std::string_view node_name = {}) const;
+  // The sum of the weights of the preferred terms the node matches.
+  int64_t PreferredWeight(const Labels& labels, std::string_view node_name = {}) const;
 };
 
 // A plain nodeSelector: every pair must be present with the same value.

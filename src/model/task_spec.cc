@@ -28,7 +28,11 @@ size_t TaskSpecHash::operator()(const TaskSpec& spec) const {
   h.Add(static_cast<uint64_t>(spec.priority))
       .Add(spec.node_selector)
       .Add(spec.tolerations)
-      .Add(spec.affinity);
+      .Add(spec.affinity)
+      .Add(spec.namespace_)
+      .Add(spec.labels);
+  // The pod rules are left out: specs that differ only there are rare, and equality
+  // tells them apart.
   return h.value();
 }
 
@@ -39,11 +43,20 @@ size_t TaskShapeHash::operator()(const TaskShape& shape) const {
   return h.value();
 }
 
+bool TaskSpec::placements_can_unblock() const {
+  return !pod_affinity.required_affinity.empty() ||
+         std::any_of(spread.begin(), spread.end(),
+                     [](const TopologySpreadConstraint& c) { return c.filters(); });
+}
+
 std::vector<std::string> LabelKeysOf(const TaskSpec& spec) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : spec.node_selector.pairs()) keys.push_back(key);
   for (const auto& term : spec.affinity.terms) {
     for (const SelectorRequirement& r : term) keys.push_back(r.key);
+  }
+  for (const PreferredNodeTerm& p : spec.affinity.preferred) {
+    for (const SelectorRequirement& r : p.term) keys.push_back(r.key);
   }
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());

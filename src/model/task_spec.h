@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/labels.h"
+#include "model/pod_constraints.h"
 #include "model/resources.h"
 
 namespace gantry {
@@ -47,16 +48,34 @@ struct TaskSpec {
   int32_t priority = 0;
   Labels node_selector;
   std::vector<Toleration> tolerations;
-  NodeAffinity affinity;
+  NodeAffinity affinity;  // required and preferred node affinity
+  // Who the task is, for other tasks' pod affinity and spread rules: its namespace and
+  // labels. Tasks with different labels are different specs (a label unique to each pod,
+  // such as a StatefulSet's pod name, makes a spec per pod).
+  std::string namespace_;
+  Labels labels;
+  PodAffinity pod_affinity;
+  std::vector<TopologySpreadConstraint> spread;
+  std::vector<HostPort> host_ports;
   bool operator==(const TaskSpec&) const = default;
+
+  // Whether placing it depends on the other tasks on the nodes, beyond their resources.
+  bool has_pod_constraints() const {
+    return !pod_affinity.empty() || !spread.empty() || !host_ports.empty();
+  }
+  // Whether placing other tasks can make a node feasible for it that was not (a pod its
+  // required affinity wants arrives; a domain its spread constraint counts fills up).
+  // Otherwise placements only take room, and "fits nowhere" stays true in a session.
+  bool placements_can_unblock() const;
 };
 
 struct TaskSpecHash {
   size_t operator()(const TaskSpec& spec) const;
 };
 
-// The node label keys a spec reads (its node selector's and its affinity's), each once,
-// sorted. Static predicates see a node's labels only through these.
+// The node label keys a spec reads (its node selector's and its node affinity's,
+// required and preferred, with kNodeNameField for matchFields), each once, sorted.
+// Static predicates and scores see a node's labels only through these.
 std::vector<std::string> LabelKeysOf(const TaskSpec& spec);
 
 // What a task takes from a node: its requests and GPUs, not where it may run.

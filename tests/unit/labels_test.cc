@@ -133,8 +133,8 @@ INSTANTIATE_TEST_SUITE_P(
                        Tol("nvidia.com/gpu", TolOp::kEqual, ""), kGpuNoSchedule, true},
         TolerationCase{"equal: empty value does not match a valued taint",
                        Tol("dedicated", TolOp::kEqual, ""), kDedicatedNoSchedule, false},
-        TolerationCase{"equal with matching effect", Tol("dedicated", TolOp::kEqual, "infer",
-                                                         TaintEffect::kNoExecute),
+        TolerationCase{"equal with matching effect",
+                       Tol("dedicated", TolOp::kEqual, "infer", TaintEffect::kNoExecute),
                        kDedicatedNoExecute, true},
         TolerationCase{"equal with other effect",
                        Tol("dedicated", TolOp::kEqual, "infer", TaintEffect::kNoExecute),
@@ -193,7 +193,8 @@ TEST(ToleratesAllTest, ExistsWithEmptyKeyToleratesEverything) {
   EXPECT_TRUE(ToleratesAll({Tol("", TolOp::kExists, "")}, taints, nullptr));
   // Restricted to NoSchedule it leaves the NoExecute taint.
   const Taint* blocking = nullptr;
-  EXPECT_FALSE(ToleratesAll({Tol("", TolOp::kExists, "", TaintEffect::kNoSchedule)}, taints, &blocking));
+  EXPECT_FALSE(
+      ToleratesAll({Tol("", TolOp::kExists, "", TaintEffect::kNoSchedule)}, taints, &blocking));
   EXPECT_EQ(blocking, &taints[1]);
 }
 
@@ -201,7 +202,9 @@ TEST(SelectorOpTest, Parses) {
   struct {
     const char* text;
     Op op;
-  } cases[] = {{"In", Op::kIn}, {"NotIn", Op::kNotIn}, {"Exists", Op::kExists},
+  } cases[] = {{"In", Op::kIn},
+               {"NotIn", Op::kNotIn},
+               {"Exists", Op::kExists},
                {"DoesNotExist", Op::kDoesNotExist}};
   for (const auto& c : cases) {
     Op out = Op::kExists;
@@ -272,12 +275,12 @@ TEST(NodeAffinityTest, OrOfAndTerms) {
     Labels labels;
     bool matches;
   } cases[] = {
-      {Labels(Pairs{{"gpu", "h100"}, {"zone", "a"}}), true},   // first term
-      {Labels(Pairs{{"gpu", "h100"}}), false},                 // first term half, second not
-      {Labels(Pairs{{"gpu", "a100"}}), true},                  // second term
-      {Labels(Pairs{{"gpu", "a100"}, {"rack", "r1"}}), false}, // second term half
-      {Labels(Pairs{{"gpu", "a100"}, {"zone", "a"}}), true},   // second term (zone irrelevant)
-      {Labels(Pairs{{"gpu", "v100"}, {"zone", "a"}}), false},  // neither
+      {Labels(Pairs{{"gpu", "h100"}, {"zone", "a"}}), true},    // first term
+      {Labels(Pairs{{"gpu", "h100"}}), false},                  // first term half, second not
+      {Labels(Pairs{{"gpu", "a100"}}), true},                   // second term
+      {Labels(Pairs{{"gpu", "a100"}, {"rack", "r1"}}), false},  // second term half
+      {Labels(Pairs{{"gpu", "a100"}, {"zone", "a"}}), true},    // second term (zone irrelevant)
+      {Labels(Pairs{{"gpu", "v100"}, {"zone", "a"}}), false},   // neither
       {Labels(), false},
   };
   for (size_t i = 0; i < std::size(cases); ++i) {
@@ -323,6 +326,76 @@ TEST(NodeSelectorTest, EveryPairMustMatch) {
   EXPECT_FALSE(MatchesNodeSelector(Labels(Pairs{{"rack", "r1"}}), node));
   EXPECT_FALSE(MatchesNodeSelector(Labels(Pairs{{"rack", ""}}), node));  // absent is not ""
   EXPECT_FALSE(MatchesNodeSelector(Labels(Pairs{{"gpu", "a100"}}), Labels()));
+}
+
+TEST(SelectorOpTest, GtAndLtOnlyWhereNumericOperatorsAreAllowed) {
+  Op out = Op::kIn;
+  ASSERT_TRUE(ParseSelectorOp("Gt", &out, /*numeric=*/true));
+  EXPECT_EQ(out, Op::kGt);
+  ASSERT_TRUE(ParseSelectorOp("Lt", &out, /*numeric=*/true));
+  EXPECT_EQ(out, Op::kLt);
+  EXPECT_FALSE(ParseSelectorOp("gt", &out, /*numeric=*/true));
+  EXPECT_EQ(SelectorOpName(Op::kGt), "Gt");
+  EXPECT_EQ(SelectorOpName(Op::kDoesNotExist), "DoesNotExist");
+}
+
+// Kubernetes reads both sides of Gt/Lt as base-10 int64 (strconv.ParseInt); anything else,
+// on either side, matches neither operator.
+TEST(SelectorTest, GtAndLtCompareIntegers) {
+  const Labels labels(Pairs{{"cores", "64"},
+                            {"neg", "-5"},
+                            {"text", "sixty"},
+                            {"plus", "+7"},
+                            {"huge", "9223372036854775808"},
+                            {"float", "1.5"},
+                            {"empty", ""}});
+  struct {
+    SelectorRequirement r;
+    bool matches;
+  } cases[] = {
+      {{"cores", Op::kGt, {"32"}}, true},      {{"cores", Op::kGt, {"64"}}, false},
+      {{"cores", Op::kLt, {"65"}}, true},      {{"cores", Op::kLt, {"64"}}, false},
+      {{"neg", Op::kLt, {"0"}}, true},         {{"neg", Op::kGt, {"-6"}}, true},
+      {{"plus", Op::kGt, {"6"}}, true},        {{"text", Op::kGt, {"0"}}, false},
+      {{"text", Op::kLt, {"0"}}, false},       {{"huge", Op::kGt, {"0"}}, false},  // beyond int64
+      {{"float", Op::kGt, {"1"}}, false},      {{"empty", Op::kLt, {"1"}}, false},
+      {{"missing", Op::kGt, {"0"}}, false},    {{"missing", Op::kLt, {"0"}}, false},
+      {{"cores", Op::kGt, {"x"}}, false},       // a bad operand
+      {{"cores", Op::kGt, {"1", "2"}}, false},  // Kubernetes wants exactly one value
+  };
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    EXPECT_EQ(cases[i].r.Matches(labels), cases[i].matches) << "case " << i;
+  }
+}
+
+TEST(SelectorTest, MatchFieldsCompareTheNodeName) {
+  const SelectorRequirement in{std::string(kNodeNameField), Op::kIn, {"node-a"}};
+  const SelectorRequirement not_in{std::string(kNodeNameField), Op::kNotIn, {"node-a"}};
+  const Labels labels(Pairs{{"field:metadata.name", "node-a"}});  // not a real key: ignored
+  EXPECT_TRUE(in.Matches(Labels(), "node-a"));
+  EXPECT_FALSE(in.Matches(labels, "node-b"));
+  EXPECT_FALSE(not_in.Matches(Labels(), "node-a"));
+  EXPECT_TRUE(not_in.Matches(labels, "node-b"));
+}
+
+TEST(NodeAffinityTest, MatchFieldsAndExpressionsOfOneTermAllHold) {
+  NodeAffinity affinity;
+  affinity.terms = {{{"gpu", Op::kIn, {"a100"}}, {std::string(kNodeNameField), Op::kIn, {"n1"}}}};
+  const Labels a100(Pairs{{"gpu", "a100"}});
+  EXPECT_TRUE(affinity.Matches(a100, "n1"));
+  EXPECT_FALSE(affinity.Matches(a100, "n2"));
+  EXPECT_FALSE(affinity.Matches(Labels(), "n1"));
+}
+
+TEST(NodeAffinityTest, PreferredTermsAddTheWeightsOfThoseThatMatch) {
+  NodeAffinity affinity;
+  affinity.preferred = {{10, {{"zone", Op::kIn, {"a"}}}},
+                        {5, {{"gpu", Op::kExists, {}}}},
+                        {80, {}}};  // an empty term matches no node
+  EXPECT_EQ(affinity.PreferredWeight(Labels(Pairs{{"zone", "a"}, {"gpu", "x"}})), 15);
+  EXPECT_EQ(affinity.PreferredWeight(Labels(Pairs{{"zone", "b"}, {"gpu", "x"}})), 5);
+  EXPECT_EQ(affinity.PreferredWeight(Labels()), 0);
+  EXPECT_TRUE(affinity.Matches(Labels())) << "preferred terms never filter";
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "engine/random.h"
 #include "engine/session.h"
 #include "model/cluster.h"
+#include "tests/unit/test_cluster.h"
 #include "tests/unit/test_util.h"
 
 namespace gantry {
@@ -202,6 +203,27 @@ TEST(NodeShapeClassTest, ASessionPlacesASelectedTaskOnlyOnItsNode) {
   // The same host again, now full: it waits rather than going elsewhere.
   const TaskId again = add_job("again", c.task(to_537).spec);
   ASSERT_TRUE(ScheduleAndPlace(&c, &cache).binds.empty());
+  EXPECT_EQ(c.task(again).state, TaskState::kPending);
+}
+
+// DaemonSet pods name their node in matchFields (metadata.name): while such a spec is
+// read, the name is part of each node's class (labels alone would put them in one).
+TEST(NodeShapeClassTest, MatchFieldsOnTheNodeNamePlaceOnThatNodeOnly) {
+  ClusterState c;
+  for (int i = 0; i < 300; ++i) Must(c.AddNode(LabelledNode(HostName(i), 1)));
+  const QueueId q = AddQueue(c, "default");
+  NodeTableCache cache;
+  ASSERT_EQ(ClassesInUse(c), 1u);
+  TaskSpec daemon = OneGpu();
+  daemon.affinity.terms = {{SelectorRequirement{
+      std::string(kNodeNameField), SelectorRequirement::Op::kIn, {HostName(217)}}}};
+  const TaskId to_217 = c.job(AddJob(c, "ds-217", q, daemon, 1)).tasks[0];
+  EXPECT_EQ(ClassesInUse(c), 300u);
+  ASSERT_EQ(ScheduleAndPlace(&c, &cache).binds.size(), 1u);
+  EXPECT_EQ(c.node(c.task(to_217).node).name, HostName(217));
+  // Its node full, the next one waits rather than going elsewhere.
+  const TaskId again = c.job(AddJob(c, "ds-217-again", q, daemon, 1)).tasks[0];
+  EXPECT_TRUE(ScheduleAndPlace(&c, &cache).binds.empty());
   EXPECT_EQ(c.task(again).state, TaskState::kPending);
 }
 

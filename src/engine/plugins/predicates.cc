@@ -14,7 +14,9 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>, public NodePr
     if (!MatchesNodeSelector(spec.node_selector, node.labels)) {
       return FilterResult::Fail(FilterCode::kNodeSelector);
     }
-    if (!spec.affinity.Matches(node.labels)) return FilterResult::Fail(FilterCode::kNodeAffinity);
+    if (!spec.affinity.Matches(node.labels, node.name)) {
+      return FilterResult::Fail(FilterCode::kNodeAffinity);
+    }
     const Taint* blocking = nullptr;
     if (!ToleratesAll(spec.tolerations, node.taints, &blocking)) {
       return FilterResult::Fail(FilterCode::kTaint,
