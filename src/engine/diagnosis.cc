@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <vector>
 
 namespace gantry {
 
@@ -11,22 +12,31 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
   // Runs every predicate on every node to count why each one was rejected. Counted by
   // (code, detail) and described once per kind, with a node that had it (a taint's text
   // needs its node; the detail is per shape class, and taints are part of the class).
+  // Kinds are few (a handful per task), so a flat list searched from the last hit beats
+  // a map: this runs for every node.
   struct Kind {
+    FilterResult result;
     int64_t count = 0;
     NodeId example = 0;
   };
-  std::map<std::pair<uint8_t, uint32_t>, Kind> kinds;
+  std::vector<Kind> kinds;
+  size_t last = 0;
   GpuChoice choice;
+  PlacementSearch::ChosenScore chosen;
   int64_t looked_at = 0;
   auto count = [&](NodeId n) {
     if (state.node(n).removed) return;  // gone: not a node anyone should hear of
     ++looked_at;
     FilterResult r = search.Filter(spec, spec_id, n);
-    if (r.ok() && !search.ChooseDevicesFor(spec, n, &choice)) {
+    if (r.ok() && !search.ChooseDevicesFor(spec, n, &choice, &chosen)) {
       r = FilterResult::Fail(FilterCode::kInsufficientGpus);
     }
-    auto [it, inserted] = kinds.try_emplace({static_cast<uint8_t>(r.code), r.detail}, Kind{0, n});
-    it->second.count++;
+    const auto same = [&](const Kind& k) { return k.result == r; };
+    if (last >= kinds.size() || !same(kinds[last])) {
+      last = static_cast<size_t>(std::find_if(kinds.begin(), kinds.end(), same) - kinds.begin());
+      if (last == kinds.size()) kinds.push_back(Kind{r, 0, n});
+    }
+    kinds[last].count++;
   };
   if (scope.nodes != nullptr) {
     for (NodeId n : *scope.nodes) count(n);
@@ -34,10 +44,10 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
     for (NodeId n = 0; n < cluster.nodes().size(); ++n) count(n);
   }
   std::map<std::string, int64_t> counts;
-  for (const auto& [key, kind] : kinds) {
-    FilterResult r{static_cast<FilterCode>(key.first), key.second};
-    counts[r.ok() ? std::string("would fit but were not scored")
-                  : DescribeFilter(r, cluster.node(kind.example))] += kind.count;
+  for (const Kind& kind : kinds) {
+    counts[kind.result.ok() ? std::string("would fit but were not scored")
+                            : DescribeFilter(kind.result, cluster.node(kind.example))] +=
+        kind.count;
   }
   std::vector<std::pair<std::string, int64_t>> sorted(counts.begin(), counts.end());
   std::stable_sort(sorted.begin(), sorted.end(),

@@ -14,6 +14,20 @@ bool ChooseWhole(const GpuRequest& request, const NodeGpus& node, GpuPacking pac
     return node.free_milli[i] == kGpuMilliWhole &&
            (any_model || request.AllowsModel(node.devices[i].model));
   };
+  if (node.one_nvlink_domain) {
+    // The general case below, with one domain: the first `want` usable devices.
+    out->devices.clear();
+    for (size_t i = 0; i < n && static_cast<int32_t>(out->devices.size()) < want; ++i) {
+      if (usable(i)) out->devices.push_back(static_cast<int32_t>(i));
+    }
+    if (static_cast<int32_t>(out->devices.size()) < want) {
+      out->devices.clear();
+      return false;
+    }
+    out->milli_each = kGpuMilliWhole;
+    out->memory_each = 0;
+    return true;
+  }
   // Free devices per NVLink domain. Domain numbers can be anything: count them per
   // distinct number (a node has few domains, so a linear table is enough).
   constexpr size_t kMaxDomains = 64;
@@ -38,8 +52,9 @@ bool ChooseWhole(const GpuRequest& request, const NodeGpus& node, GpuPacking pac
   size_t best = kMaxDomains;  // none
   for (size_t d = 0; d < domains; ++d) {
     if (free_in[d] < want) continue;
-    bool better = best == kMaxDomains || (packing == GpuPacking::kLoose ? free_in[d] > free_in[best]
-                                                                        : free_in[d] < free_in[best]);
+    bool better =
+        best == kMaxDomains ||
+        (packing == GpuPacking::kLoose ? free_in[d] > free_in[best] : free_in[d] < free_in[best]);
     if (better) best = d;
   }
   const bool use_domain = best != kMaxDomains;

@@ -32,6 +32,9 @@ struct NodeGpus {
   std::span<const GpuDevice> devices;  // static properties (model, memory, NVLink domain)
   std::span<const int32_t> free_milli;
   std::span<const int64_t> free_memory_mib;
+  // Every device in one NVLink domain (most nodes): whole GPUs are then the first free
+  // ones, without counting per domain.
+  bool one_nvlink_domain = false;
 };
 
 // The share a shared-GPU request takes on device `i` of the node, or 0 when it does not

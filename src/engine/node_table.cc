@@ -19,14 +19,23 @@ void FillNode(const Node& node, NodeId id, NodeTable* t) {
   const int32_t begin = w.gpu_begin;
   w = NodeWork{};
   w.gpu_begin = begin;
-  Milli* row = t->free.data() + static_cast<size_t>(id) * t->resource_count;
+  const size_t begin_row = static_cast<size_t>(id) * t->resource_count;
+  Milli* row = t->free.data() + begin_row;
+  Milli* allocatable = t->allocatable->data() + begin_row;
   std::fill(row, row + t->resource_count, 0);
-  for (const auto& e : node.allocatable.entries()) row[e.id] += e.amount;
+  std::fill(allocatable, allocatable + t->resource_count, 0);
+  for (const auto& e : node.allocatable.entries()) {
+    row[e.id] += e.amount;
+    allocatable[e.id] += e.amount;
+  }
   for (const auto& e : node.used.entries()) row[e.id] -= e.amount;
   w.shape_class = node.shape_class;
   w.removed = node.removed;
   w.max_pods = node.allocatable.Get(kPods);
   w.gpu_count = static_cast<int32_t>(node.gpus.size());
+  w.one_nvlink_domain = std::all_of(node.gpus.begin(), node.gpus.end(), [&](const GpuDevice& g) {
+    return g.nvlink_domain == node.gpus.front().nvlink_domain;
+  });
   auto slot = static_cast<size_t>(begin);
   for (const GpuDevice& g : node.gpus) {
     t->gpu_free_milli[slot] = g.free_milli();
@@ -59,6 +68,7 @@ NodeTable BuildNodeTable(const ClusterState& c) {
   NodeTable t;
   t.resource_count = max_id + 1;
   t.free.assign(n * t.resource_count, 0);
+  t.allocatable = std::make_shared<std::vector<Milli>>(n * t.resource_count, 0);
   t.nodes.assign(n, NodeWork{});
   t.gpu_free_milli.resize(devices);
   t.gpu_free_memory.resize(devices);
@@ -87,6 +97,10 @@ const NodeTable& NodeTableCache::Sync(const ClusterState& c) {
     stamps_.resize(n);
     for (NodeId i = 0; i < n; ++i) stamps_[i] = c.node_stamp(i);
   } else {
+    // A session may still hold the amounts: change a copy.
+    if (!changed.empty() && table_.allocatable.use_count() > 1) {
+      table_.allocatable = std::make_shared<std::vector<Milli>>(*table_.allocatable);
+    }
     for (NodeId i : changed) {
       FillNode(c.node(i), i, &table_);
       stamps_[i] = c.node_stamp(i);

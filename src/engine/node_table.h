@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "model/cluster.h"
@@ -26,8 +27,9 @@ struct NodeWork {
   int32_t tasks = 0;
   // Copied from the Node, so that the per-candidate checks stay in this array.
   uint32_t shape_class = 0;
-  Milli max_pods = 0;    // allocatable pods in milli; 0: no limit
-  bool removed = false;  // takes no tasks and is in no count (see Node::removed)
+  Milli max_pods = 0;             // allocatable pods in milli; 0: no limit
+  bool removed = false;           // takes no tasks and is in no count (see Node::removed)
+  bool one_nvlink_domain = true;  // all its devices in one NVLink domain (see NodeGpus)
 };
 
 struct NodeTable {
@@ -37,6 +39,10 @@ struct NodeTable {
   // Every resource id that some node has has a column; a resource without one has
   // nothing free anywhere.
   std::vector<Milli> free;
+  // Allocatable amounts, in the same layout: scorers read them for every candidate, and
+  // a Node's own vector is two cache misses away. Shared: a session copies the table,
+  // and allocatable amounts never change in one (the cache copies them before a change).
+  std::shared_ptr<std::vector<Milli>> allocatable;
   uint32_t resource_count = 0;
   std::vector<int32_t> gpu_free_milli;  // per device, nodes' devices in node order
   std::vector<int64_t> gpu_free_memory;

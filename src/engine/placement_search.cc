@@ -167,10 +167,16 @@ void PlacementSearch::ForEachCandidate(const TaskSpec& spec, const SearchScope& 
   }
 }
 
-bool PlacementSearch::ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuChoice* out) const {
-  for (const NodeScorer* scorer : plugins_.scorers()) {
-    if (scorer->ChooseDevices(session_, spec, node, out)) return true;
+bool PlacementSearch::ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuChoice* out,
+                                       ChosenScore* chosen) const {
+  for (const PluginSet::Chooser& c : plugins_.device_choosers()) {
+    int64_t score = -1;
+    if (c.chooser->ChooseDevices(session_, spec, node, out, &score)) {
+      *chosen = ChosenScore{score >= 0 ? c.as_scorer : nullptr, score};
+      return true;
+    }
   }
+  *chosen = ChosenScore{};
   const GpuPacking packing =
       plugins_.packing() == GpuPacking::kNone ? GpuPacking::kTight : plugins_.packing();
   return ChooseGpus(spec.gpu, session_.node_gpus(node), packing, out);
@@ -181,8 +187,9 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   const ClusterState& c = state_.cluster();
   const SpecId spec_id = c.task(task_id).spec;
   const TaskSpec& spec = c.spec(spec_id);
-  // The memo is of searches over every node's free room; others neither read nor write it.
-  const bool memo = scope.nodes == nullptr && !scope.future;
+  // The memo is of searches over every node's free room; others neither read nor write
+  // it. Nor do specs that placements can unblock: their "fits nowhere" may not last.
+  const bool memo = scope.nodes == nullptr && !scope.future && !spec.placements_can_unblock();
   if (memo && unschedulable_[spec_id]) {
     *why_not = unschedulable_why_[spec_id];
     return false;
@@ -190,11 +197,13 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   std::optional<WorkingState::FutureView> future;
   if (scope.future) future.emplace(&state_);
   const auto& scorers = plugins_.scorers();
+  const auto& weights = plugins_.scorer_weights();
   const bool normalizing = plugins_.normalizing();
   BestCandidate best(config_.tie_break == SchedulerConfig::TieBreak::kRandom, &rng_, tie_rank_);
   int32_t found = 0;
   size_t visited = 0;
   GpuChoice choice;
+  ChosenScore chosen;
   const int32_t enough = config_.nodes_to_score;
   if (normalizing) {
     candidate_nodes_.clear();
@@ -207,18 +216,23 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   ForEachCandidate(spec, scope, [&](NodeId n) {
     ++visited;
     if (!Passes(spec, verdicts, n)) return true;
-    if (!ChooseDevicesFor(spec, n, &choice)) return true;
+    if (!ChooseDevicesFor(spec, n, &choice, &chosen)) return true;
     ++found;
     if (normalizing) {
       candidate_nodes_.push_back(n);
       candidate_gpus_.push_back(choice);
       for (size_t i = 0; i < scorers.size(); ++i) {
-        candidate_scores_[i].push_back(scorers[i]->ScoreNode(session_, spec, n, choice));
+        candidate_scores_[i].push_back(scorers[i] == chosen.scorer
+                                           ? chosen.score
+                                           : scorers[i]->ScoreNode(session_, spec, n, choice));
       }
     } else {
       int64_t score = 0;
-      for (const NodeScorer* scorer : scorers) {
-        score += scorer->weight() * scorer->ScoreNode(session_, spec, n, choice);
+      for (size_t i = 0; i < scorers.size(); ++i) {
+        const int64_t s = scorers[i] == chosen.scorer
+                              ? chosen.score
+                              : scorers[i]->ScoreNode(session_, spec, n, choice);
+        score += weights[i] * s;
       }
       if (best.Offer(n, score)) out->gpus = choice;
     }
@@ -230,8 +244,7 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
     size_t chosen = 0;
     for (size_t k = 0; k < candidate_nodes_.size(); ++k) {
       int64_t score = 0;
-      for (size_t i = 0; i < scorers.size(); ++i)
-        score += scorers[i]->weight() * candidate_scores_[i][k];
+      for (size_t i = 0; i < scorers.size(); ++i) score += weights[i] * candidate_scores_[i][k];
       if (best.Offer(candidate_nodes_[k], score)) chosen = k;
     }
     out->gpus = candidate_gpus_[chosen];

@@ -42,7 +42,13 @@ class PlacementSearch {
   // Every predicate's verdict on one node, in the current view.
   FilterResult Filter(const TaskSpec& spec, SpecId spec_id, NodeId node);
   // Devices for the task on the node: the first scorer that chooses, else by packing.
-  bool ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuChoice* out) const;
+  // `chosen`: the scorer that chose and the score it gave its choice, when it gave one.
+  struct ChosenScore {
+    const NodeScorer* scorer = nullptr;
+    int64_t score = -1;
+  };
+  bool ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuChoice* out,
+                        ChosenScore* chosen) const;
 
   // "Fits nowhere" verdicts made after `mark` may be wrong once the room taken since
   // then is given back; earlier ones stay right, since room only shrinks otherwise.

@@ -109,18 +109,24 @@ class NodeScorer {
   virtual GpuPacking packing() const { return GpuPacking::kNone; }
   // The factor its scores are multiplied by (the plugin's `weight` argument).
   virtual int64_t weight() const { return 1; }
-  // A scorer that cares which devices a task gets on a node may choose them: return true
-  // with *out filled (the devices must fit). The first scorer that does decides; else
-  // the session chooses by its packing order (see ChooseGpus).
-  virtual bool ChooseDevices(const Session& /*s*/, const TaskSpec& /*spec*/, NodeId /*node*/,
-                             GpuChoice* /*out*/) const {
-    return false;
-  }
   // A scorer whose scores only mean something relative to the other candidates (min-max
   // scaling) rescales the raw scores of all candidates of one task here. When any scorer
   // does, the session scores every candidate before choosing.
   virtual bool normalizes() const { return false; }
   virtual void NormalizeScores(std::span<int64_t> /*scores*/) const {}
+};
+
+// Which devices does a task get on a node? A scorer that cares chooses them: return true
+// with *out filled (the devices must fit). The first configured chooser that does
+// decides; else the search chooses by its packing order (see ChooseGpus). A chooser that
+// is also a NodeScorer and scored its choice on the way sets *score to what its ScoreNode
+// would say of that choice, so that the search does not ask again; it leaves *score
+// negative otherwise.
+class DeviceChooser {
+ public:
+  virtual ~DeviceChooser() = default;
+  virtual bool ChooseDevices(const Session& s, const TaskSpec& spec, NodeId node, GpuChoice* out,
+                             int64_t* score) const = 0;
 };
 
 // How the working state changed (see Statement): a task took room on a node now

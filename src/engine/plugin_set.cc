@@ -14,7 +14,13 @@ PluginSet::PluginSet(const Policy& policy) {
     if (auto* x = dynamic_cast<const TaskOrder*>(p)) task_orders_.push_back(x);
     if (auto* x = dynamic_cast<JobAdmission*>(p)) admissions_.push_back(x);
     if (auto* x = dynamic_cast<const NodePredicate*>(p)) predicates_.push_back(x);
-    if (auto* x = dynamic_cast<const NodeScorer*>(p)) scorers_.push_back(x);
+    if (auto* x = dynamic_cast<const NodeScorer*>(p)) {
+      scorers_.push_back(x);
+      scorer_weights_.push_back(x->weight());
+    }
+    if (auto* x = dynamic_cast<const DeviceChooser*>(p)) {
+      device_choosers_.push_back({x, dynamic_cast<const NodeScorer*>(p)});
+    }
     if (auto* x = dynamic_cast<const JobReadiness*>(p)) readiness_.push_back(x);
     if (auto* x = dynamic_cast<const QueueLimits*>(p)) queue_limits_.push_back(x);
     if (auto* x = dynamic_cast<const VictimFilter*>(p)) victim_filters_.push_back(x);

@@ -40,6 +40,13 @@ class PluginSet {
 
   const std::vector<const NodePredicate*>& predicates() const { return predicates_; }
   const std::vector<const NodeScorer*>& scorers() const { return scorers_; }
+  // Each scorer's weight, in the order of scorers(): asked once, not per candidate.
+  const std::vector<int64_t>& scorer_weights() const { return scorer_weights_; }
+  struct Chooser {
+    const DeviceChooser* chooser;
+    const NodeScorer* as_scorer;  // the same plugin's NodeScorer side, or null
+  };
+  const std::vector<Chooser>& device_choosers() const { return device_choosers_; }
   // Some scorer normalizes: every candidate is scored before one is chosen.
   bool normalizing() const { return normalizing_; }
   // The first configured scorer's packing preference that has one, else tight.
@@ -52,6 +59,8 @@ class PluginSet {
   std::vector<const TaskOrder*> task_orders_;
   std::vector<JobAdmission*> admissions_;
   std::vector<const NodePredicate*> predicates_;
+  std::vector<int64_t> scorer_weights_;
+  std::vector<Chooser> device_choosers_;
   std::vector<const NodeScorer*> scorers_;
   std::vector<const JobReadiness*> readiness_;
   std::vector<const QueueLimits*> queue_limits_;

@@ -57,7 +57,7 @@ NodeGpus Session::node_gpus(NodeId id) const {
   if (devices == nullptr) devices = cluster().node(id).gpus.data();
   const auto count = static_cast<size_t>(state_.node(id).gpu_count);
   return NodeGpus{std::span<const GpuDevice>(devices, count), state_.gpu_free_milli(id),
-                  state_.gpu_free_memory(id)};
+                  state_.gpu_free_memory(id), state_.node(id).one_nvlink_domain};
 }
 
 bool Session::AdmitJob(JobId job, std::string* reason) {

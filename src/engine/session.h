@@ -54,6 +54,7 @@ class Session {
   // search for a pipelined placement, the room once releasing tasks end (viewing_future).
   const NodeWork& node(NodeId id) const { return state_.node(id); }
   Milli free(NodeId id, ResourceId r) const { return state_.free(id, r); }
+  Milli allocatable(NodeId id, ResourceId r) const { return state_.allocatable(id, r); }
   bool viewing_future() const { return state_.viewing_future(); }
   // All of a node's free resources as a vector (for tests and messages; not fast).
   ResourceVector free_vector(NodeId id) const;

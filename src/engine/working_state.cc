@@ -70,6 +70,7 @@ WorkingState::WorkingState(const ClusterState& c, const NodeTable* cached,
     : cluster_(c),
       jobs_wait_for_admission_(jobs_wait_for_admission),
       shown_(cached != nullptr ? *cached : BuildNodeTable(c)),
+      allocatable_(shown_.allocatable->data()),
       jobs_(c.jobs_with_pending().size()),
       job_slots_(c.jobs_with_pending().size()) {
   const size_t n = shown_.nodes.size();
@@ -219,6 +220,8 @@ void WorkingState::ChargeJob(TaskId task, ResourceVector JobWork::*field,
   const JobId job_id = cluster_.task(task).job;
   JobWork& job = mutable_job(job_id);
   QueueWork& queue = queues_[cluster_.job(job_id).queue];
+  ++job.changes;
+  ++queue.changes;
   if (sign > 0) {
     (job.*field).Add(amount);
     (queue.*queue_field).Add(amount);

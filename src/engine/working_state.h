@@ -56,6 +56,9 @@ struct JobWork {
   ResourceVector allocated;     // what its ready tasks hold
   ResourceVector pipelined;     // what its pipelined tasks were promised
   ResourceVector releasing;     // what its evicted tasks still hold
+  // Bumped whenever an amount above changes (and when it is undone), so that a plugin
+  // may keep what it derives from them, such as a share, until the next change.
+  uint64_t changes = 0;
   // Pending tasks that no committed statement has placed, in task order.
   std::vector<TaskId> unplaced;
   std::string reason;  // why it is (still) pending
@@ -66,6 +69,7 @@ struct QueueWork {
   ResourceVector pipelined;
   ResourceVector releasing;
   ResourceVector request;  // allocated at the session's start plus its jobs' pending demand
+  uint64_t changes = 0;    // as JobWork::changes, for allocated, pipelined and releasing
 };
 
 class WorkingState {
@@ -88,6 +92,11 @@ class WorkingState {
   }
   Milli free(NodeId id, ResourceId r) const {
     return r < shown_.resource_count ? free_row(id)[r] : 0;
+  }
+  Milli allocatable(NodeId id, ResourceId r) const {
+    return r < shown_.resource_count
+               ? allocatable_[static_cast<size_t>(id) * shown_.resource_count + r]
+               : 0;
   }
   std::span<const int32_t> gpu_free_milli(NodeId id) const {
     const NodeWork& w = shown_.nodes[id];
@@ -130,11 +139,17 @@ class WorkingState {
   // Inline, and one probe and one load on a hit: job order comparisons ask for it.
   // An action asks for the job it works on many times in a row: the last one is kept.
   const JobWork& job(JobId id) const {
-    if (id == last_job_) return *last_work_;
-    const uint32_t slot = job_slots_.Find(id);
-    last_work_ = slot != IdSlots::kAbsent ? job_at_[slot] : &NewJob(id);
-    last_job_ = id;
-    return *last_work_;
+    // Orders ask for two jobs in turn (a, b, a, b), actions for one many times: the two
+    // most recent are kept.
+    if (id == recent_job_[0]) return *recent_work_[0];
+    if (id != recent_job_[1]) {
+      const uint32_t slot = job_slots_.Find(id);
+      recent_work_[1] = slot != IdSlots::kAbsent ? job_at_[slot] : &NewJob(id);
+      recent_job_[1] = id;
+    }
+    std::swap(recent_job_[0], recent_job_[1]);
+    std::swap(recent_work_[0], recent_work_[1]);
+    return *recent_work_[0];
   }
   TaskStatus task_status(TaskId id) const;
   // Where an allocated, pipelined, running or releasing task is; node kNone otherwise.
@@ -190,16 +205,17 @@ class WorkingState {
   const bool jobs_wait_for_admission_;
   // The `free` table, or while a FutureView lives the `future` one (swapped with future_).
   NodeTable shown_;
+  const Milli* allocatable_;        // the table's (shared by the three views), one load away
   std::unique_ptr<NodeTable> now_;  // idle; null until the first eviction or pipeline
   std::unique_ptr<NodeTable> future_;
   bool viewing_future_ = false;
   NodeIndex index_;
-  // Entries only for the jobs and tasks used so far; deques, so that references to an
+  // Entries only for the jobs and tasks used so far; stable, so that references to an
   // entry stay valid as others are made.
   mutable StableVector<JobWork> jobs_;
-  mutable std::vector<JobWork*> job_at_;  // by slot: the entries, one load away
-  mutable JobId last_job_ = kNone;
-  mutable JobWork* last_work_ = nullptr;
+  mutable std::vector<JobWork*> job_at_;          // by slot: the entries, one load away
+  mutable JobId recent_job_[2] = {kNone, kNone};  // most recent first
+  mutable JobWork* recent_work_[2] = {nullptr, nullptr};
   mutable IdSlots job_slots_;
   StableVector<TaskWork> tasks_;
   std::vector<TaskWork*> task_at_;  // by slot

@@ -8,7 +8,9 @@
 namespace gantry {
 namespace {
 
-GpuModelId Model(const char* name) { return GpuModels().Intern(name); }
+GpuModelId Model(const char* name) {
+  return GpuModels().Intern(name);
+}
 
 // One node's devices and their free state, owned here so that NodeGpus can view them.
 struct FakeNode {
@@ -57,9 +59,12 @@ GpuRequest Shared(int32_t milli, int64_t memory_mib = 0, std::vector<GpuModelId>
 
 const char* PackingName(GpuPacking p) {
   switch (p) {
-    case GpuPacking::kNone: return "none";
-    case GpuPacking::kTight: return "tight";
-    case GpuPacking::kLoose: return "loose";
+    case GpuPacking::kNone:
+      return "none";
+    case GpuPacking::kTight:
+      return "tight";
+    case GpuPacking::kLoose:
+      return "loose";
   }
   return "?";
 }
@@ -113,39 +118,104 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, ChooseWholeTest,
     ::testing::Values(
         // Domain 0 has 2 free (2, 3), domain 1 has 4 free (4..7).
-        WholeCase{"tight takes the domain with fewest that suffice", kTwoDomains, {0, 1}, 2,
-                  GpuPacking::kTight, true, {2, 3}},
-        WholeCase{"loose takes the domain with most free", kTwoDomains, {0, 1}, 2,
-                  GpuPacking::kLoose, true, {4, 5}},
-        WholeCase{"tight skips a domain that is too small", kTwoDomains, {0, 1}, 3,
-                  GpuPacking::kTight, true, {4, 5, 6}},
+        WholeCase{"tight takes the domain with fewest that suffice",
+                  kTwoDomains,
+                  {0, 1},
+                  2,
+                  GpuPacking::kTight,
+                  true,
+                  {2, 3}},
+        WholeCase{"loose takes the domain with most free",
+                  kTwoDomains,
+                  {0, 1},
+                  2,
+                  GpuPacking::kLoose,
+                  true,
+                  {4, 5}},
+        WholeCase{"tight skips a domain that is too small",
+                  kTwoDomains,
+                  {0, 1},
+                  3,
+                  GpuPacking::kTight,
+                  true,
+                  {4, 5, 6}},
         WholeCase{"a whole domain", kTwoDomains, {0, 1}, 4, GpuPacking::kTight, true, {4, 5, 6, 7}},
-        WholeCase{"no domain has room: lowest indexes", kTwoDomains, {0, 1}, 5, GpuPacking::kTight,
-                  true, {2, 3, 4, 5, 6}},
-        WholeCase{"no domain has room, loose: lowest indexes too", kTwoDomains, {0, 1}, 5,
-                  GpuPacking::kLoose, true, {2, 3, 4, 5, 6}},
+        WholeCase{"no domain has room: lowest indexes",
+                  kTwoDomains,
+                  {0, 1},
+                  5,
+                  GpuPacking::kTight,
+                  true,
+                  {2, 3, 4, 5, 6}},
+        WholeCase{"no domain has room, loose: lowest indexes too",
+                  kTwoDomains,
+                  {0, 1},
+                  5,
+                  GpuPacking::kLoose,
+                  true,
+                  {2, 3, 4, 5, 6}},
         WholeCase{"not enough free devices", kTwoDomains, {0, 1}, 7, GpuPacking::kTight, false, {}},
-        WholeCase{"all free, tie between domains: the first", kTwoDomains, {}, 2, GpuPacking::kTight,
-                  true, {0, 1}},
-        WholeCase{"all free, tie between domains, loose: the first", kTwoDomains, {}, 2,
-                  GpuPacking::kLoose, true, {0, 1}},
-        WholeCase{"all eight", kTwoDomains, {}, 8, GpuPacking::kTight, true, {0, 1, 2, 3, 4, 5, 6, 7}},
+        WholeCase{"all free, tie between domains: the first",
+                  kTwoDomains,
+                  {},
+                  2,
+                  GpuPacking::kTight,
+                  true,
+                  {0, 1}},
+        WholeCase{"all free, tie between domains, loose: the first",
+                  kTwoDomains,
+                  {},
+                  2,
+                  GpuPacking::kLoose,
+                  true,
+                  {0, 1}},
+        WholeCase{
+            "all eight", kTwoDomains, {}, 8, GpuPacking::kTight, true, {0, 1, 2, 3, 4, 5, 6, 7}},
         // Interleaved domains: 0 = {0, 2, 4}, 1 = {1, 3, 5}; device 0 used.
-        WholeCase{"interleaved, tight", {0, 1, 0, 1, 0, 1}, {0}, 2, GpuPacking::kTight, true, {2, 4}},
-        WholeCase{"interleaved, loose", {0, 1, 0, 1, 0, 1}, {0}, 2, GpuPacking::kLoose, true, {1, 3}},
-        WholeCase{"interleaved, one device tight", {0, 1, 0, 1, 0, 1}, {0}, 1, GpuPacking::kTight,
-                  true, {2}},
-        WholeCase{"interleaved, one device loose", {0, 1, 0, 1, 0, 1}, {0}, 1, GpuPacking::kLoose,
-                  true, {1}},
+        WholeCase{
+            "interleaved, tight", {0, 1, 0, 1, 0, 1}, {0}, 2, GpuPacking::kTight, true, {2, 4}},
+        WholeCase{
+            "interleaved, loose", {0, 1, 0, 1, 0, 1}, {0}, 2, GpuPacking::kLoose, true, {1, 3}},
+        WholeCase{"interleaved, one device tight",
+                  {0, 1, 0, 1, 0, 1},
+                  {0},
+                  1,
+                  GpuPacking::kTight,
+                  true,
+                  {2}},
+        WholeCase{"interleaved, one device loose",
+                  {0, 1, 0, 1, 0, 1},
+                  {0},
+                  1,
+                  GpuPacking::kLoose,
+                  true,
+                  {1}},
         // Three domains with 1, 3 and 2 free: tight wants 2 -> domain 2, loose -> domain 1.
-        WholeCase{"three domains tight", {0, 0, 0, 1, 1, 1, 2, 2, 2}, {0, 1, 6}, 2,
-                  GpuPacking::kTight, true, {7, 8}},
-        WholeCase{"three domains loose", {0, 0, 0, 1, 1, 1, 2, 2, 2}, {0, 1, 6}, 2,
-                  GpuPacking::kLoose, true, {3, 4}},
-        WholeCase{"kNone packs like tight", {0, 0, 0, 1, 1, 1, 2, 2, 2}, {0, 1, 6}, 2,
-                  GpuPacking::kNone, true, {7, 8}},
+        WholeCase{"three domains tight",
+                  {0, 0, 0, 1, 1, 1, 2, 2, 2},
+                  {0, 1, 6},
+                  2,
+                  GpuPacking::kTight,
+                  true,
+                  {7, 8}},
+        WholeCase{"three domains loose",
+                  {0, 0, 0, 1, 1, 1, 2, 2, 2},
+                  {0, 1, 6},
+                  2,
+                  GpuPacking::kLoose,
+                  true,
+                  {3, 4}},
+        WholeCase{"kNone packs like tight",
+                  {0, 0, 0, 1, 1, 1, 2, 2, 2},
+                  {0, 1, 6},
+                  2,
+                  GpuPacking::kNone,
+                  true,
+                  {7, 8}},
         WholeCase{"no devices", {}, {}, 1, GpuPacking::kTight, false, {}}),
-    [](const ::testing::TestParamInfo<WholeCase>& info) { return "case" + std::to_string(info.index); });
+    [](const ::testing::TestParamInfo<WholeCase>& info) {
+      return "case" + std::to_string(info.index);
+    });
 
 // gpu_placement.h: "all within one NVLink domain when one has room". Domain numbers are
 // labels, not small indexes: a node whose two domains are numbered 16 and 17 must be
@@ -156,7 +226,37 @@ TEST(ChooseGpusTest, WholeKeepsToOneDomainWhateverItsNumber) {
     node.Use(0, kGpuMilliWhole);  // domain `base` has 1 free, domain `base + 1` has 2
     GpuChoice choice;
     ASSERT_TRUE(ChooseGpus(Whole(2), node.view(), GpuPacking::kTight, &choice)) << base;
-    EXPECT_EQ(choice.devices, (std::vector<int32_t>{2, 3})) << "domains " << base << ", " << base + 1;
+    EXPECT_EQ(choice.devices, (std::vector<int32_t>{2, 3}))
+        << "domains " << base << ", " << base + 1;
+  }
+}
+
+// A node whose devices share one NVLink domain takes a shortcut (no per-domain count): it
+// must choose exactly what the general path chooses, for every free pattern and count.
+TEST(ChooseGpusTest, OneDomainShortcutChoosesAsTheGeneralPath) {
+  const GpuModelId other = Model("H100-80GB");
+  for (uint32_t pattern = 0; pattern < (1u << 8); ++pattern) {
+    FakeNode node = FakeNode::WithDomains({3, 3, 3, 3, 3, 3, 3, 3});
+    for (int32_t d = 0; d < 8; ++d) {
+      if (pattern & (1u << d)) node.Use(d, d % 2 == 0 ? kGpuMilliWhole : 300);
+    }
+    node.devices[5].model = other;
+    for (int32_t count = 1; count <= 8; ++count) {
+      for (const GpuRequest& request : {Whole(count), Whole(count, {Model("A100-80GB")})}) {
+        for (GpuPacking packing : {GpuPacking::kTight, GpuPacking::kLoose}) {
+          NodeGpus general = node.view();
+          NodeGpus shortcut = node.view();
+          shortcut.one_nvlink_domain = true;
+          GpuChoice a, b;
+          const bool fits = ChooseGpus(request, general, packing, &a);
+          EXPECT_EQ(ChooseGpus(request, shortcut, packing, &b), fits)
+              << "pattern " << pattern << " count " << count;
+          EXPECT_EQ(a.devices, b.devices) << "pattern " << pattern << " count " << count;
+          EXPECT_EQ(a.milli_each, b.milli_each);
+          EXPECT_EQ(a.memory_each, b.memory_each);
+        }
+      }
+    }
   }
 }
 
@@ -199,7 +299,8 @@ TEST(ChooseGpusTest, WholeHonoursTheModelFilter) {
   ASSERT_TRUE(ChooseGpus(Whole(4, {a100, h100}), node.view(), GpuPacking::kTight, &choice));
   EXPECT_EQ(choice.devices, (std::vector<int32_t>{4, 5, 6, 7}));
   // A model the node lacks.
-  EXPECT_FALSE(ChooseGpus(Whole(1, {Model("V100-32GB")}), node.view(), GpuPacking::kTight, &choice));
+  EXPECT_FALSE(
+      ChooseGpus(Whole(1, {Model("V100-32GB")}), node.view(), GpuPacking::kTight, &choice));
 }
 
 // ---------------------------------------------------------------- shared GPUs
@@ -234,30 +335,79 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, ChooseSharedTest,
     ::testing::Values(
         // Free 1000, 400, 700, 100: a 300 share fits 0, 1 and 2.
-        SharedCase{"tight: least room left", {1000, 400, 700, 100}, {}, Shared(300), GpuPacking::kTight,
-                   1, 300},
-        SharedCase{"loose: most room", {1000, 400, 700, 100}, {}, Shared(300), GpuPacking::kLoose, 0, 300},
-        SharedCase{"kNone: like tight", {1000, 400, 700, 100}, {}, Shared(300), GpuPacking::kNone, 1, 300},
-        SharedCase{"exact fit is tightest", {1000, 400, 700, 300}, {}, Shared(300), GpuPacking::kTight,
-                   3, 300},
-        SharedCase{"tie: lowest index (tight)", {300, 600, 600}, {}, Shared(500), GpuPacking::kTight, 1,
+        SharedCase{"tight: least room left",
+                   {1000, 400, 700, 100},
+                   {},
+                   Shared(300),
+                   GpuPacking::kTight,
+                   1,
+                   300},
+        SharedCase{
+            "loose: most room", {1000, 400, 700, 100}, {}, Shared(300), GpuPacking::kLoose, 0, 300},
+        SharedCase{
+            "kNone: like tight", {1000, 400, 700, 100}, {}, Shared(300), GpuPacking::kNone, 1, 300},
+        SharedCase{"exact fit is tightest",
+                   {1000, 400, 700, 300},
+                   {},
+                   Shared(300),
+                   GpuPacking::kTight,
+                   3,
+                   300},
+        SharedCase{"tie: lowest index (tight)",
+                   {300, 600, 600},
+                   {},
+                   Shared(500),
+                   GpuPacking::kTight,
+                   1,
                    500},
-        SharedCase{"tie: lowest index (loose)", {1000, 600, 1000}, {}, Shared(500), GpuPacking::kLoose, 0,
+        SharedCase{"tie: lowest index (loose)",
+                   {1000, 600, 1000},
+                   {},
+                   Shared(500),
+                   GpuPacking::kLoose,
+                   0,
                    500},
         SharedCase{"nothing has room", {400, 0, 499}, {}, Shared(500), GpuPacking::kTight, -1, 0},
         // 20000 MiB of an 80000 MiB device is a 250 share, more than the 100 asked.
-        SharedCase{"memory raises the share", {1000, 200, 260}, {}, Shared(100, 20000),
-                   GpuPacking::kTight, 2, 250},
+        SharedCase{"memory raises the share",
+                   {1000, 200, 260},
+                   {},
+                   Shared(100, 20000),
+                   GpuPacking::kTight,
+                   2,
+                   250},
         // Device 0 has the share but not the memory.
-        SharedCase{"memory limit (tight)", {900, 600, 1000}, {10000, 40000, 80000}, Shared(100, 20000),
-                   GpuPacking::kTight, 1, 250},
-        SharedCase{"memory limit (loose)", {900, 600, 1000}, {10000, 40000, 80000}, Shared(100, 20000),
-                   GpuPacking::kLoose, 2, 250},
-        SharedCase{"memory exactly free", {900, 900}, {19999, 20000}, Shared(100, 20000),
-                   GpuPacking::kTight, 1, 250},
-        SharedCase{"no device has the memory", {1000, 1000}, {10000, 19999}, Shared(0, 20000),
-                   GpuPacking::kTight, -1, 0}),
-    [](const ::testing::TestParamInfo<SharedCase>& info) { return "case" + std::to_string(info.index); });
+        SharedCase{"memory limit (tight)",
+                   {900, 600, 1000},
+                   {10000, 40000, 80000},
+                   Shared(100, 20000),
+                   GpuPacking::kTight,
+                   1,
+                   250},
+        SharedCase{"memory limit (loose)",
+                   {900, 600, 1000},
+                   {10000, 40000, 80000},
+                   Shared(100, 20000),
+                   GpuPacking::kLoose,
+                   2,
+                   250},
+        SharedCase{"memory exactly free",
+                   {900, 900},
+                   {19999, 20000},
+                   Shared(100, 20000),
+                   GpuPacking::kTight,
+                   1,
+                   250},
+        SharedCase{"no device has the memory",
+                   {1000, 1000},
+                   {10000, 19999},
+                   Shared(0, 20000),
+                   GpuPacking::kTight,
+                   -1,
+                   0}),
+    [](const ::testing::TestParamInfo<SharedCase>& info) {
+      return "case" + std::to_string(info.index);
+    });
 
 TEST(ChooseGpusTest, SharedHonoursTheModelFilter) {
   FakeNode node = FakeNode::WithDomains({0, 0, 0});
@@ -269,7 +419,8 @@ TEST(ChooseGpusTest, SharedHonoursTheModelFilter) {
   EXPECT_EQ(choice.devices, (std::vector<int32_t>{2}));
   ASSERT_TRUE(ChooseGpus(Shared(100), node.view(), GpuPacking::kTight, &choice));
   EXPECT_EQ(choice.devices, (std::vector<int32_t>{0}));
-  EXPECT_FALSE(ChooseGpus(Shared(100, 0, {Model("V100-32GB")}), node.view(), GpuPacking::kTight, &choice));
+  EXPECT_FALSE(
+      ChooseGpus(Shared(100, 0, {Model("V100-32GB")}), node.view(), GpuPacking::kTight, &choice));
 }
 
 TEST(ChooseGpusTest, MemoryRequestOnDeviceOfUnknownMemoryNeedsAFreeDevice) {

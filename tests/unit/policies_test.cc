@@ -116,19 +116,29 @@ class DirectScorer {
         plugin_(Must(MakePlugin(PluginConfig{policy, {}}))) {
     plugin_->OnSessionOpen(session_);
     scorer_ = dynamic_cast<const NodeScorer*>(plugin_.get());
+    chooser_ = dynamic_cast<const DeviceChooser*>(plugin_.get());
   }
   int64_t Score(const TaskSpec& spec, NodeId node, const GpuChoice& choice) const {
     return scorer_->ScoreNode(session_, spec, node, choice);
   }
-  // The score of the devices the scorer itself chooses (as the session asks: choose, then
-  // score that choice). REQUIRES: the scorer chooses devices on this node.
+  // The score of the devices the scorer itself chooses, as the search takes it: the one
+  // ChooseDevices gave, which must be what ScoreNode says of that choice.
+  // REQUIRES: the scorer chooses devices on this node.
   int64_t ScoreOwnChoice(const TaskSpec& spec, NodeId node) const {
     GpuChoice choice;
-    EXPECT_TRUE(scorer_->ChooseDevices(session_, spec, node, &choice));
-    return scorer_->ScoreNode(session_, spec, node, choice);
+    int64_t chosen_score = -1;
+    EXPECT_NE(chooser_, nullptr);
+    if (chooser_ == nullptr) return -1;
+    EXPECT_TRUE(chooser_->ChooseDevices(session_, spec, node, &choice, &chosen_score));
+    const int64_t scored = scorer_->ScoreNode(session_, spec, node, choice);
+    if (chosen_score >= 0) {
+      EXPECT_EQ(chosen_score, scored) << "ChooseDevices and ScoreNode disagree";
+    }
+    return chosen_score >= 0 ? chosen_score : scored;
   }
   bool Choose(const TaskSpec& spec, NodeId node, GpuChoice* out) const {
-    return scorer_->ChooseDevices(session_, spec, node, out);
+    int64_t score = -1;
+    return chooser_ != nullptr && chooser_->ChooseDevices(session_, spec, node, out, &score);
   }
   const NodeScorer* scorer() const { return scorer_; }
 
@@ -138,6 +148,7 @@ class DirectScorer {
   Session session_;
   std::unique_ptr<Plugin> plugin_;
   const NodeScorer* scorer_ = nullptr;
+  const DeviceChooser* chooser_ = nullptr;  // null for scorers that do not choose devices
 };
 
 GpuChoice Whole(std::vector<int32_t> devices) {

@@ -328,5 +328,33 @@ TEST_F(VictimsTest, ReclaimTakesFromOtherQueuesOnlyDownToTheirDeservedShare) {
   EXPECT_TRUE(s.Victims(EvictionCause::kPreempt, claimant, TasksOf(hog)).empty());
 }
 
+// Plugins may keep what they derive from a queue's or job's amounts (proportion keeps each
+// queue's share of what it deserves) until the amounts change: the order must follow
+// every operation and every rollback, never a share from before.
+TEST(StatementCachesTest, QueueOrderFollowsAllocationsAndTheirRollback) {
+  ClusterState c;
+  AddGpuNode(c, "gpu", 8);
+  const QueueId a = AddQueue(c, "a");
+  const QueueId b = AddQueue(c, "b");
+  // Each queue deserves what it asks for: a 2 GPUs, b 6.
+  const TaskId a_task = c.job(AddJob(c, "a-job", a, GpuSpec(2), 1)).tasks[0];
+  const TaskId b_task = c.job(AddJob(c, "b-job", b, GpuSpec(6), 1)).tasks[0];
+  const Policy policy = MustCompile(NoActions());
+  Snapshot snapshot(c);
+  Session s(snapshot, policy);
+  // Equal shares go by name: a first.
+  ASSERT_LT(s.CompareQueues(a, b), 0) << "both hold nothing";
+  Statement st = s.NewStatement();
+  ASSERT_TRUE(st.Allocate(a_task, On(0, Devices(0, 2))).ok());
+  EXPECT_GT(s.CompareQueues(a, b), 0) << "a has all it deserves, b none: b goes first";
+  const size_t cp = st.Checkpoint();
+  ASSERT_TRUE(st.Allocate(b_task, On(0, Devices(2, 6))).ok());
+  EXPECT_LT(s.CompareQueues(a, b), 0) << "both have all they deserve";
+  st.Rollback(cp);
+  EXPECT_GT(s.CompareQueues(a, b), 0) << "b's allocation undone: b first again";
+  st.Rollback(0);
+  EXPECT_LT(s.CompareQueues(a, b), 0) << "all undone";
+}
+
 }  // namespace
 }  // namespace gantry

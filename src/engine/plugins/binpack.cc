@@ -29,13 +29,12 @@ class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
     // CPU-only tasks score zero on GPU nodes, so that they go to CPU nodes when those
     // have room and leave GPU nodes' CPU and memory to GPU tasks.
     if (!spec.gpu.wants_gpu() && w.gpu_count > 0) return 0;
-    const Node& node = s.cluster().node(id);
     int64_t sum = 0;
     int64_t weights = 0;
     for (const ResourceWeight& rw : weights_) {
       Milli request;
       Milli used;
-      Milli total = node.allocatable.Get(rw.id);
+      Milli total = s.allocatable(id, rw.id);
       if (rw.id == kGpu) {
         request = static_cast<Milli>(gpus.devices.size()) * gpus.milli_each;
         used = s.gpu_used_milli(id);

@@ -14,7 +14,7 @@ int64_t DominantShare(const ResourceVector& allocated, const ClusterState& clust
   for (const auto& e : allocated.entries()) {
     const Int128 total = cluster.exact_capacity(e.id);
     if (total <= 0) continue;
-    auto s = static_cast<int64_t>(static_cast<Int128>(e.amount) * 1'000'000 / total);
+    auto s = static_cast<int64_t>(MulDiv(e.amount, 1'000'000, total));
     share = std::max(share, s);
   }
   return share;

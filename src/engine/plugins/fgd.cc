@@ -20,13 +20,11 @@ void FgdScorer::OnSessionOpen(Session& s) {
                                   static_cast<double>(coverage_pct_) / 100.0);
   frag_.assign(s.cluster().nodes().size(), 0);
   frag_known_.assign(s.cluster().nodes().size(), 0);
-  last_.node = kNone;
 }
 
 void FgdScorer::OnStateChange(const Session& /*s*/, StateChange /*change*/, TaskId /*task*/,
                               NodeId node, const GpuChoice& /*gpus*/, int /*sign*/) {
   frag_known_[node] = 0;
-  last_.node = kNone;
 }
 
 double FgdScorer::Frag(Milli cpu_free, GpuModelId model,
@@ -65,8 +63,8 @@ int64_t FgdScorer::ScoreChange(const Session& /*s*/, const TaskSpec& /*spec*/, N
   return FgdScore(before, after);
 }
 
-bool FgdScorer::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId node,
-                              GpuChoice* out) const {
+bool FgdScorer::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId node, GpuChoice* out,
+                              int64_t* score) const {
   const NodeGpus gpus = s.node_gpus(node);
   const double before = FragOf(s, node);
   const Milli cpu_after = s.free(node, kCpu) - spec.requests.Get(kCpu);
@@ -101,16 +99,13 @@ bool FgdScorer::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId nod
     for (int32_t d : out->devices) free_[static_cast<size_t>(d)] -= out->milli_each;
     best = ScoreChange(s, spec, node, before, Frag(cpu_after, model, free_));
   }
-  if (!s.viewing_future()) last_.Remember(node, spec, *out, best);
+  *score = best;
   return true;
 }
 
 int64_t FgdScorer::ScoreNode(const Session& s, const TaskSpec& spec, NodeId node,
                              const GpuChoice& gpus) const {
-  // ChooseDevices has usually just scored this very placement; reuse it. Anything else
-  // (devices another scorer chose, a placement a queue limit refused and another task
-  // since) is scored afresh.
-  if (!s.viewing_future() && last_.Is(node, spec, gpus)) return last_.score;
+  // Devices another scorer chose (when fgd chose them, ChooseDevices gave the score).
   return ScoreChoice(s, spec, node, gpus);
 }
 

@@ -71,10 +71,9 @@ class GantryPackingScorer : public SessionCopyable<GantryPackingScorer, FgdScore
       const Milli gpu_free = static_cast<Milli>(w.gpu_count) * kGpuMilliWhole - w.gpu_used;
       const Milli cpu_free = s.free(node, kCpu);
       // CPU per free milli-GPU; a node without free GPUs is best of all.
-      return fgd + (gpu_free <= 0
-                        ? kTieRange - 1
-                        : static_cast<Milli>(std::min<Int128>(
-                              kTieRange - 2, static_cast<Int128>(cpu_free) * 1000 / gpu_free)));
+      return fgd + (gpu_free <= 0 ? kTieRange - 1
+                                  : static_cast<Milli>(std::min<Int128>(
+                                        kTieRange - 2, MulDiv(cpu_free, 1000, gpu_free))));
     }
     const double cosine = cpu_only_minority_ ? ShapeCosine(s, spec, node) : 0;
     // Nodes in use: [kTieRange / 2, kTieRange); idle nodes below them.
@@ -99,8 +98,7 @@ class GantryPackingScorer : public SessionCopyable<GantryPackingScorer, FgdScore
   static double ShapeCosine(const Session& s, const TaskSpec& spec, NodeId node) {
     const NodeWork& w = s.node(node);
     const Milli gpu_total = static_cast<Milli>(w.gpu_count) * kGpuMilliWhole;
-    const double cpu_cap =
-        static_cast<double>(std::max<Milli>(1, s.cluster().node(node).allocatable.Get(kCpu)));
+    const double cpu_cap = static_cast<double>(std::max<Milli>(1, s.allocatable(node, kCpu)));
     const double gpu_cap = static_cast<double>(std::max<Milli>(1, gpu_total));
     const double c = static_cast<double>(s.free(node, kCpu)) / cpu_cap;
     const double g = static_cast<double>(gpu_total - w.gpu_used) / gpu_cap;

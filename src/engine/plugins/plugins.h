@@ -58,15 +58,18 @@ struct FragmentationArgs {
 Result<FragmentationArgs> ParseFragmentationArgs(const PluginConfig& config);
 
 // The fgd scorer, exposed for plugins that build on it.
-class FgdScorer : public SessionCopyable<FgdScorer>, public NodeScorer, public PlacementListener {
+class FgdScorer : public SessionCopyable<FgdScorer>,
+                  public NodeScorer,
+                  public DeviceChooser,
+                  public PlacementListener {
  public:
   FgdScorer(int64_t weight, int64_t coverage_pct);
   std::string_view name() const override { return "fgd"; }
   void OnSessionOpen(Session& s) override;
   GpuPacking packing() const override { return GpuPacking::kTight; }
   int64_t weight() const override { return weight_; }
-  bool ChooseDevices(const Session& s, const TaskSpec& spec, NodeId node,
-                     GpuChoice* out) const override;
+  bool ChooseDevices(const Session& s, const TaskSpec& spec, NodeId node, GpuChoice* out,
+                     int64_t* score) const override;
   int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId node,
                     const GpuChoice& gpus) const override;
   void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId node,
@@ -92,36 +95,6 @@ class FgdScorer : public SessionCopyable<FgdScorer>, public NodeScorer, public P
   mutable std::vector<double> frag_;
   mutable std::vector<uint8_t> frag_known_;
   mutable std::vector<int32_t> free_;  // scratch
-  // The placement ChooseDevices scored last, valid until the working state changes. Kept
-  // and compared with plain loops: this runs for every candidate of every task, where a
-  // vector copy or memcmp call per candidate costs a tenth of the whole search.
-  struct LastScore {
-    NodeId node = kNone;
-    const TaskSpec* spec = nullptr;
-    GpuChoice choice;
-    int64_t score = 0;
-
-    void Remember(NodeId n, const TaskSpec& s, const GpuChoice& c, int64_t value) {
-      node = n;
-      spec = &s;
-      choice.devices.resize(c.devices.size());
-      for (size_t i = 0; i < c.devices.size(); ++i) choice.devices[i] = c.devices[i];
-      choice.milli_each = c.milli_each;
-      choice.memory_each = c.memory_each;
-      score = value;
-    }
-    bool Is(NodeId n, const TaskSpec& s, const GpuChoice& c) const {
-      if (node != n || spec != &s || choice.milli_each != c.milli_each ||
-          choice.memory_each != c.memory_each || choice.devices.size() != c.devices.size()) {
-        return false;
-      }
-      for (size_t i = 0; i < c.devices.size(); ++i) {
-        if (choice.devices[i] != c.devices[i]) return false;
-      }
-      return true;
-    }
-  };
-  mutable LastScore last_;
 };
 
 }  // namespace gantry

@@ -30,6 +30,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     const size_t n = queues.size();
     deserved_.assign(n, {});
     admitted_.assign(n, {});
+    shares_.assign(n, {});
     // What each queue can use at most: its request, capped by its capability.
     std::vector<ResourceVector> want(n);
     for (size_t q = 0; q < n; ++q) {
@@ -56,8 +57,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
           Milli have = deserved_[q].Get(r);
           Milli need = want[q].Get(r) - have;
           if (need <= 0) continue;
-          auto portion =
-              static_cast<Milli>(static_cast<Int128>(remaining) * queues[q].weight / weight_sum);
+          auto portion = static_cast<Milli>(MulDiv(remaining, queues[q].weight, weight_sum));
           Milli give = std::min(need, portion);
           deserved_[q].Set(r, have + give);
           handed += give;
@@ -184,19 +184,30 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   }
   static int64_t Ratio(Milli used, Milli of) {
     if (of <= 0) return 0;
-    return static_cast<int64_t>(static_cast<Int128>(used) * kShareScale / of);
+    return static_cast<int64_t>(MulDiv(used, kShareScale, of));
   }
-  // The queue's dominant share of what it deserves, in millionths.
+  // The queue's dominant share of what it deserves, in millionths. Kept until the
+  // queue's amounts change: the allocate action compares queues once per job it places.
   int64_t Share(const Session& s, QueueId q) const {
+    const QueueWork& work = s.queue(q);
+    KnownShare& known = shares_[q];
+    if (known.changes == work.changes) return known.share;
     int64_t share = 0;
     for (const auto& e : deserved_[q].entries()) {
-      share = std::max(share, Ratio(s.queue(q).allocated.Get(e.id), e.amount));
+      share = std::max(share, Ratio(work.allocated.Get(e.id), e.amount));
     }
+    known = {work.changes, share};
     return share;
   }
 
+  struct KnownShare {
+    uint64_t changes = UINT64_MAX;  // the QueueWork::changes it was computed at
+    int64_t share = 0;
+  };
+
   std::vector<ResourceVector> deserved_;
-  std::vector<ResourceVector> admitted_;  // min resources of jobs admitted this session
+  std::vector<ResourceVector> admitted_;    // min resources of jobs admitted this session
+  mutable std::vector<KnownShare> shares_;  // by queue
 };
 
 }  // namespace

@@ -44,7 +44,7 @@ class TracePolicy : public Plugin, public NodeScorer {
   Milli max_gpu_ = 1;
 };
 
-class RandomPolicy : public SessionCopyable<RandomPolicy, TracePolicy> {
+class RandomPolicy : public SessionCopyable<RandomPolicy, TracePolicy>, public DeviceChooser {
  public:
   using SessionCopyable::SessionCopyable;
   std::string_view name() const override { return "random"; }
@@ -54,8 +54,8 @@ class RandomPolicy : public SessionCopyable<RandomPolicy, TracePolicy> {
     return static_cast<int64_t>(s.rng().Uniform(uint64_t{1} << 40));
   }
   // A shared task goes to a device chosen uniformly among those with room.
-  bool ChooseDevices(const Session& s, const TaskSpec& spec, NodeId node,
-                     GpuChoice* out) const override {
+  bool ChooseDevices(const Session& s, const TaskSpec& spec, NodeId node, GpuChoice* out,
+                     int64_t* /*score*/) const override {
     if (!spec.gpu.shared()) return false;
     NodeGpus gpus = s.node_gpus(node);
     int32_t chosen = -1;
