@@ -97,13 +97,25 @@ void ApiWriter::Bind(BindRequest request) {
   binds_.Submit([this, request = std::move(request)] { on_bound_(DoBind(request)); });
 }
 
+std::string BindResult::Reason() const {
+  if (status == 0) return "unavailable";
+  if (status == 409) return "conflict";
+  if (status == 404) return "not_found";
+  if (status == 401 || status == 403) return "forbidden";
+  if (status == 400 || status == 422) return "invalid";
+  if (status >= 500) return "server_error";
+  return "other";
+}
+
 BindResult ApiWriter::DoBind(const BindRequest& r) {
   BindResult result;
   result.request = r;
   auto started = std::chrono::steady_clock::now();
+  int status = 0;
   auto finish = [&](bool ok, bool conflict, std::string error) {
     result.ok = ok;
     result.conflict = conflict;
+    result.status = status;
     result.error = std::move(error);
     result.latency_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -118,6 +130,7 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
     auto response =
         client_.Request("PATCH", PodPath(r.namespace_, r.name), k8s::JsonText(patch), kMergePatch);
     if (!response.ok()) return finish(false, false, response.status().message());
+    status = response->status;
     if (!response->ok()) {
       return finish(
           false, response->status == 409,
@@ -131,6 +144,7 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
   auto response =
       client_.Request("POST", PodPath(r.namespace_, r.name) + "/binding", k8s::JsonText(binding));
   if (!response.ok()) return finish(false, false, response.status().message());
+  status = response->status;
   if (!response->ok())
     return finish(false, response->status == 409, "binding: " + response->Describe());
   return finish(true, false, "");
@@ -147,7 +161,7 @@ void ApiWriter::WriteCondition(PodCondition c) {
                    {{"conditions",
                      {{{"type", "PodScheduled"},
                        {"status", "False"},
-                       {"reason", "Unschedulable"},
+                       {"reason", c.reason},
                        {"message", c.message},
                        {"lastProbeTime", nullptr},
                        {"lastTransitionTime", NowRfc3339()}}}}}}};

@@ -39,6 +39,10 @@ struct BindResult {
   BindRequest request;
   bool ok = false;
   bool conflict = false;  // 409: the pod is already bound (or is another pod now)
+  int status = 0;         // the API server's HTTP status; 0 when no answer came
+  // For the bind-failure metric: conflict, not_found, forbidden, invalid, server_error,
+  // unavailable (no answer) or other.
+  std::string Reason() const;
   std::string error;
   double latency_s = 0;
 };

@@ -408,7 +408,11 @@ void ClusterCache::SyncPod(const std::string& key) {
   } else if (pod.assumed) {
     want = Want::kAsIs;
   } else if (Ours(info) && !info.meta.deleting) {
-    want = pod.problem.empty() ? Want::kPending : Want::kUnschedulable;
+    // Gated pods are not scheduled (and say so), however malformed the rest of them is;
+    // nor are pods whose last bind failed, until their backoff ends.
+    want = !info.scheduling_gates.empty() || !pod.problem.empty() || pod.held_until > 0
+               ? Want::kUnschedulable
+               : Want::kPending;
   }
   WaitFor(pod, key, waiting_for);
   if (want == Want::kAsIs) return;
@@ -477,6 +481,7 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
     PodRecord& pod = it->second;
     DropTask(pod);
     if (pod.assumed) assumed_--;
+    if (pod.held_until > 0) held_.erase({pod.held_until, key});
     WaitFor(pod, key, "");
     LeaveJob(pod);
     pods_.erase(it);
@@ -498,6 +503,11 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
   if (!pod.info.node_name.empty() && pod.assumed) {
     pod.assumed = false;
     assumed_--;
+  }
+  if (!pod.info.node_name.empty()) {
+    pod.bind_failures = 0;
+    if (pod.held_until > 0) held_.erase({pod.held_until, key});
+    pod.held_until = 0;
   }
   SyncPod(key);
 }
@@ -671,19 +681,41 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions) {
   return out;
 }
 
-void ClusterCache::BindFailed(const std::string& namespace_, const std::string& name,
-                              const std::string& uid) {
+double ClusterCache::BindFailed(const std::string& namespace_, const std::string& name,
+                                const std::string& uid, double now) {
   const std::string key = namespace_ + "/" + name;
   auto it = pods_.find(key);
-  if (it == pods_.end() || it->second.info.meta.uid != uid || !it->second.assumed) return;
+  if (it == pods_.end() || it->second.info.meta.uid != uid || !it->second.assumed) return 0;
   PodRecord& pod = it->second;
   pod.assumed = false;
   assumed_--;
+  double backoff = kBindBackoffInitial;
+  for (int32_t i = 0; i < pod.bind_failures && backoff < kBindBackoffMax; ++i) backoff *= 2;
+  backoff = std::min(backoff, kBindBackoffMax);
+  pod.bind_failures++;
+  if (pod.held_until > 0) held_.erase({pod.held_until, key});
+  pod.held_until = now + backoff;
+  held_.insert({pod.held_until, key});
   if (pod.task != kNone && state_.task(pod.task).state == TaskState::kRunning &&
       pod.info.node_name.empty()) {
     state_.Unplace(pod.task);
   }
   SyncPod(key);
+  return backoff;
+}
+
+size_t ClusterCache::ReleaseHeld(double now) {
+  size_t released = 0;
+  while (!held_.empty() && held_.begin()->first <= now) {
+    const std::string key = held_.begin()->second;
+    held_.erase(held_.begin());
+    auto it = pods_.find(key);
+    if (it == pods_.end()) continue;
+    it->second.held_until = 0;
+    SyncPod(key);
+    released++;
+  }
+  return released;
 }
 
 }  // namespace gantry

@@ -72,11 +72,17 @@ struct ObjectEvent {
 };
 
 // The PodScheduled=False condition for a pending pod.
+// A PodScheduled=False condition to write.
 struct PodCondition {
   std::string namespace_;
   std::string name;
   std::string message;
+  std::string reason = "Unschedulable";  // or SchedulingGated
 };
+
+// kube-scheduler's words for a pod held back by its scheduling gates.
+inline constexpr const char* kSchedulingGatedMessage =
+    "Scheduling is blocked due to non-empty scheduling gates";
 
 // A PodGroup's status.
 struct GroupStatus {
@@ -106,8 +112,16 @@ class ClusterCache {
   // Records a session's binds as assumed (they count at once) and returns them to send.
   std::vector<BindRequest> Assume(const Decisions& decisions);
   // A bind that did not happen: the pod is pending again, unless the API server has
-  // told us meanwhile that it is bound.
-  void BindFailed(const std::string& namespace_, const std::string& name, const std::string& uid);
+  // told us meanwhile that it is bound; but it is not placed again before `now` plus a
+  // backoff that doubles with each failure in a row (kBindBackoffInitial..Max seconds),
+  // so that a bind the API server keeps refusing is not retried every cycle. `now` is in
+  // seconds on the caller's clock. Returns the backoff.
+  double BindFailed(const std::string& namespace_, const std::string& name, const std::string& uid,
+                    double now = 0);
+  // Pods whose backoff ended by `now` are pending again; returns how many.
+  size_t ReleaseHeld(double now);
+  static constexpr double kBindBackoffInitial = 1;
+  static constexpr double kBindBackoffMax = 60;
 
   // What to write after a session: PodScheduled conditions for pending pods whose
   // message changed, and PodGroup statuses that changed. Reasons come from the session's
@@ -170,6 +184,8 @@ class ClusterCache {
     bool adjusted = false;        // counted as more than it asks (unreadable, or too many GPUs)
     std::string written_message;  // PodScheduled message we last wrote
     std::string accounting_note;  // the last event about how it is counted on its node
+    int32_t bind_failures = 0;    // in a row; 0 once it is seen bound
+    double held_until = 0;        // after a failed bind: not placed again before this
   };
   struct JobRecord {
     std::string key;
@@ -188,6 +204,8 @@ class ClusterCache {
     std::string written_message;
     int32_t written_running = -1;
   };
+
+  std::set<std::pair<double, std::string>> held_;  // (held_until, pod key)
 
   bool Ours(const k8s::PodInfo& pod) const { return pod.scheduler_name == scheduler_name_; }
   std::string JobKeyOf(const PodRecord& pod) const;

@@ -61,11 +61,19 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
       if (!info.node_name.empty() && !info.finished()) running++;
       bool waiting =
           info.node_name.empty() && !pod.assumed && !info.meta.deleting && !info.finished();
-      // A pod that cannot be scheduled as written says why, whatever its job's state.
-      const std::string& message = pod.problem.empty() ? reason : pod.problem;
+      // A gated pod says so, as kube-scheduler does, and nothing else (no event). A pod
+      // that cannot be scheduled as written says why, whatever its job's state.
+      const bool gated = !info.scheduling_gates.empty();
+      const std::string& message = gated                 ? std::string(kSchedulingGatedMessage)
+                                   : pod.problem.empty() ? reason
+                                                         : pod.problem;
       if (!waiting || message.empty()) continue;
       if (message == pod.written_message || message == info.unschedulable_message) continue;
       pod.written_message = message;
+      if (gated) {
+        conditions->push_back({info.meta.namespace_, info.meta.name, message, "SchedulingGated"});
+        continue;
+      }
       conditions->push_back({info.meta.namespace_, info.meta.name, message});
       events->push_back({"v1", "Pod", info.meta.namespace_, info.meta.name, info.meta.uid,
                          "Warning", "FailedScheduling", message});

@@ -15,6 +15,10 @@ int64_t SteadyNanos() {
       .count();
 }
 
+double SteadySeconds() {
+  return static_cast<double>(SteadyNanos()) / 1e9;
+}
+
 template <typename T>
 T* MustRegister(Result<T*> r) {
   // The names below are constants: a failure is a programming error caught by any run.
@@ -143,17 +147,23 @@ void Scheduler::Apply(Item& item) {
                              " to " + r.request.node});
     return;
   }
-  (void)m_.bind_failures->With({r.conflict ? "conflict" : "error"}).Inc();
+  (void)m_.bind_failures->With({r.Reason()}).Inc();
   std::fprintf(stderr, "gantry: bind %s/%s to %s failed: %s\n", r.request.namespace_.c_str(),
                r.request.name.c_str(), r.request.node.c_str(), r.error.c_str());
-  if (!r.conflict) {
+  // A conflict usually means the pod is bound already: the watch will say where. Either
+  // way the assumption goes; the pod is placed again, if it is still pending, once its
+  // backoff ends (it doubles with each failure in a row: a refusal that retrying will not
+  // change costs the API server a request a minute, not one a cycle).
+  const double backoff =
+      cache_.BindFailed(r.request.namespace_, r.request.name, r.request.uid, SteadySeconds());
+  if (backoff > 0) {
+    char retry[32];
+    std::snprintf(retry, sizeof retry, "%.0f", backoff);
     writer_->WriteEvent({"v1", "Pod", r.request.namespace_, r.request.name, r.request.uid,
                          "Warning", "FailedBinding",
-                         "binding to " + r.request.node + " failed: " + r.error});
+                         "binding to " + r.request.node + " failed (" + r.Reason() +
+                             "): " + r.error + "; retrying in " + retry + "s"});
   }
-  // A conflict usually means the pod is bound already: the watch will say where. Either
-  // way the assumption goes; the pod is placed again if it is still pending.
-  cache_.BindFailed(r.request.namespace_, r.request.name, r.request.uid);
 }
 
 void Scheduler::RunCycle() {
@@ -266,6 +276,7 @@ void Scheduler::Run(const std::atomic<bool>& stop) {
     }
     for (Item& item : batch) Apply(item);
     batch.clear();
+    if (cache_.ReleaseHeld(SteadySeconds()) > 0) dirty_ = true;
     heartbeat_ns_ = SteadyNanos();
     for (ObjectEvent& e : cache_.TakeProblems()) writer_->WriteEvent(std::move(e));
     if (!synced_before) continue;

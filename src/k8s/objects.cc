@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "k8s/json_fields.h"
 #include "k8s/json_text.h"
+#include "k8s/pod_rules.h"
 #include "k8s/timestamp.h"
 #include "model/limits.h"
 #include "model/quantity.h"
@@ -13,28 +15,8 @@ namespace {
 
 using json = nlohmann::json;
 
-const json& Field(const json& object, const char* key) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it == object.end() ? kNull : *it;
-}
-
-std::string String(const json& object, const char* key) {
-  const json& v = Field(object, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
-
 std::string Describe(const ObjectMeta& meta, const char* kind) {
   return std::string(kind) + " " + meta.Key();
-}
-
-// A key or value as messages quote it: printable, and at most 100 bytes of it.
-std::string KeyText(const std::string& text) {
-  constexpr size_t kMax = 100;
-  std::string out;
-  for (char c : text.substr(0, kMax)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  return text.size() > kMax ? out + "..." : out;
 }
 
 Result<Milli> QuantityOf(const json& value, const std::string& where) {
@@ -94,15 +76,6 @@ Status ReadCreationTimestamp(const json& object, const std::string& where, Objec
   return Status::Ok();
 }
 
-Labels LabelsOf(const json& map) {
-  Labels labels;
-  if (!map.is_object()) return labels;
-  for (auto it = map.begin(); it != map.end(); ++it) {
-    if (it.value().is_string()) labels.Set(it.key(), it.value().get<std::string>());
-  }
-  return labels;
-}
-
 Status ParseTolerations(const json& list, const std::string& where, std::vector<Toleration>* out) {
   if (!list.is_array()) return Status::Ok();
   for (size_t i = 0; i < list.size(); ++i) {
@@ -125,50 +98,6 @@ Status ParseTolerations(const json& list, const std::string& where, std::vector<
       return Status::Invalid(at + ".effect: unknown effect \"" + effect + "\"");
     }
     out->push_back(std::move(tol));
-  }
-  return Status::Ok();
-}
-
-Status ParseAffinity(const json& spec, const std::string& where, NodeAffinity* out) {
-  const json& required = Field(Field(Field(spec, "affinity"), "nodeAffinity"),
-                               "requiredDuringSchedulingIgnoredDuringExecution");
-  const json& terms = Field(required, "nodeSelectorTerms");
-  if (!terms.is_array()) return Status::Ok();
-  for (size_t i = 0; i < terms.size(); ++i) {
-    std::string at = where +
-                     ".affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
-                     ".nodeSelectorTerms[" +
-                     std::to_string(i) + "]";
-    if (Field(terms[i], "matchFields").is_array() && !Field(terms[i], "matchFields").empty()) {
-      return Status::Invalid(at + ".matchFields: not supported by gantry");
-    }
-    std::vector<SelectorRequirement> term;
-    const json& exprs = Field(terms[i], "matchExpressions");
-    for (size_t j = 0; exprs.is_array() && j < exprs.size(); ++j) {
-      std::string eat = at + ".matchExpressions[" + std::to_string(j) + "]";
-      SelectorRequirement r;
-      r.key = String(exprs[j], "key");
-      std::string op = String(exprs[j], "operator");
-      if (!ParseSelectorOp(op, &r.op)) {
-        return Status::Invalid(eat + ".operator: \"" + op +
-                               "\" is not supported (In, NotIn, Exists, DoesNotExist)");
-      }
-      const json& values = Field(exprs[j], "values");
-      for (size_t k = 0; values.is_array() && k < values.size(); ++k) {
-        if (values[k].is_string()) r.values.push_back(values[k].get<std::string>());
-      }
-      // Kubernetes: In and NotIn need values, Exists and DoesNotExist take none.
-      bool wants_values =
-          r.op == SelectorRequirement::Op::kIn || r.op == SelectorRequirement::Op::kNotIn;
-      if (wants_values && r.values.empty()) {
-        return Status::Invalid(eat + ".values: operator " + op + " needs at least one value");
-      }
-      if (!wants_values && !r.values.empty()) {
-        return Status::Invalid(eat + ".values: operator " + op + " takes no values");
-      }
-      term.push_back(std::move(r));
-    }
-    out->terms.push_back(std::move(term));
   }
   return Status::Ok();
 }
@@ -285,14 +214,45 @@ void PodRequests(const json& spec, const std::string& where, ResourceVector* out
     AddChecked(r, where + ".containers[" + std::to_string(i) + "].resources", &sum, unreadable,
                problem);
   }
+  // Init containers, as kube-scheduler counts them (component-helpers' PodRequests): each
+  // runs alone after the sidecars started before it (restartPolicy Always), which keep
+  // running beside the app containers; the pod needs the most any of those moments take.
   const json& inits = Field(spec, "initContainers");
-  for (size_t i = 0; inits.is_array() && i < inits.size(); ++i) {
-    ResourceVector r;
-    ContainerRequests(inits[i], where + ".initContainers[" + std::to_string(i) + "]", &r,
-                      unreadable, problem);
-    // Restartable init containers (sidecars) run beside the others; kept simple: max.
+  ResourceVector sidecars, init_peak;
+  auto raise_to = [](const ResourceVector& r, ResourceVector* peak) {
     for (const auto& e : r.entries()) {
-      if (e.amount > sum.Get(e.id)) sum.Set(e.id, e.amount);
+      if (e.amount > peak->Get(e.id)) peak->Set(e.id, e.amount);
+    }
+  };
+  for (size_t i = 0; inits.is_array() && i < inits.size(); ++i) {
+    const std::string at = where + ".initContainers[" + std::to_string(i) + "]";
+    ResourceVector r;
+    ContainerRequests(inits[i], at, &r, unreadable, problem);
+    if (String(inits[i], "restartPolicy") == "Always") {
+      AddChecked(r, at + ".resources", &sum, unreadable, problem);
+      AddChecked(r, at + ".resources", &sidecars, unreadable, problem);
+      raise_to(sidecars, &init_peak);
+    } else {
+      ResourceVector moment = sidecars;
+      AddChecked(r, at + ".resources", &moment, unreadable, problem);
+      raise_to(moment, &init_peak);
+    }
+  }
+  raise_to(init_peak, &sum);
+  // Pod-level resources (spec.resources) replace the containers' sum for the resources
+  // they may set: cpu, memory and hugepages; a request absent takes the limit.
+  const json& pod_resources = Field(spec, "resources");
+  if (!pod_resources.is_null()) {
+    ResourceVector pod_level;
+    ContainerRequests(json{{"resources", pod_resources}}, where, &pod_level, unreadable, problem);
+    for (const auto& e : pod_level.entries()) {
+      const std::string name = ResourceName(e.id);
+      if (e.id == kCpu || e.id == kMemory || name.rfind("hugepages-", 0) == 0) {
+        sum.Set(e.id, e.amount);
+      } else if (problem->ok()) {
+        *problem = Status::Invalid(where + ".resources.requests." + KeyText(name) +
+                                   ": pod-level resources may only set cpu, memory and hugepages");
+      }
     }
   }
   ResourceVector overhead;
@@ -495,11 +455,40 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
     fail(st);
   }
   NodeAffinity affinity;
-  st = ParseAffinity(spec, where + ": spec", &affinity);
+  st = ParseNodeAffinity(spec, where + ": spec", &affinity);
   if (st.ok()) {
     pod.spec.affinity = std::move(affinity);
   } else {
     fail(st);
+  }
+  // Who it is, for other pods' rules, and its own rules about other pods. Each read
+  // whole or not at all: a pod with a rule that cannot be read is not scheduled.
+  pod.spec.namespace_ = pod.meta.namespace_;
+  pod.spec.labels = LabelsOf(labels);
+  PodAffinity pod_affinity;
+  st = ParsePodAffinity(spec, where + ": spec", pod.spec.labels, &pod_affinity);
+  if (st.ok()) {
+    pod.spec.pod_affinity = std::move(pod_affinity);
+  } else {
+    fail(st);
+  }
+  std::vector<TopologySpreadConstraint> spread;
+  st = ParseTopologySpread(spec, where + ": spec", pod.spec.labels, &spread);
+  if (st.ok()) {
+    pod.spec.spread = std::move(spread);
+  } else {
+    fail(st);
+  }
+  std::vector<HostPort> ports;
+  st = ParseHostPorts(spec, where + ": spec", &ports);
+  if (st.ok()) {
+    pod.spec.host_ports = std::move(ports);
+  } else {
+    fail(st);
+  }
+  pod.scheduling_gates = SchedulingGates(spec);
+  if (std::string unsupported = UnsupportedField(spec); !unsupported.empty()) {
+    fail(Status::Invalid(where + ": " + unsupported));
   }
 
   if (std::string g = String(annotations, kGroupAnnotation); !g.empty()) {

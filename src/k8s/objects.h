@@ -73,6 +73,8 @@ struct PodInfo {
   std::string group;                 // the pod group's name (same namespace), empty when none
   std::string queue;                 // from an annotation; empty when none
   std::vector<int32_t> gpu_devices;  // from gantry.dev/gpu-devices, when bound by Gantry
+  // spec.schedulingGates: while any is there the pod is not scheduled (SchedulingGated).
+  std::vector<std::string> scheduling_gates;
   // What could not be read of its requests; empty for a pod ParsePod accepts.
   UnreadableRequests unreadable;
   // The PodScheduled=False condition's message as last written, to avoid rewriting it.

@@ -120,6 +120,69 @@ TEST(ClusterCache, BoundPodBeforeItsNodeIsCountedWhenTheNodeComes) {
   EXPECT_EQ(c.state().node(c.state().FindNode("n1")).used.Get(kGpu), 2000);
 }
 
+// kube-scheduler: a pod with spec.schedulingGates is never scheduled; it shows
+// PodScheduled=False, reason SchedulingGated, and is scheduled once its gates go.
+TEST(ClusterCache, GatedPodsWaitSayingSoAndAreScheduledOnceTheGatesGo) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1", 8));
+  json gated = PodObject("p", 1);
+  gated["spec"]["schedulingGates"] = json::array({{{"name", "kueue.x-k8s.io/admission"}}});
+  c.OnPod(EventType::kAdded, gated);
+  EXPECT_EQ(c.pending_pods(), 0) << "a gated pod is no task";
+  std::vector<PodCondition> conditions;
+  std::vector<GroupStatus> groups;
+  std::vector<ObjectEvent> events;
+  c.CollectStatus(Decisions{}, &conditions, &groups, &events);
+  ASSERT_EQ(conditions.size(), 1u);
+  EXPECT_EQ(conditions[0].reason, "SchedulingGated");
+  EXPECT_EQ(conditions[0].message, kSchedulingGatedMessage);
+  EXPECT_TRUE(events.empty()) << "kube-scheduler writes no event for a gated pod";
+  json open = PodObject("p", 1);
+  open["metadata"]["resourceVersion"] = "2";
+  c.OnPod(EventType::kModified, open);
+  EXPECT_EQ(c.pending_pods(), 1);
+}
+
+// A bind the API server keeps refusing is retried after 1, 2, 4, ... seconds (at most
+// 60), not every cycle; the count starts again once the pod is bound.
+TEST(ClusterCache, FailedBindsBackOffDoublingAndResetOnceBound) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1", 8));
+  c.OnPod(EventType::kAdded, PodObject("p", 1));
+  auto assume = [&] {
+    const Task* t = TaskNamed(c.state(), "ml/p");
+    if (t == nullptr) return false;
+    Decisions d;
+    BindDecision b;
+    b.task = static_cast<TaskId>(t - c.state().tasks().data());
+    b.job = t->job;
+    b.node = c.state().FindNode("n1");
+    b.gpus = {0};
+    d.binds.push_back(b);
+    return c.Assume(d).size() == 1;
+  };
+  double now = 1000;
+  std::vector<double> backoffs;
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_TRUE(assume()) << "try " << i;
+    const double backoff = c.BindFailed("ml", "p", "uid-p", now);
+    backoffs.push_back(backoff);
+    EXPECT_EQ(c.ReleaseHeld(now + backoff - 0.01), 0u);
+    EXPECT_EQ(c.pending_pods(), 0);
+    now += backoff;
+    EXPECT_EQ(c.ReleaseHeld(now), 1u);
+    EXPECT_EQ(c.pending_pods(), 1);
+  }
+  EXPECT_EQ(backoffs, (std::vector<double>{1, 2, 4, 8, 16, 32, 60, 60}));
+  ASSERT_TRUE(assume());
+  c.OnPod(EventType::kModified, Bound(PodObject("p", 1), "n1"));
+  json pending_again = PodObject("p", 1);  // unbound again: say, the node went away
+  pending_again["metadata"]["resourceVersion"] = "3";
+  c.OnPod(EventType::kModified, pending_again);
+  ASSERT_TRUE(assume());
+  EXPECT_EQ(c.BindFailed("ml", "p", "uid-p", now), 1) << "bound once: counting starts again";
+}
+
 TEST(ClusterCache, GangWaitsForItsPodGroupThenTakesItsSize) {
   ClusterCache c("gantry");
   for (int i = 0; i < 3; ++i)
@@ -185,11 +248,16 @@ TEST(ClusterCache, AssumedPlacementSurvivesUntilTheBindIsSeenOrFails) {
   touched["metadata"]["resourceVersion"] = "2";
   c.OnPod(EventType::kModified, touched);
   EXPECT_EQ(c.state().node(c.state().FindNode("n1")).used.Get(kGpu), 2000);
-  // The bind fails: pending again, room given back.
-  c.BindFailed("ml", "p", "uid-p");
+  // The bind fails: room given back, and pending again once its backoff (1 s for a
+  // first failure) ends.
+  EXPECT_EQ(c.BindFailed("ml", "p", "uid-p", /*now=*/100), ClusterCache::kBindBackoffInitial);
   EXPECT_EQ(c.assumed_pods(), 0);
-  EXPECT_EQ(c.pending_pods(), 1);
   EXPECT_EQ(c.state().node(c.state().FindNode("n1")).used.Get(kGpu), 0);
+  EXPECT_EQ(c.pending_pods(), 0) << "held back until its backoff ends";
+  EXPECT_EQ(c.ReleaseHeld(100.5), 0u);
+  EXPECT_EQ(c.pending_pods(), 0);
+  EXPECT_EQ(c.ReleaseHeld(101), 1u);
+  EXPECT_EQ(c.pending_pods(), 1);
   // Placed again and this time seen bound: counted once.
   t = TaskNamed(c.state(), "ml/p");
   id = static_cast<TaskId>(t - c.state().tasks().data());

@@ -436,31 +436,61 @@ TEST(ParsePod, RequiredNodeAffinity) {
   EXPECT_FALSE(p.spec.affinity.Matches(Labels({{"fast", ""}, {"spot", "true"}})));
 }
 
-TEST(ParsePod, PreferredAffinityIsIgnored) {
+TEST(ParsePod, PreferredAffinityIsAScoreNotAFilter) {
   json pod = Pod(R"({"containers": [], "affinity": {"nodeAffinity": {
-      "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference":
+      "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 7, "preference":
         {"matchExpressions": [{"key": "a", "operator": "In", "values": ["b"]}]}}]}}})");
-  EXPECT_TRUE(Must(ParsePod(pod)).spec.affinity.terms.empty());
+  const PodInfo p = Must(ParsePod(pod));
+  EXPECT_TRUE(p.spec.affinity.terms.empty());
+  ASSERT_EQ(p.spec.affinity.preferred.size(), 1u);
+  EXPECT_EQ(p.spec.affinity.preferred[0].weight, 7);
+  EXPECT_EQ(p.spec.affinity.PreferredWeight(
+                Labels(std::vector<std::pair<std::string, std::string>>{{"a", "b"}})),
+            7);
+  const std::string e = PodError(Pod(R"({"containers": [], "affinity": {"nodeAffinity": {
+      "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 101, "preference": {}}]}}})"));
+  EXPECT_TRUE(Contains(e,
+                       "preferredDuringSchedulingIgnoredDuringExecution[0].weight: must be an "
+                       "integer in 1..100, got 101"))
+      << e;
 }
 
-TEST(ParsePod, GtIsRejectedWithTheFieldPath) {
+TEST(ParsePod, GtAndLtCompareIntegersAndNeedOneIntegerValue) {
+  const PodInfo p = Must(ParsePod(AffinityPod(R"([
+      {"matchExpressions": [{"key": "gpu-count", "operator": "Gt", "values": ["4"]},
+                            {"key": "gpu-count", "operator": "Lt", "values": ["9"]}]}])")));
+  EXPECT_TRUE(p.spec.affinity.Matches(
+      Labels(std::vector<std::pair<std::string, std::string>>{{"gpu-count", "8"}})));
+  EXPECT_FALSE(p.spec.affinity.Matches(
+      Labels(std::vector<std::pair<std::string, std::string>>{{"gpu-count", "4"}})));
+  EXPECT_FALSE(p.spec.affinity.Matches(
+      Labels(std::vector<std::pair<std::string, std::string>>{{"gpu-count", "eight"}})));
   std::string e = PodError(AffinityPod(R"([
       {"matchExpressions": [{"key": "a", "operator": "Exists"}]},
       {"matchExpressions": [{"key": "b", "operator": "In", "values": ["x"]},
-                            {"key": "gpu-count", "operator": "Gt", "values": ["4"]}]}])"));
+                            {"key": "gpu-count", "operator": "Gt", "values": ["4", "5"]}]}])"));
   EXPECT_TRUE(
-      Contains(e, std::string("pod ml/p: ") + kAffinityPath + "[1].matchExpressions[1].operator"))
+      Contains(e, std::string("pod ml/p: ") + kAffinityPath + "[1].matchExpressions[1].values"))
       << e;
-  EXPECT_TRUE(Contains(e, "\"Gt\"")) << e;
-  e = PodError(
-      AffinityPod(R"([{"matchExpressions": [{"key": "a", "operator": "Lt", "values": ["1"]}]}])"));
-  EXPECT_TRUE(Contains(e, "\"Lt\"")) << e;
+  EXPECT_TRUE(Contains(e, "takes exactly one value")) << e;
+  e = PodError(AffinityPod(
+      R"([{"matchExpressions": [{"key": "a", "operator": "Lt", "values": ["1.5"]}]}])"));
+  EXPECT_TRUE(Contains(e, "operator Lt needs an integer, got \"1.5\"")) << e;
 }
 
-TEST(ParsePod, MatchFieldsIsRejected) {
+// DaemonSet pods name their node so (Kubernetes' DaemonSet controller).
+TEST(ParsePod, MatchFieldsOnTheNodeName) {
+  const PodInfo p = Must(ParsePod(AffinityPod(R"([
+      {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}])")));
+  EXPECT_TRUE(p.spec.affinity.Matches(Labels(), "n1"));
+  EXPECT_FALSE(p.spec.affinity.Matches(Labels(), "n2"));
   std::string e = PodError(AffinityPod(R"([
-      {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}])"));
-  EXPECT_TRUE(Contains(e, std::string("pod ml/p: ") + kAffinityPath + "[0].matchFields")) << e;
+      {"matchFields": [{"key": "metadata.namespace", "operator": "In", "values": ["n1"]}]}])"));
+  EXPECT_TRUE(Contains(e, std::string("pod ml/p: ") + kAffinityPath + "[0].matchFields[0].key"))
+      << e;
+  e = PodError(AffinityPod(R"([
+      {"matchFields": [{"key": "metadata.name", "operator": "Exists"}]}])"));
+  EXPECT_TRUE(Contains(e, "matchFields[0].operator: \"Exists\" is not supported (In, NotIn)")) << e;
 }
 
 TEST(ParsePod, InAndNotInNeedValuesExistsTakesNone) {
@@ -916,13 +946,13 @@ TEST(ParsePod, GpuFractionFinerThanAThousandthIsRefused) {
 // What can be read of a pod Gantry cannot schedule
 
 TEST(DecodePod, RequestsAreReadWhateverElseIsWrong) {
-  // matchFields and a malformed devices annotation: not schedulable by gantry, but what
-  // it asks for (8 GPUs, 4 CPUs) is plain.
+  // A matchFields key Kubernetes does not allow and a malformed devices annotation: not
+  // schedulable by gantry, but what it asks for (8 GPUs, 4 CPUs) is plain.
   json pod = Pod(R"({"nodeName": "n1", "containers": [{"name": "c", "resources": {
       "requests": {"cpu": "4"}, "limits": {"nvidia.com/gpu": "8"}}}],
       "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
         "nodeSelectorTerms": [{"matchFields": [
-          {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}})",
+          {"key": "spec.nodeName", "operator": "In", "values": ["n1"]}]}]}}}})",
                  R"("annotations": {"gantry.dev/gpu-devices": "zero,one"})");
   std::string problem;
   PodInfo p = Must(DecodePod(pod, &problem));
