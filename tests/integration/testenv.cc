@@ -121,8 +121,8 @@ void TestEnv::TearDown() {
   }
 }
 
-Status TestEnv::Script(const std::string& command) {
-  std::string line = Quote(kScript) + " " + command + " " + Quote(dir_) + " 2>&1";
+Status TestEnv::Script(const std::string& command, const std::string& args) {
+  std::string line = Quote(kScript) + " " + command + " " + Quote(dir_) + " " + args + " 2>&1";
   FILE* pipe = popen(line.c_str(), "r");
   if (!pipe) return Status::IoError("cannot run " + line);
   std::string output;
@@ -133,6 +133,26 @@ Status TestEnv::Script(const std::string& command) {
     return Status::Failed("testenv.sh " + command + " " + dir_ + " failed (status " +
                           std::to_string(rc) + "):\n" + output);
   }
+  return Status::Ok();
+}
+
+Status TestEnv::StartKubeScheduler(const std::string& scheduler_name) {
+  if (kube_scheduler_started_) return Status::Ok();
+  // With --config, kube-scheduler ignores its --kubeconfig and --leader-elect flags: the
+  // file says both.
+  const std::string config = dir_ + "/kube-scheduler-config.yaml";
+  FILE* f = std::fopen(config.c_str(), "w");
+  if (f == nullptr) return Status::IoError("cannot write " + config);
+  std::fprintf(f,
+               "apiVersion: kubescheduler.config.k8s.io/v1\n"
+               "kind: KubeSchedulerConfiguration\n"
+               "clientConnection:\n  kubeconfig: %s\n"
+               "leaderElection:\n  leaderElect: false\n"
+               "profiles:\n- schedulerName: %s\n",
+               kubeconfig_path().c_str(), scheduler_name.c_str());
+  std::fclose(f);
+  GANTRY_RETURN_IF_ERROR(Script("start-scheduler", "--config=" + Quote(config)));
+  kube_scheduler_started_ = true;
   return Status::Ok();
 }
 

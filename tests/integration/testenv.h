@@ -48,6 +48,11 @@ class TestEnv : public ::testing::Environment {
   const k8s::Credentials& credentials() const { return credentials_; }
   k8s::Client& client() { return *client_; }
 
+  // The upstream kube-scheduler beside the server, once per test binary (later calls do
+  // nothing), with one profile named `scheduler_name` (so that it takes only pods that ask
+  // for it: other tests' pods with default-scheduler stay theirs). Stopped with the server.
+  Status StartKubeScheduler(const std::string& scheduler_name);
+
   // kube-apiserver alone; etcd and its data stay. Same port, same certificate.
   Status RestartApiServer();
   Status StopApiServer();
@@ -79,11 +84,13 @@ class TestEnv : public ::testing::Environment {
                       std::chrono::milliseconds poll = std::chrono::milliseconds(20));
 
  private:
-  Status Script(const std::string& command);
+  // testenv.sh COMMAND DIR ARGS (ARGS already quoted for the shell).
+  Status Script(const std::string& command, const std::string& args = "");
   Status WaitEstablished(const std::string& crd_name);
 
   std::string dir_;
   bool started_ = false;
+  bool kube_scheduler_started_ = false;
   k8s::Credentials credentials_;
   std::unique_ptr<k8s::Client> client_;
 };
