@@ -1,5 +1,7 @@
 #include "daemon/cluster_cache.h"
 
+#include "k8s/json_fields.h"
+
 #include <algorithm>
 
 #include "model/limits.h"
@@ -645,6 +647,17 @@ void ClusterCache::OnPriorityClass(k8s::EventType type, const json& object) {
     const k8s::PodGroupInfo* group = GroupOf(job);
     if (group && group->priority_class_name == pc->meta.name) RefreshJob(job);
   }
+}
+
+void ClusterCache::OnNamespace(k8s::EventType type, const json& object) {
+  auto meta = k8s::ParseMeta(object);
+  if (!meta.ok()) return;
+  if (type == k8s::EventType::kDeleted) {
+    state_.RemoveNamespace(meta->name);
+    return;
+  }
+  state_.SetNamespaceLabels(meta->name,
+                            k8s::LabelsOf(k8s::Field(k8s::Field(object, "metadata"), "labels")));
 }
 
 // ---------------------------------------------------------------------------------------

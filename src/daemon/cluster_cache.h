@@ -108,6 +108,8 @@ class ClusterCache {
   void OnPodGroup(k8s::GroupApi api, k8s::EventType type, const nlohmann::json& object);
   void OnQueue(k8s::EventType type, const nlohmann::json& object);
   void OnPriorityClass(k8s::EventType type, const nlohmann::json& object);
+  // A namespace's labels, for pod affinity terms with a namespaceSelector.
+  void OnNamespace(k8s::EventType type, const nlohmann::json& object);
 
   // Records a session's binds as assumed (they count at once) and returns them to send.
   std::vector<BindRequest> Assume(const Decisions& decisions);

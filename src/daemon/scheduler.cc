@@ -134,6 +134,9 @@ void Scheduler::Apply(Item& item) {
       case Kind::kPriorityClass:
         cache_.OnPriorityClass(w->type, w->object);
         break;
+      case Kind::kNamespace:
+        cache_.OnNamespace(w->type, w->object);
+        break;
     }
     return;
   }
@@ -235,6 +238,7 @@ void Scheduler::Run(const std::atomic<bool>& stop) {
   const Source sources[] = {
       {Kind::kNode, "/api/v1/nodes"},
       {Kind::kPriorityClass, "/apis/scheduling.k8s.io/v1/priorityclasses"},
+      {Kind::kNamespace, "/api/v1/namespaces"},
       {Kind::kQueue, "/apis/scheduling.volcano.sh/v1beta1/queues"},
       {Kind::kVolcanoGroup, "/apis/scheduling.volcano.sh/v1beta1/podgroups"},
       {Kind::kCoschedulingGroup, "/apis/scheduling.x-k8s.io/v1alpha1/podgroups"},

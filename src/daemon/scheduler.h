@@ -48,7 +48,15 @@ class Scheduler {
   int64_t cycles() const { return cycles_.load(); }
 
  private:
-  enum class Kind { kPod, kNode, kVolcanoGroup, kCoschedulingGroup, kQueue, kPriorityClass };
+  enum class Kind {
+    kPod,
+    kNode,
+    kVolcanoGroup,
+    kCoschedulingGroup,
+    kQueue,
+    kPriorityClass,
+    kNamespace
+  };
   struct WatchItem {
     Kind kind;
     k8s::EventType type;

@@ -183,6 +183,20 @@ TEST(ClusterCache, FailedBindsBackOffDoublingAndResetOnceBound) {
   EXPECT_EQ(c.BindFailed("ml", "p", "uid-p", now), 1) << "bound once: counting starts again";
 }
 
+TEST(ClusterCache, NamespaceLabelsFollowTheirNamespace) {
+  ClusterCache c("gantry");
+  c.OnNamespace(EventType::kAdded,
+                json{{"metadata", {{"name", "ml"}, {"labels", {{"team", "research"}}}}}});
+  EXPECT_EQ(c.state().namespace_labels("ml"),
+            Labels(std::vector<std::pair<std::string, std::string>>{{"team", "research"}}));
+  c.OnNamespace(EventType::kModified,
+                json{{"metadata", {{"name", "ml"}, {"labels", {{"team", "infra"}}}}}});
+  EXPECT_EQ(*c.state().namespace_labels("ml").Find("team"), "infra");
+  c.OnNamespace(EventType::kDeleted, json{{"metadata", {{"name", "ml"}}}});
+  EXPECT_TRUE(c.state().namespace_labels("ml").empty());
+  EXPECT_TRUE(c.state().namespace_labels("never-seen").empty());
+}
+
 TEST(ClusterCache, GangWaitsForItsPodGroupThenTakesItsSize) {
   ClusterCache c("gantry");
   for (int i = 0; i < 3; ++i)
