@@ -16,6 +16,8 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -41,6 +43,10 @@ struct Options {
   int workers = 16;
   std::string dir = "/tmp/gantry-bench-k8s";
   bool kube_scheduler = true;
+  // This share of the measured pods carries required pod anti-affinity on the node: the
+  // ones of each hundred that carry it may not share a node (scheduler_perf's
+  // anti-affinity pods, in groups).
+  int anti_affinity_percent = 0;
 };
 
 std::string Sh(const std::string& command) {
@@ -105,7 +111,7 @@ void CreateNamespace(Client& c, const std::string& ns) {
 }
 
 void CreatePods(Client& c, const std::string& ns, int first, int count,
-                const std::string& scheduler, int gpus) {
+                const std::string& scheduler, int gpus, int anti_affinity_percent = 0) {
   CreateNamespace(c, ns);
   ParallelFor(count, 32, [&](int k) {
     int i = first + k;
@@ -121,8 +127,32 @@ void CreatePods(Client& c, const std::string& ns, int first, int count,
                    {{{"name", "main"},
                      {"image", "busybox"},
                      {"resources", {{"requests", requests}, {"limits", limits}}}}}}}}};
+    // Every (100 / percent)-th pod, spread over the index so that both kinds interleave.
+    if (anti_affinity_percent > 0 && (i * anti_affinity_percent) % 100 < anti_affinity_percent) {
+      const std::string group = "group-" + std::to_string(i / 100);
+      pod["metadata"]["labels"] = {{"anti", group}};
+      pod["spec"]["affinity"] = {{"podAntiAffinity",
+                                  {{"requiredDuringSchedulingIgnoredDuringExecution",
+                                    {{{"labelSelector", {{"matchLabels", {{"anti", group}}}}},
+                                      {"topologyKey", "kubernetes.io/hostname"}}}}}}};
+    }
     Must(c.Request("POST", "/api/v1/namespaces/" + ns + "/pods", pod.dump()), "create pod");
   });
+}
+
+// Pods of one anti-affinity group that share a node: what neither scheduler may do.
+int AntiAffinityViolations(Client& c, const std::string& ns) {
+  auto list = c.Get("/api/v1/namespaces/" + ns + "/pods");
+  Must(list, "list " + ns);
+  std::map<std::pair<std::string, std::string>, int> on_node;
+  int violations = 0;
+  for (const json& p : json::parse(list->body)["items"]) {
+    if (!p["metadata"].contains("labels") || !p["spec"].contains("nodeName")) continue;
+    const auto key = std::make_pair(p["metadata"]["labels"].value("anti", ""),
+                                    p["spec"]["nodeName"].get<std::string>());
+    if (!key.first.empty() && on_node[key]++ > 0) violations++;
+  }
+  return violations;
 }
 
 // Watches a namespace until `want` pods are bound; the times of the first and last bind.
@@ -244,10 +274,12 @@ int main(int argc, char** argv) {
       o.dir = v;
     } else if (k == "--kube-scheduler") {
       o.kube_scheduler = v == "true";
+    } else if (k == "--anti-affinity-percent") {
+      o.anti_affinity_percent = std::stoi(v);
     } else {
       std::fprintf(stderr,
                    "usage: %s [--nodes N] [--pods N] [--total-pods N] [--dir DIR] "
-                   "[--kube-scheduler true|false]\n",
+                   "[--kube-scheduler true|false] [--anti-affinity-percent P]\n",
                    argv[0]);
       return 2;
     }
@@ -294,7 +326,7 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   // 2. gantry.
-  CreatePods(c, "gantry", 0, o.pods, "gantry", 1);
+  CreatePods(c, "gantry", 0, o.pods, "gantry", 1, o.anti_affinity_percent);
   double gantry_rate;
   pid_t gantry;
   {
@@ -313,6 +345,9 @@ int main(int argc, char** argv) {
                    o.dir.c_str());
   }
   std::printf("gantry_pods_per_s=%.0f\n", gantry_rate);
+  if (o.anti_affinity_percent > 0) {
+    std::printf("gantry_anti_affinity_violations=%d\n", AntiAffinityViolations(c, "gantry"));
+  }
   std::fflush(stdout);
 
   // 3. kube-scheduler, same pods, QPS raised as in its scheduler_perf suite.
@@ -325,7 +360,7 @@ int main(int argc, char** argv) {
          "leaderElection:\n  leaderElect: false\n";
   double kube_rate = 0;
   if (o.kube_scheduler) {
-    CreatePods(c, "kube", 0, o.pods, "default-scheduler", 1);
+    CreatePods(c, "kube", 0, o.pods, "default-scheduler", 1, o.anti_affinity_percent);
     BindWatch watch(c, "kube", o.pods);
     auto started = Clock::now();
     Sh(script + " start-scheduler " + o.dir + " --config=" + kcfg + " 2>&1");
@@ -340,6 +375,9 @@ int main(int argc, char** argv) {
     if (!all) std::fprintf(stderr, "bench-k8s: kube-scheduler did not bind every pod\n");
   }
   std::printf("kube_scheduler_pods_per_s=%.0f\n", kube_rate);
+  if (o.kube_scheduler && o.anti_affinity_percent > 0) {
+    std::printf("kube_scheduler_anti_affinity_violations=%d\n", AntiAffinityViolations(c, "kube"));
+  }
   std::fflush(stdout);
 
   // 4. Memory: fill the cluster up to `total_pods` pods (CPU only, for gantry), then read
