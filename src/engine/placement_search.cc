@@ -103,10 +103,27 @@ FilterResult PlacementSearch::Filter(const TaskSpec& spec, SpecId spec_id, NodeI
 bool PlacementSearch::Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts,
                              NodeId node) {
   if (!StaticResult(spec, verdicts, node).ok()) return false;
-  for (const NodePredicate* p : plugins_.predicates()) {
+  for (const NodePredicate* p : dynamic_predicates_) {
     if (!p->FilterDynamic(session_, spec, node).ok()) return false;
   }
   return true;
+}
+
+void PlacementSearch::SelectPlugins(const TaskSpec& spec) {
+  dynamic_predicates_.clear();
+  for (const NodePredicate* p : plugins_.predicates()) {
+    if (p->ChecksDynamically(spec)) dynamic_predicates_.push_back(p);
+  }
+  scorers_.clear();
+  weights_.clear();
+  normalizing_ = false;
+  const auto& scorers = plugins_.scorers();
+  for (size_t i = 0; i < scorers.size(); ++i) {
+    if (!scorers[i]->Scores(spec)) continue;
+    scorers_.push_back(scorers[i]);
+    weights_.push_back(plugins_.scorer_weights()[i]);
+    normalizing_ = normalizing_ || scorers[i]->normalizes();
+  }
 }
 
 template <typename Fn>
@@ -196,9 +213,10 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   }
   std::optional<WorkingState::FutureView> future;
   if (scope.future) future.emplace(&state_);
-  const auto& scorers = plugins_.scorers();
-  const auto& weights = plugins_.scorer_weights();
-  const bool normalizing = plugins_.normalizing();
+  SelectPlugins(spec);
+  const auto& scorers = scorers_;
+  const auto& weights = weights_;
+  const bool normalizing = normalizing_;
   BestCandidate best(config_.tie_break == SchedulerConfig::TieBreak::kRandom, &rng_, tie_rank_);
   int32_t found = 0;
   size_t visited = 0;

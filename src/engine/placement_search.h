@@ -67,8 +67,11 @@ class PlacementSearch {
   std::vector<StaticVerdict>& StaticVerdictsOf(SpecId spec_id);
   const FilterResult& StaticResult(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts,
                                    NodeId node);
-  // Filter(...).ok(), for the hot loop: no result to copy, verdicts already at hand.
+  // Filter(...).ok(), for the hot loop: no result to copy, verdicts already at hand, and
+  // only the predicates that check `spec` dynamically (SelectPlugins).
   bool Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts, NodeId node);
+  // The predicates and scorers that have something to say about `spec`, for one search.
+  void SelectPlugins(const TaskSpec& spec);
   // fn(node) returns false to stop.
   template <typename Fn>
   void ForEachCandidate(const TaskSpec& spec, const SearchScope& scope, Fn&& fn) const;
@@ -91,6 +94,12 @@ class PlacementSearch {
   };
   std::vector<Marked> unschedulable_log_;  // in the order they were marked
   uint64_t next_stamp_ = 0;
+  // Of the spec being placed (SelectPlugins): the predicates that check it dynamically,
+  // the scorers that score it with their weights, and whether one of those normalizes.
+  std::vector<const NodePredicate*> dynamic_predicates_;
+  std::vector<const NodeScorer*> scorers_;
+  std::vector<int64_t> weights_;
+  bool normalizing_ = false;
   // Candidates of the task being placed, when scores are normalized.
   std::vector<NodeId> candidate_nodes_;
   std::vector<GpuChoice> candidate_gpus_;

@@ -93,6 +93,10 @@ class NodePredicate {
   virtual FilterResult FilterStatic(const TaskSpec& spec, const Node& node) const = 0;
   // The node's current free resources in the session.
   virtual FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId node) const = 0;
+  // Whether FilterDynamic may refuse any node for `spec`. A predicate with nothing to check
+  // for it (host ports for a pod that asks for none) says false, and a search for the spec
+  // does not ask it per node; its FilterDynamic must then pass every node.
+  virtual bool ChecksDynamically(const TaskSpec& /*spec*/) const { return true; }
 };
 
 inline constexpr int64_t kMaxNodeScore = 1'000'000;
@@ -114,6 +118,11 @@ class NodeScorer {
   // does, the session scores every candidate before choosing.
   virtual bool normalizes() const { return false; }
   virtual void NormalizeScores(std::span<int64_t> /*scores*/) const {}
+  // Whether the scorer tells nodes apart for `spec` at all. One that would score every
+  // node alike (preferred node affinity for a pod with no preferred terms: kube-scheduler's
+  // PreScore answers Skip) says false, and a search for the spec neither asks it nor
+  // scores every candidate first for its normalization.
+  virtual bool Scores(const TaskSpec& /*spec*/) const { return true; }
 };
 
 // Which devices does a task get on a node? A scorer that cares chooses them: return true

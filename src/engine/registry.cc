@@ -19,6 +19,9 @@ constexpr PluginEntry kPlugins[] = {
     {"dotprod", NewDotProdPlugin},   {"gpuclustering", NewGpuClusteringPlugin},
     {"gpupacking", NewGpuPackingPlugin}, {"bestfit", NewBestFitPlugin},
     {"fgd", NewFgdPlugin},           {"gantry", NewGantryPlugin},
+    {"nodeports", NewNodePortsPlugin},
+    {"nodeaffinity", NewNodeAffinityPlugin},
+    {"tainttoleration", NewTaintTolerationPlugin},
 };
 
 struct ActionEntry {

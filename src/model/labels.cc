@@ -117,11 +117,7 @@ std::string_view SelectorOpName(SelectorRequirement::Op op) {
   return "?";
 }
 
-namespace {
-
-// Kubernetes reads Gt/Lt operands with strconv.ParseInt(s, 10, 64): an optional sign and
-// decimal digits, nothing else, within 64 bits.
-bool ParseInt64(std::string_view text, int64_t* out) {
+bool ParseSelectorInteger(std::string_view text, int64_t* out) {
   if (text.empty()) return false;
   size_t i = text[0] == '+' || text[0] == '-' ? 1 : 0;
   if (i == text.size()) return false;
@@ -137,8 +133,6 @@ bool ParseInt64(std::string_view text, int64_t* out) {
   *out = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
   return true;
 }
-
-}  // namespace
 
 bool SelectorRequirement::Matches(const Labels& labels, std::string_view node_name) const {
   std::string_view value;
@@ -166,8 +160,8 @@ bool SelectorRequirement::Matches(const Labels& labels, std::string_view node_na
     case Op::kGt:
     case Op::kLt: {
       int64_t have = 0, bound = 0;
-      if (!present || values.size() != 1 || !ParseInt64(value, &have) ||
-          !ParseInt64(values[0], &bound)) {
+      if (!present || values.size() != 1 || !ParseSelectorInteger(value, &have) ||
+          !ParseSelectorInteger(values[0], &bound)) {
         return false;
       }
       return op == Op::kGt ? have > bound : have < bound;

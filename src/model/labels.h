@@ -74,6 +74,10 @@ struct SelectorRequirement {
   // `node_name`: what kNodeNameField requirements compare with (a node's name).
   bool Matches(const Labels& labels, std::string_view node_name = {}) const;
 };
+// A Gt/Lt operand as Kubernetes reads it (strconv.ParseInt(s, 10, 64)): an optional sign
+// and decimal digits, within 64 bits.
+bool ParseSelectorInteger(std::string_view text, int64_t* out);
+
 // Parses In, NotIn, Exists, DoesNotExist, and with `numeric` also Gt and Lt.
 bool ParseSelectorOp(std::string_view text, SelectorRequirement::Op* out, bool numeric = false);
 std::string_view SelectorOpName(SelectorRequirement::Op op);

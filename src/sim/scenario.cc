@@ -1,9 +1,11 @@
 #include "sim/scenario.h"
 
 #include <map>
+#include <set>
 
 #include "model/input_file.h"
 #include "model/limits.h"
+#include "sim/pod_spec_reader.h"
 #include "sim/scenario_expect.h"
 #include "sim/yaml_reader.h"
 
@@ -156,7 +158,8 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
   GANTRY_RETURN_IF_ERROR(
       r.Map(t, f,
             {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB", "gpuModels", "priority",
-             "nodeSelector", "tolerations", "nodeAffinity"}));
+             "nodeSelector", "tolerations", "nodeAffinity", "namespace", "labels", "affinity",
+             "topologySpreadConstraints", "ports"}));
   spec->role = "task";
   if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
   *replicas = 1;
@@ -222,8 +225,53 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
   if (t["tolerations"]) {
     GANTRY_RETURN_IF_ERROR(r.Tolerations(t["tolerations"], f + ".tolerations", &spec->tolerations));
   }
+  const PodSpecReader pod(r);
+  // Kubernetes' names from here on: a pod spec's fields can be pasted.
+  spec->namespace_ = "default";
+  if (t["namespace"])
+    GANTRY_RETURN_IF_ERROR(pod.Namespace(t["namespace"], f + ".namespace", &spec->namespace_));
+  // Before the affinity terms and spread constraints, whose matchLabelKeys read them.
+  if (t["labels"]) GANTRY_RETURN_IF_ERROR(r.LabelMap(t["labels"], f + ".labels", &spec->labels));
   if (t["nodeAffinity"]) {
-    GANTRY_RETURN_IF_ERROR(r.Affinity(t["nodeAffinity"], f + ".nodeAffinity", &spec->affinity));
+    // The scenario's shorthand for affinity.nodeAffinity's required terms.
+    if (t["affinity"] && t["affinity"].IsMap() && t["affinity"]["nodeAffinity"]) {
+      return r.Error(t["nodeAffinity"], f + ".nodeAffinity",
+                     "give required node affinity here or in affinity.nodeAffinity, not both");
+    }
+    GANTRY_RETURN_IF_ERROR(
+        pod.NodeSelectorTerms(t["nodeAffinity"], f + ".nodeAffinity", &spec->affinity.terms));
+  }
+  if (t["affinity"]) {
+    GANTRY_RETURN_IF_ERROR(pod.Affinity(t["affinity"], f + ".affinity", spec->labels,
+                                        &spec->affinity, &spec->pod_affinity));
+  }
+  if (t["topologySpreadConstraints"]) {
+    GANTRY_RETURN_IF_ERROR(pod.TopologySpreadConstraints(t["topologySpreadConstraints"],
+                                                         f + ".topologySpreadConstraints",
+                                                         spec->labels, &spec->spread));
+  }
+  if (t["ports"]) GANTRY_RETURN_IF_ERROR(pod.Ports(t["ports"], f + ".ports", &spec->host_ports));
+  return Status::Ok();
+}
+
+// namespaces: [{name, labels}], for pod affinity terms' namespaceSelector.
+Status ParseNamespaces(const YamlReader& r, const YAML::Node& namespaces, ClusterState* cluster) {
+  GANTRY_RETURN_IF_ERROR(r.List(namespaces, "namespaces"));
+  const PodSpecReader pod(r);
+  std::set<std::string> seen;
+  for (size_t i = 0; i < namespaces.size(); ++i) {
+    const YAML::Node& n = namespaces[i];
+    const std::string f = "namespaces[" + std::to_string(i) + "]";
+    GANTRY_RETURN_IF_ERROR(r.Map(n, f, {"name", "labels"}));
+    std::string name;
+    if (!n["name"]) return r.Error(n, f + ".name", "required");
+    GANTRY_RETURN_IF_ERROR(pod.Namespace(n["name"], f + ".name", &name));
+    if (!seen.insert(name).second) {
+      return r.Error(n["name"], f + ".name", "duplicate namespace " + QuoteForMessage(name));
+    }
+    Labels labels;
+    if (n["labels"]) GANTRY_RETURN_IF_ERROR(r.LabelMap(n["labels"], f + ".labels", &labels));
+    cluster->SetNamespaceLabels(name, std::move(labels));
   }
   return Status::Ok();
 }
@@ -386,8 +434,8 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   if (!loaded.ok()) return loaded.status();
   const YAML::Node root = *loaded;
   if (!root || root.IsNull()) return Status::Invalid(source + ": the file is empty");
-  GANTRY_RETURN_IF_ERROR(
-      r.Map(root, "", {"name", "config", "nodes", "queues", "jobs", "running", "expect"}));
+  GANTRY_RETURN_IF_ERROR(r.Map(
+      root, "", {"name", "config", "nodes", "namespaces", "queues", "jobs", "running", "expect"}));
   Scenario s;
   s.source = source;
   s.name = source;
@@ -395,6 +443,9 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   GANTRY_RETURN_IF_ERROR(ParseSchedulerConfig(root["config"], source, &s.config));
   if (!root["nodes"]) return r.Error(root, "nodes", "required");
   GANTRY_RETURN_IF_ERROR(ParseNodes(r, root["nodes"], &s.cluster));
+  if (root["namespaces"]) {
+    GANTRY_RETURN_IF_ERROR(ParseNamespaces(r, root["namespaces"], &s.cluster));
+  }
   if (root["queues"]) GANTRY_RETURN_IF_ERROR(ParseQueues(r, root["queues"], &s.cluster));
   if (root["jobs"]) GANTRY_RETURN_IF_ERROR(ParseJobs(r, root["jobs"], &s.cluster));
   if (root["running"]) GANTRY_RETURN_IF_ERROR(ParseRunning(r, root["running"], &s.cluster));

@@ -150,7 +150,7 @@ Status YamlReader::Tolerations(const YAML::Node& node, const std::string& field,
   for (size_t i = 0; i < node.size(); ++i) {
     const YAML::Node& t = node[i];
     std::string f = field + "[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(Map(t, f, {"key", "operator", "value", "effect"}));
+    GANTRY_RETURN_IF_ERROR(Map(t, f, {"key", "operator", "value", "effect", "tolerationSeconds"}));
     Toleration tol;
     if (t["key"]) {
       GANTRY_RETURN_IF_ERROR(String(t["key"], f + ".key", &tol.key));  // empty: any key
@@ -158,7 +158,7 @@ Status YamlReader::Tolerations(const YAML::Node& node, const std::string& field,
     }
     std::string op = "Equal";
     if (t["operator"]) GANTRY_RETURN_IF_ERROR(String(t["operator"], f + ".operator", &op));
-    if (op == "Equal") {
+    if (op == "Equal" || op.empty()) {  // Kubernetes: no operator is Equal
       tol.op = Toleration::Op::kEqual;
       if (tol.key.empty()) return Error(t, f + ".key", "required with operator Equal");
     } else if (op == "Exists") {
@@ -168,8 +168,12 @@ Status YamlReader::Tolerations(const YAML::Node& node, const std::string& field,
                    "unknown operator " + QuoteForMessage(op) + " (known: Equal, Exists)");
     }
     if (t["value"]) GANTRY_RETURN_IF_ERROR(LabelValue(t["value"], f + ".value", &tol.value));
+    if (tol.op == Toleration::Op::kExists && !tol.value.empty()) {
+      return Error(t["value"], f + ".value",
+                   "must be empty when operator is Exists, got " + QuoteForMessage(tol.value));
+    }
+    std::string effect;
     if (t["effect"]) {
-      std::string effect;
       GANTRY_RETURN_IF_ERROR(String(t["effect"], f + ".effect", &effect));
       if (!effect.empty()) {
         tol.any_effect = false;
@@ -178,57 +182,19 @@ Status YamlReader::Tolerations(const YAML::Node& node, const std::string& field,
         }
       }
     }
-    out->push_back(std::move(tol));
-  }
-  return Status::Ok();
-}
-
-Status YamlReader::Affinity(const YAML::Node& node, const std::string& field,
-                            NodeAffinity* out) const {
-  GANTRY_RETURN_IF_ERROR(List(node, field));
-  for (size_t i = 0; i < node.size(); ++i) {
-    const YAML::Node& term = node[i];
-    std::string f = field + "[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(Map(term, f, {"matchExpressions"}));
-    const YAML::Node& exprs = term["matchExpressions"];
-    if (!exprs) return Error(term, f + ".matchExpressions", "required");
-    GANTRY_RETURN_IF_ERROR(List(exprs, f + ".matchExpressions"));
-    std::vector<SelectorRequirement> reqs;
-    for (size_t j = 0; j < exprs.size(); ++j) {
-      const YAML::Node& e = exprs[j];
-      std::string ef = f + ".matchExpressions[" + std::to_string(j) + "]";
-      GANTRY_RETURN_IF_ERROR(Map(e, ef, {"key", "operator", "values"}));
-      SelectorRequirement req;
-      if (!e["key"]) return Error(e, ef + ".key", "required");
-      GANTRY_RETURN_IF_ERROR(LabelKey(e["key"], ef + ".key", &req.key));
-      std::string op;
-      if (!e["operator"]) return Error(e, ef + ".operator", "required");
-      GANTRY_RETURN_IF_ERROR(String(e["operator"], ef + ".operator", &op));
-      if (!ParseSelectorOp(op, &req.op)) {
-        return Error(e["operator"], ef + ".operator",
-                     "unknown operator " + QuoteForMessage(op) +
-                         " (known: In, NotIn, Exists, DoesNotExist)");
+    // How long a pod stays once a NoExecute taint appears: eviction, not placement; a
+    // NoExecute toleration with it tolerates the taint for placing the pod all the same.
+    if (t["tolerationSeconds"]) {
+      int64_t seconds = 0;
+      GANTRY_RETURN_IF_ERROR(
+          Int(t["tolerationSeconds"], f + ".tolerationSeconds", INT64_MIN, INT64_MAX, &seconds));
+      if (effect != "NoExecute") {
+        return Error(t["tolerationSeconds"], f + ".tolerationSeconds",
+                     "needs effect NoExecute, got " +
+                         (effect.empty() ? std::string("none") : QuoteForMessage(effect)));
       }
-      bool needs_values =
-          req.op == SelectorRequirement::Op::kIn || req.op == SelectorRequirement::Op::kNotIn;
-      if (e["values"]) {
-        GANTRY_RETURN_IF_ERROR(List(e["values"], ef + ".values"));
-        for (size_t k = 0; k < e["values"].size(); ++k) {
-          std::string v;
-          GANTRY_RETURN_IF_ERROR(
-              LabelValue(e["values"][k], ef + ".values[" + std::to_string(k) + "]", &v));
-          req.values.push_back(v);
-        }
-      }
-      if (needs_values && req.values.empty()) {
-        return Error(e, ef + ".values", "operator " + op + " needs at least one value");
-      }
-      if (!needs_values && !req.values.empty()) {
-        return Error(e["values"], ef + ".values", "operator " + op + " takes no values");
-      }
-      reqs.push_back(std::move(req));
     }
-    out->terms.push_back(std::move(reqs));
+    out->push_back(std::move(tol));
   }
   return Status::Ok();
 }

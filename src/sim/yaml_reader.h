@@ -47,13 +47,12 @@ class YamlReader {
   Status Taints(const YAML::Node& node, const std::string& field, std::vector<Taint>* out) const;
   Status Tolerations(const YAML::Node& node, const std::string& field,
                      std::vector<Toleration>* out) const;
-  // [{matchExpressions: [{key, operator, values}]}, ...]
-  Status Affinity(const YAML::Node& node, const std::string& field, NodeAffinity* out) const;
-
- private:
+  // A label key: not empty, at most kMaxLabelKeyLength bytes; a value: at most
+  // kMaxLabelValueLength bytes.
   Status LabelKey(const YAML::Node& node, const std::string& field, std::string* out) const;
   Status LabelValue(const YAML::Node& node, const std::string& field, std::string* out) const;
 
+ private:
   std::string source_;
 };
 

@@ -24,14 +24,22 @@ std::vector<std::string> PluginNames(const SchedulerConfig& c) {
 }
 
 const std::vector<std::string> kDefaultActions = {"enqueue", "allocate", "backfill"};
-const std::vector<std::string> kDefaultPlugins = {"priority",   "gang",       "drf",
-                                                  "proportion", "predicates", "binpack"};
+const std::vector<std::string> kDefaultPlugins = {"priority",   "gang",         "drf",
+                                                  "proportion", "predicates",   "nodeports",
+                                                  "binpack",    "nodeaffinity", "tainttoleration"};
 
 TEST(SchedulerConfigTest, DefaultIsValid) {
   SchedulerConfig c = SchedulerConfig::Default();
   EXPECT_EQ(c.actions, kDefaultActions);
   EXPECT_EQ(PluginNames(c), kDefaultPlugins);
-  for (const PluginConfig& p : c.plugins) EXPECT_TRUE(p.arguments.empty()) << p.name;
+  // kube-scheduler's default profile: TaintToleration 3, NodeAffinity 2, NodeResourcesFit
+  // (binpack here) 1.
+  for (const PluginConfig& p : c.plugins) {
+    std::map<std::string, std::string> want;
+    if (p.name == "nodeaffinity") want = {{"weight", "2"}};
+    if (p.name == "tainttoleration") want = {{"weight", "3"}};
+    EXPECT_EQ(p.arguments, want) << p.name;
+  }
   EXPECT_EQ(c.nodes_to_score, 100);
   EXPECT_TRUE(ValidateSchedulerConfig(c).ok());
 }

@@ -203,5 +203,172 @@ TEST(ParseScenario, DuplicateNodeNamesSayWhere) {
       "s.yaml:3:10: nodes[1].name: node \"n0\" is defined twice");
 }
 
+// ---------------------------------------------------------------- pod spec fields
+
+Labels OneLabel(const std::string& key, const std::string& value) {
+  Labels labels;
+  labels.Set(key, value);
+  return labels;
+}
+
+// The one spec of the scenario's first job.
+TaskSpec SpecOf(const std::string& task_yaml, const std::string& more = "") {
+  const Scenario s = Must(ParseScenario(
+      std::string(kNode) + more + "jobs:\n- name: j\n  tasks:\n" + task_yaml, "s.yaml"));
+  return s.cluster.spec_of(s.cluster.job(0).tasks[0]);
+}
+
+TEST(ParseScenarioPodSpec, NamespaceDefaultsAndLabels) {
+  TaskSpec plain = SpecOf("  - {requests: {cpu: 1}}\n");
+  EXPECT_EQ(plain.namespace_, "default");
+  EXPECT_TRUE(plain.labels.empty());
+  EXPECT_FALSE(plain.has_pod_constraints());
+  TaskSpec named = SpecOf("  - {namespace: prod, labels: {app: web, tier: front}}\n");
+  EXPECT_EQ(named.namespace_, "prod");
+  Labels want = OneLabel("app", "web");
+  want.Set("tier", "front");
+  EXPECT_EQ(named.labels, want);
+}
+
+TEST(ParseScenarioPodSpec, NodeAffinityInKubernetesShape) {
+  TaskSpec spec = SpecOf(R"(  - affinity:
+      nodeAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+            - matchExpressions: [{key: cores, operator: Gt, values: ["-3"]}]
+              matchFields: [{key: metadata.name, operator: NotIn, values: [n0]}]
+            - {}
+        preferredDuringSchedulingIgnoredDuringExecution:
+          - {weight: 7, preference: {matchFields: [{key: metadata.name, operator: In, values: [n1]}]}}
+)");
+  using Op = SelectorRequirement::Op;
+  ASSERT_EQ(spec.affinity.terms.size(), 2u);
+  EXPECT_EQ(spec.affinity.terms[0],
+            (std::vector<SelectorRequirement>{{"cores", Op::kGt, {"-3"}},
+                                              {std::string(kNodeNameField), Op::kNotIn, {"n0"}}}));
+  EXPECT_TRUE(spec.affinity.terms[1].empty());  // matches no node, as in Kubernetes
+  ASSERT_EQ(spec.affinity.preferred.size(), 1u);
+  EXPECT_EQ(spec.affinity.preferred[0].weight, 7);
+  EXPECT_EQ(spec.affinity.preferred[0].term,
+            (std::vector<SelectorRequirement>{{std::string(kNodeNameField), Op::kIn, {"n1"}}}));
+  // The shorthand takes matchFields too.
+  TaskSpec shorthand = SpecOf(
+      "  - nodeAffinity: [{matchFields: [{key: metadata.name, operator: In, values: [n0]}]}]\n");
+  EXPECT_EQ(shorthand.affinity.terms.size(), 1u);
+}
+
+TEST(ParseScenarioPodSpec, PodAffinityTermsWithLabelKeysMergedAsKubeApiserverDoes) {
+  TaskSpec spec = SpecOf(R"(  - labels: {app: web, tenant: t1, rev: "7"}
+    affinity:
+      podAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: web}}
+            topologyKey: zone
+            namespaces: [prod, dev]
+            matchLabelKeys: [rev, missing]
+        preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: 40
+            podAffinityTerm: {labelSelector: {}, namespaceSelector: {matchLabels: {team: a}}, topologyKey: rack}
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchExpressions: [{key: app, operator: Exists}]}, topologyKey: kubernetes.io/hostname, mismatchLabelKeys: [tenant]}
+        preferredDuringSchedulingIgnoredDuringExecution:
+          - {weight: 100, podAffinityTerm: {labelSelector: null, topologyKey: zone}}
+)");
+  using Op = SelectorRequirement::Op;
+  const PodAffinity& pa = spec.pod_affinity;
+  ASSERT_EQ(pa.required_affinity.size(), 1u);
+  const PodAffinityTerm& req = pa.required_affinity[0];
+  ASSERT_TRUE(req.selector.has_value());
+  EXPECT_EQ(req.selector->match_labels, OneLabel("app", "web"));
+  // rev In (the pod's own value); "missing", which the pod lacks, is left out.
+  EXPECT_EQ(req.selector->match_expressions,
+            (std::vector<SelectorRequirement>{{"rev", Op::kIn, {"7"}}}));
+  EXPECT_EQ(req.namespaces, (std::vector<std::string>{"prod", "dev"}));
+  EXPECT_FALSE(req.namespace_selector.has_value());
+  EXPECT_EQ(req.topology_key, "zone");
+  EXPECT_EQ(req.weight, 0);
+  ASSERT_EQ(pa.preferred_affinity.size(), 1u);
+  EXPECT_EQ(pa.preferred_affinity[0].weight, 40);
+  EXPECT_TRUE(pa.preferred_affinity[0].selector->empty());
+  EXPECT_EQ(pa.preferred_affinity[0].namespace_selector->match_labels, OneLabel("team", "a"));
+  ASSERT_EQ(pa.required_anti_affinity.size(), 1u);
+  EXPECT_EQ(
+      pa.required_anti_affinity[0].selector->match_expressions,
+      (std::vector<SelectorRequirement>{{"app", Op::kExists, {}}, {"tenant", Op::kNotIn, {"t1"}}}));
+  ASSERT_EQ(pa.preferred_anti_affinity.size(), 1u);
+  EXPECT_FALSE(pa.preferred_anti_affinity[0].selector.has_value());  // null: matches no pod
+  EXPECT_TRUE(spec.has_pod_constraints());
+}
+
+TEST(ParseScenarioPodSpec, TopologySpreadConstraints) {
+  TaskSpec spec = SpecOf(R"(  - labels: {app: web, pod-template-hash: abc}
+    topologySpreadConstraints:
+      - maxSkew: 2
+        topologyKey: zone
+        whenUnsatisfiable: DoNotSchedule
+        minDomains: 3
+        nodeAffinityPolicy: Ignore
+        nodeTaintsPolicy: Honor
+        labelSelector: {matchLabels: {app: web}}
+        matchLabelKeys: [pod-template-hash]
+      - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway}
+)");
+  using When = TopologySpreadConstraint::WhenUnsatisfiable;
+  ASSERT_EQ(spec.spread.size(), 2u);
+  const TopologySpreadConstraint& a = spec.spread[0];
+  EXPECT_EQ(a.max_skew, 2);
+  EXPECT_EQ(a.topology_key, "zone");
+  EXPECT_EQ(a.when_unsatisfiable, When::kDoNotSchedule);
+  EXPECT_EQ(a.min_domains, 3);
+  EXPECT_FALSE(a.honor_node_affinity);
+  EXPECT_TRUE(a.honor_node_taints);
+  EXPECT_EQ(a.selector->match_expressions,
+            (std::vector<SelectorRequirement>{
+                {"pod-template-hash", SelectorRequirement::Op::kIn, {"abc"}}}));
+  const TopologySpreadConstraint& b = spec.spread[1];
+  EXPECT_EQ(b.when_unsatisfiable, When::kScheduleAnyway);
+  EXPECT_EQ(b.min_domains, 0);
+  EXPECT_TRUE(b.honor_node_affinity);  // Kubernetes' defaults
+  EXPECT_FALSE(b.honor_node_taints);
+  EXPECT_FALSE(b.selector.has_value());  // none: counts no pod
+}
+
+TEST(ParseScenarioPodSpec, OnlyPortsWithAHostPortCount) {
+  TaskSpec spec = SpecOf(R"(  - ports:
+      - {containerPort: 80}
+      - {containerPort: 80, hostPort: 0}
+      - {name: http, containerPort: 8080, hostPort: 80}
+      - {containerPort: 53, hostPort: 53, protocol: UDP, hostIP: 0.0.0.0}
+      - {containerPort: 53, hostPort: 53, protocol: SCTP, hostIP: 10.0.0.1}
+)");
+  ASSERT_EQ(spec.host_ports.size(), 3u);
+  EXPECT_EQ(spec.host_ports[0], (HostPort{"TCP", "", 80}));
+  EXPECT_EQ(spec.host_ports[1], (HostPort{"UDP", "", 53}));  // 0.0.0.0: every IP
+  EXPECT_EQ(spec.host_ports[2], (HostPort{"SCTP", "10.0.0.1", 53}));
+}
+
+TEST(ParseScenarioPodSpec, TolerationsAsKubernetesWritesThem) {
+  TaskSpec spec = SpecOf(R"(  - tolerations:
+      - {key: maintenance, operator: Exists, effect: NoExecute, tolerationSeconds: 300}
+      - {key: dedicated, operator: "", value: gpu}
+      - {operator: Exists}
+)");
+  ASSERT_EQ(spec.tolerations.size(), 3u);
+  EXPECT_EQ(spec.tolerations[0].effect, TaintEffect::kNoExecute);
+  EXPECT_FALSE(spec.tolerations[0].any_effect);
+  EXPECT_EQ(spec.tolerations[1].op, Toleration::Op::kEqual);  // "": Equal
+  EXPECT_TRUE(spec.tolerations[2].key.empty());
+  EXPECT_TRUE(spec.tolerations[2].any_effect);
+}
+
+TEST(ParseScenarioPodSpec, NamespacesCarryLabels) {
+  const Scenario s = Must(ParseScenario(
+      std::string(kNode) + "namespaces:\n- {name: prod, labels: {team: a}}\n- {name: dev}\n",
+      "s.yaml"));
+  EXPECT_EQ(s.cluster.namespace_labels("prod"), OneLabel("team", "a"));
+  EXPECT_TRUE(s.cluster.namespace_labels("dev").empty());
+}
+
 }  // namespace
 }  // namespace gantry

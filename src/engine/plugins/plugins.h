@@ -25,6 +25,13 @@ Result<std::unique_ptr<Plugin>> NewProportionPlugin(const PluginConfig& config);
 // Feasibility: cordon, node selector, required affinity, taints, GPU model, resources,
 // GPUs per device, pod count.
 Result<std::unique_ptr<Plugin>> NewPredicatesPlugin(const PluginConfig& config);
+// kube-scheduler's NodePorts: no two tasks with the same host port (protocol, host IP) on
+// one node.
+Result<std::unique_ptr<Plugin>> NewNodePortsPlugin(const PluginConfig& config);
+// kube-scheduler's scores of NodeAffinity (preferred node affinity) and TaintToleration
+// (PreferNoSchedule taints), normalized as it does. Argument: weight (default 1).
+Result<std::unique_ptr<Plugin>> NewNodeAffinityPlugin(const PluginConfig& config);
+Result<std::unique_ptr<Plugin>> NewTaintTolerationPlugin(const PluginConfig& config);
 // Scores: prefer the fullest nodes and devices (binpack) or the emptiest (spread).
 // Arguments: weight, and a weight per resource name (cpu, memory, nvidia.com/gpu, ...).
 Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const PluginConfig& config);

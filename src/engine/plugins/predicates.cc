@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "engine/plugins/args.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
@@ -5,12 +7,22 @@
 namespace gantry {
 namespace {
 
+// kube-scheduler's NodeUnschedulable: a pod that tolerates the taint Kubernetes puts on a
+// cordoned node tolerates the cordon (DaemonSet pods do).
+bool ToleratesCordon(const std::vector<Toleration>& tolerations) {
+  const Taint cordon{"node.kubernetes.io/unschedulable", "", TaintEffect::kNoSchedule};
+  return std::any_of(tolerations.begin(), tolerations.end(),
+                     [&](const Toleration& t) { return t.Tolerates(cordon); });
+}
+
 class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>, public NodePredicate {
  public:
   std::string_view name() const override { return "predicates"; }
 
   FilterResult FilterStatic(const TaskSpec& spec, const Node& node) const override {
-    if (node.unschedulable) return FilterResult::Fail(FilterCode::kUnschedulable);
+    if (node.unschedulable && !ToleratesCordon(spec.tolerations)) {
+      return FilterResult::Fail(FilterCode::kUnschedulable);
+    }
     if (!MatchesNodeSelector(spec.node_selector, node.labels)) {
       return FilterResult::Fail(FilterCode::kNodeSelector);
     }
