@@ -112,7 +112,7 @@ TEST(ParseDaemonConfig, EmptyFileGivesTheDefaults) {
     EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
     EXPECT_EQ(PluginNames(c.engine),
               (std::vector<std::string>{"priority", "gang", "drf", "proportion", "predicates",
-                                        "binpack"}));
+                                        "interpodaffinity", "binpack"}));
     EXPECT_EQ(c.engine.nodes_to_score, 100);
   }
 }
@@ -314,9 +314,9 @@ TEST(ShippedConfig, GantryConfigLoads) {
   EXPECT_DOUBLE_EQ(c.leader_election.renew_deadline_s, 10.0);
   EXPECT_DOUBLE_EQ(c.leader_election.retry_period_s, 2.0);
   EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
-  EXPECT_EQ(
-      PluginNames(c.engine),
-      (std::vector<std::string>{"gang", "priority", "drf", "proportion", "predicates", "binpack"}));
+  EXPECT_EQ(PluginNames(c.engine),
+            (std::vector<std::string>{"gang", "priority", "drf", "proportion", "predicates",
+                                      "interpodaffinity", "binpack"}));
   EXPECT_EQ(c.engine.nodes_to_score, 100);
 }
 

@@ -25,6 +25,10 @@ Result<std::unique_ptr<Plugin>> NewProportionPlugin(const PluginConfig& config);
 // Feasibility: cordon, node selector, required affinity, taints, GPU model, resources,
 // GPUs per device, pod count.
 Result<std::unique_ptr<Plugin>> NewPredicatesPlugin(const PluginConfig& config);
+// kube-scheduler's InterPodAffinity: required pod affinity and anti-affinity (the pod's
+// own and, symmetrically, existing pods'), and the score of preferred terms, min-max
+// scaled. Arguments: weight, hardPodAffinityWeight (0..100, default 1).
+Result<std::unique_ptr<Plugin>> NewInterPodAffinityPlugin(const PluginConfig& config);
 // Scores: prefer the fullest nodes and devices (binpack) or the emptiest (spread).
 // Arguments: weight, and a weight per resource name (cpu, memory, nvidia.com/gpu, ...).
 Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const PluginConfig& config);
