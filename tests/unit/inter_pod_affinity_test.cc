@@ -2,12 +2,14 @@
 // the cases of the Kubernetes documentation (concepts/scheduling-eviction/assign-pod-node).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "engine/pod_affinity_index.h"
+#include "engine/random.h"
 #include "engine/registry.h"
 #include "engine/statement.h"
 #include "tests/unit/test_cluster.h"
@@ -627,6 +629,156 @@ TEST(InterPodAffinityCostTest, ActiveOnlyWhenSomeLivePodHasATerm) {
   ClusterState pending = c;
   AddJob(pending, "with", q, with, 1);
   EXPECT_TRUE(active(pending));
+}
+
+// ---------------------------------------------------------------- undo is exact
+
+// A small cluster over two zones with pods of every kind of term, running and pending.
+struct MixedCluster {
+  ClusterState c;
+  std::vector<TaskId> running;
+  std::vector<TaskId> pending;
+};
+
+MixedCluster MakeMixed(Rng& rng) {
+  MixedCluster m;
+  ClusterState& c = m.c;
+  for (int i = 0; i < 6; ++i) AddHost(c, "n" + std::to_string(i), i < 3 ? "zone-a" : "zone-b");
+  AddHost(c, "bare", "");
+  QueueId q = AddQueue(c, "q");
+  const char* colors[] = {"red", "blue", "green"};
+  std::vector<TaskSpec> specs;
+  for (int k = 0; k < 6; ++k) {
+    TaskSpec spec = Pod(LabelsOf({{"color", colors[k % 3]}}), 500, k < 4 ? "default" : "other");
+    spec.priority = static_cast<int32_t>(rng.Uniform(3));
+    spec.role = "r" + std::to_string(k);
+    const std::string other = colors[rng.Uniform(3)];
+    const char* key = rng.Uniform(2) == 0 ? kZone : kHostname;
+    switch (k % 4) {
+      case 0:
+        spec.pod_affinity.required_anti_affinity = {Term("color", other, key)};
+        break;
+      case 1:
+        spec.pod_affinity.required_affinity = {Term("color", other, key)};
+        break;
+      case 2:
+        spec.pod_affinity.preferred_affinity = {Term("color", other, key, 3)};
+        spec.pod_affinity.preferred_anti_affinity = {Term("color", colors[k % 3], kHostname, 2)};
+        break;
+      default:
+        break;  // no terms
+    }
+    specs.push_back(spec);
+  }
+  for (int i = 0; i < 10; ++i) {
+    const TaskSpec& spec = specs[rng.Uniform(specs.size())];
+    m.running.push_back(RunPod(c, q, spec, static_cast<NodeId>(rng.Uniform(c.nodes().size()))));
+  }
+  for (int i = 0; i < 8; ++i) {
+    JobId job = AddJob(c, "pending-" + std::to_string(i), q, specs[rng.Uniform(specs.size())], 1);
+    m.pending.push_back(c.job(job).tasks[0]);
+  }
+  return m;
+}
+
+// Every spec's verdict on every node, and where each pending task would go now and once
+// releasing tasks end.
+std::string Observe(Session& s, const MixedCluster& m) {
+  std::string out;
+  const ClusterState& c = m.c;
+  for (SpecId id = 0; id < c.specs().size(); ++id) {
+    for (NodeId n = 0; n < c.nodes().size(); ++n) {
+      out += std::to_string(static_cast<int>(s.Filter(c.spec(id), id, n).code)) + ",";
+    }
+    out += "\n";
+  }
+  for (TaskId t : m.pending) {
+    for (bool future : {false, true}) {
+      if (s.task_status(t) != TaskStatus::kPending) continue;
+      SearchScope scope;
+      scope.future = future;
+      Placement p;
+      std::string why;
+      out += s.FindPlacement(t, scope, &p, &why) ? c.node(p.node).name : why;
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+TEST(InterPodAffinityPropertyTest, RollbackRestoresEveryVerdictAndChoice) {
+  for (uint64_t seed = 1; seed <= 40 && !HasFailure(); ++seed) {
+    Rng rng(seed);
+    MixedCluster m = MakeMixed(rng);
+    SchedulerConfig config = AffinityScoreOnly();
+    config.actions.clear();
+    Snapshot snapshot(m.c);
+    const Policy policy = MustCompile(config);
+    Session s(snapshot, policy);
+    const std::string before = Observe(s, m);
+    Statement st = s.NewStatement();
+    std::vector<size_t> checkpoints;
+    for (int op = 0; op < 12; ++op) {
+      checkpoints.push_back(st.Checkpoint());
+      const uint64_t kind = rng.Uniform(3);
+      const NodeId node = static_cast<NodeId>(rng.Uniform(m.c.nodes().size()));
+      if (kind == 0) {
+        st.Allocate(m.pending[rng.Uniform(m.pending.size())], Placement{node, {}}).ok();
+      } else if (kind == 1) {
+        st.Evict(m.running[rng.Uniform(m.running.size())], "test").ok();
+      } else {
+        st.Pipeline(m.pending[rng.Uniform(m.pending.size())], Placement{node, {}}).ok();
+      }
+      if (rng.Uniform(4) == 0) {  // back part of the way, then on again
+        const size_t to = checkpoints[rng.Uniform(checkpoints.size())];
+        st.Rollback(to);
+        std::erase_if(checkpoints, [&](size_t c) { return c > to; });
+      }
+    }
+    (void)Observe(s, m);  // searched with the changes in place
+    st.Discard();
+    EXPECT_EQ(Observe(s, m), before) << "seed " << seed;
+  }
+}
+
+// Counting in any order, and taking counts back, gives the index a fresh build would have.
+TEST(InterPodAffinityPropertyTest, CountsDoNotDependOnOrderAndUndoExactly) {
+  for (uint64_t seed = 1; seed <= 40 && !HasFailure(); ++seed) {
+    Rng rng(seed);
+    MixedCluster m = MakeMixed(rng);
+    const ClusterState& c = m.c;
+    std::vector<SpecId> with_terms;
+    for (SpecId id = 0; id < c.specs().size(); ++id) {
+      if (!c.spec(id).pod_affinity.empty()) with_terms.push_back(id);
+    }
+    auto observe = [&](PodAffinityIndex& index) {
+      std::string out;
+      for (SpecId id = 0; id < c.specs().size(); ++id) {
+        for (NodeId n = 0; n < c.nodes().size(); ++n) {
+          for (bool future : {false, true}) {
+            out += std::to_string(static_cast<int>(index.Filter(c.spec(id), n, future, {}).code)) +
+                   ":" + std::to_string(index.Score(c.spec(id), n, future)) + ",";
+          }
+        }
+      }
+      return out;
+    };
+    PodAffinityIndex fresh(c, with_terms, 1);
+    for (TaskId t : m.running) fresh.Count(c.task(t).spec, c.task(t).node, false, +1);
+    PodAffinityIndex churned(c, with_terms, 1);
+    for (size_t i = m.running.size(); i-- > 0;) {
+      const TaskId t = m.running[i];
+      churned.Count(c.task(t).spec, c.task(t).node, false, +1);
+      if (rng.Uniform(2) == 0) {
+        const TaskId p = m.pending[rng.Uniform(m.pending.size())];
+        const NodeId n = static_cast<NodeId>(rng.Uniform(c.nodes().size()));
+        const bool releasing = rng.Uniform(2) == 0;
+        churned.Count(c.task(p).spec, n, releasing, +1);
+        churned.Count(c.task(p).spec, n, releasing, -1);
+      }
+    }
+    EXPECT_EQ(observe(churned), observe(fresh)) << "seed " << seed;
+  }
 }
 
 }  // namespace
