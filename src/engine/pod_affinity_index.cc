@@ -65,6 +65,7 @@ PodAffinityIndex::PodAffinityIndex(const ClusterState& cluster, const std::vecto
       }
     }
   }
+  BuildDomains();
   present_.assign(sets_.size(), 0);
   present_releasing_.assign(sets_.size(), 0);
   infos_.resize(cluster.specs().size());
@@ -76,21 +77,40 @@ uint32_t PodAffinityIndex::InternKey(const std::string& key) {
   auto [it, inserted] = key_ids_.emplace(key, static_cast<uint32_t>(keys_.size()));
   if (!inserted) return it->second;
   keys_.push_back(key);
-  // Each node's domain for the key: removed nodes have none (kube-scheduler's snapshot
-  // holds no node that is gone, so neither they nor the pods left on them count).
-  const size_t n = cluster_.nodes().size();
-  std::vector<uint32_t>& domains = domains_.emplace_back(n, kNoDomain);
+  if (!domains_built_) return it->second;
+  // A key first seen after the build (a spec the index was not built with): its id is the
+  // largest, so appending keeps each node's list in key order.
   std::unordered_map<std::string_view, uint32_t> ids;
-  for (NodeId node = 0; node < n; ++node) {
+  for (NodeId node = 0; node < node_domains_.size(); ++node) {
     const Node& nd = cluster_.node(node);
-    if (nd.removed) continue;
-    const std::string* value = nd.labels.Find(key);
+    const std::string* value = nd.removed ? nullptr : nd.labels.Find(key);
     if (value == nullptr) continue;
     auto [v, fresh] = ids.emplace(*value, next_domain_);
     if (fresh) ++next_domain_;
-    domains[node] = v->second;
+    node_domains_[node].push_back({it->second, v->second});
   }
   return it->second;
+}
+
+void PodAffinityIndex::BuildDomains() {
+  const size_t n = cluster_.nodes().size();
+  node_domains_.assign(n, {});
+  std::vector<std::unordered_map<std::string_view, uint32_t>> ids(keys_.size());
+  for (NodeId node = 0; node < n; ++node) {
+    const Node& nd = cluster_.node(node);
+    if (nd.removed) continue;
+    std::vector<KeyDomain>& domains = node_domains_[node];
+    for (const auto& [key, value] : nd.labels.pairs()) {
+      auto k = key_ids_.find(std::string_view(key));
+      if (k == key_ids_.end()) continue;
+      auto [v, fresh] = ids[k->second].emplace(value, next_domain_);
+      if (fresh) ++next_domain_;
+      domains.push_back({k->second, v->second});
+    }
+    std::sort(domains.begin(), domains.end(),
+              [](const KeyDomain& a, const KeyDomain& b) { return a.key < b.key; });
+  }
+  domains_built_ = true;
 }
 
 uint32_t PodAffinityIndex::InternTerm(const PodAffinityTerm& term, const std::string& owner) {

@@ -17,10 +17,13 @@
 // (PlacementSearch's future view) is the difference.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -36,8 +39,8 @@ class PodAffinityIndex {
   PodAffinityIndex(const ClusterState& cluster, const std::vector<SpecId>& specs,
                    int32_t hard_pod_affinity_weight);
 
-  // A pod of `spec` starts (sign +1) or stops (-1) counting on `node`; `releasing`: in the
-  // releasing counts, which the future view takes away.
+  // A pod of `spec` starts (sign +1) or stops (-1) counting on `node`. `releasing`: the
+  // pod, counted already, starts (stops) releasing: the future view takes it away.
   void Count(SpecId spec, NodeId node, bool releasing, int sign);
 
   // The verdict for a pod of `spec` on `node`, kube-scheduler's checks in its order.
@@ -111,15 +114,22 @@ class PodAffinityIndex {
   // The term's id, interned; `owner`: the namespace of the pod whose term it is.
   uint32_t InternTerm(const PodAffinityTerm& term, const std::string& owner);
   uint32_t FindTerm(const PodAffinityTerm& term, const std::string& owner) const;
-  // A key's id; a new key gets each node's domain for it.
+  // A key's id. Once the domains are built, a new key gets each node's domain for it.
   uint32_t InternKey(const std::string& key);
+  // Each node's domains for the keys interned so far: one pass over the nodes' labels.
+  void BuildDomains();
   // The set of these terms (a term's own set when there is one).
   uint32_t InternConjunction(const std::vector<uint32_t>& terms);
   static std::string ConjunctionKey(const std::vector<uint32_t>& terms);
   SpecInfo& InfoOf(SpecId id);
   SpecInfo& InfoOf(const TaskSpec& spec);
   void Describe(const TaskSpec& spec, SpecInfo* info);
-  uint32_t DomainOf(uint32_t key, NodeId node) const { return domains_[key][node]; }
+  uint32_t DomainOf(uint32_t key, NodeId node) const {
+    const std::vector<KeyDomain>& domains = node_domains_[node];
+    auto it = std::lower_bound(domains.begin(), domains.end(), key,
+                               [](const KeyDomain& d, uint32_t k) { return d.key < k; });
+    return it != domains.end() && it->key == key ? it->domain : kNoDomain;
+  }
   const Counts* Find(uint32_t set, uint32_t domain) const;
   Counts& Upsert(uint32_t set, uint32_t domain);
   void Grow();
@@ -130,12 +140,25 @@ class PodAffinityIndex {
   std::unordered_map<TermKey, uint32_t, TermKeyHash> term_ids_;
   std::vector<Set> sets_;
   std::unordered_map<std::string, uint32_t> conjunction_ids_;  // by the term ids, as bytes
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   std::vector<std::string> keys_;
-  std::unordered_map<std::string, uint32_t> key_ids_;
-  std::vector<std::vector<uint32_t>> domains_;  // per key, per node: domain id or kNoDomain
-  uint32_t next_domain_ = 0;                    // ids are unique over all keys
-  std::vector<SpecInfo> infos_;                 // per spec id
-  SpecInfo scratch_;                            // for a spec that is not the cluster's
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> key_ids_;
+  // Per node, the domain of each interned key it has a label for, by key id: as many
+  // entries as the nodes carry such labels (a key no node has costs nothing). Removed
+  // nodes have none: kube-scheduler's snapshot holds no node that is gone, so neither
+  // they nor the pods left on them count.
+  struct KeyDomain {
+    uint32_t key;
+    uint32_t domain;
+  };
+  std::vector<std::vector<KeyDomain>> node_domains_;
+  bool domains_built_ = false;
+  uint32_t next_domain_ = 0;     // domain ids are unique over all keys
+  std::vector<SpecInfo> infos_;  // per spec id
+  SpecInfo scratch_;             // for a spec that is not the cluster's
   // Pods matching each set on a node with a key of one of its terms (kube-scheduler's
   // "no pod in the cluster matches" is this at zero), and of those the releasing ones.
   std::vector<int64_t> present_;

@@ -631,6 +631,31 @@ TEST(InterPodAffinityCostTest, ActiveOnlyWhenSomeLivePodHasATerm) {
   EXPECT_TRUE(active(pending));
 }
 
+// A spec the cluster does not hold is judged by the terms the index has: a term it shares
+// with a live spec sees that term's counts; one of its own matches no pod, on a key the
+// index learns on first sight.
+TEST(InterPodAffinityIndexTest, ASpecTheClusterDoesNotHoldUsesWhatTheIndexKnows) {
+  ClusterState c;
+  Labels rack = LabelsOf({{"rack", "r1"}});
+  rack.Set(kHostname, "n0");
+  NodeId n0 = AddCpuNode(c, "n0", 8000, rack);
+  NodeId n1 = AddHost(c, "n1", "");
+  QueueId q = AddQueue(c, "q");
+  TaskSpec anti = Pod(LabelsOf({{"app", "a"}}));
+  anti.pod_affinity.required_anti_affinity = {Term("app", "a", kHostname)};
+  const TaskId running = RunPod(c, q, anti, n1);
+  const SpecId live = c.task(running).spec;
+  PodAffinityIndex index(c, {live}, 1);
+  index.Count(live, n1, false, +1);
+  TaskSpec copy = c.spec(live);  // not the cluster's: the same term
+  EXPECT_EQ(index.Filter(copy, n1, false, {}).code, FilterCode::kPodAntiAffinity);
+  EXPECT_TRUE(index.Filter(copy, n0, false, {}).ok());
+  TaskSpec own = Pod(LabelsOf({{"app", "b"}}));
+  own.pod_affinity.required_affinity = {Term("app", "b", "rack")};
+  EXPECT_TRUE(index.Filter(own, n0, false, {}).ok());  // the first of its group
+  EXPECT_EQ(index.Filter(own, n1, false, {}).code, FilterCode::kPodAffinity);  // no rack
+}
+
 // ---------------------------------------------------------------- undo is exact
 
 // A small cluster over two zones with pods of every kind of term, running and pending.
