@@ -32,7 +32,7 @@ struct SchedulerConfig {
   TieBreak tie_break = TieBreak::kLowest;
 
   // enqueue, allocate, backfill with priority, gang, drf, proportion, predicates, nodeports,
-  // binpack, nodeaffinity (weight 2) and tainttoleration (weight 3).
+  // interpodaffinity, binpack, nodeaffinity (weight 2) and tainttoleration (weight 3).
   static SchedulerConfig Default();
 };
 

@@ -37,6 +37,10 @@ class Plugin {
   // Called once when the session opens, after its working state is built and before any
   // action runs. Plugins compute what they need here (shares, deserved amounts).
   virtual void OnSessionOpen(Session& /*session*/) {}
+  // Whether the plugin has anything to do in this session, asked once right after
+  // OnSessionOpen. One that has not is left out of the session's extension points, so
+  // that it costs nothing there (InterPodAffinity in a session where no pod has a term).
+  virtual bool ActiveInSession() const { return true; }
   // Called once after the actions ran, to add what the plugin knows to the decisions
   // (the proportion plugin reports each queue's deserved share).
   virtual void OnSessionClose(const Session& /*session*/, Decisions* /*out*/) const {}

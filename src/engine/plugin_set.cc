@@ -8,7 +8,28 @@ namespace gantry {
 PluginSet::PluginSet(const Policy& policy) {
   for (const auto& prototype : policy.plugin_prototypes()) {
     plugins_.push_back(prototype->NewSessionCopy());
-    Plugin* p = plugins_.back().get();
+  }
+  Collect(/*only_active=*/false);
+}
+
+void PluginSet::Collect(bool only_active) {
+  queue_orders_.clear();
+  job_orders_.clear();
+  task_orders_.clear();
+  admissions_.clear();
+  predicates_.clear();
+  scorer_weights_.clear();
+  device_choosers_.clear();
+  scorers_.clear();
+  readiness_.clear();
+  queue_limits_.clear();
+  victim_filters_.clear();
+  listeners_.clear();
+  normalizing_ = false;
+  packing_ = GpuPacking::kTight;
+  for (const auto& plugin : plugins_) {
+    Plugin* p = plugin.get();
+    if (only_active && !p->ActiveInSession()) continue;
     if (auto* x = dynamic_cast<const QueueOrder*>(p)) queue_orders_.push_back(x);
     if (auto* x = dynamic_cast<const JobOrder*>(p)) job_orders_.push_back(x);
     if (auto* x = dynamic_cast<const TaskOrder*>(p)) task_orders_.push_back(x);
@@ -37,6 +58,9 @@ PluginSet::PluginSet(const Policy& policy) {
 
 void PluginSet::Open(Session& s) {
   for (auto& plugin : plugins_) plugin->OnSessionOpen(s);
+  bool all_active = true;
+  for (const auto& plugin : plugins_) all_active = all_active && plugin->ActiveInSession();
+  if (!all_active) Collect(/*only_active=*/true);
 }
 
 void PluginSet::Close(const Session& s, Decisions* out) const {

@@ -20,6 +20,7 @@ class PluginSet {
   PluginSet(const PluginSet&) = delete;
   PluginSet& operator=(const PluginSet&) = delete;
 
+  // Opens every plugin, then leaves out those not active in the session.
   void Open(Session& s);
   void Close(const Session& s, Decisions* out) const;
 
@@ -53,6 +54,9 @@ class PluginSet {
   GpuPacking packing() const { return packing_; }
 
  private:
+  // Fills the lists by extension point from the plugins (those active in the session).
+  void Collect(bool only_active);
+
   std::vector<std::unique_ptr<Plugin>> plugins_;
   std::vector<const QueueOrder*> queue_orders_;
   std::vector<const JobOrder*> job_orders_;

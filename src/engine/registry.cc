@@ -12,16 +12,24 @@ struct PluginEntry {
 };
 
 constexpr PluginEntry kPlugins[] = {
-    {"gang", NewGangPlugin},         {"priority", NewPriorityPlugin},
-    {"drf", NewDrfPlugin},           {"proportion", NewProportionPlugin},
-    {"predicates", NewPredicatesPlugin}, {"binpack", NewBinpackPlugin},
-    {"spread", NewSpreadPlugin},     {"random", NewRandomPlugin},
-    {"dotprod", NewDotProdPlugin},   {"gpuclustering", NewGpuClusteringPlugin},
-    {"gpupacking", NewGpuPackingPlugin}, {"bestfit", NewBestFitPlugin},
-    {"fgd", NewFgdPlugin},           {"gantry", NewGantryPlugin},
+    {"gang", NewGangPlugin},
+    {"priority", NewPriorityPlugin},
+    {"drf", NewDrfPlugin},
+    {"proportion", NewProportionPlugin},
+    {"predicates", NewPredicatesPlugin},
+    {"binpack", NewBinpackPlugin},
+    {"spread", NewSpreadPlugin},
+    {"random", NewRandomPlugin},
+    {"dotprod", NewDotProdPlugin},
+    {"gpuclustering", NewGpuClusteringPlugin},
+    {"gpupacking", NewGpuPackingPlugin},
+    {"bestfit", NewBestFitPlugin},
+    {"fgd", NewFgdPlugin},
+    {"gantry", NewGantryPlugin},
     {"nodeports", NewNodePortsPlugin},
     {"nodeaffinity", NewNodeAffinityPlugin},
     {"tainttoleration", NewTaintTolerationPlugin},
+    {"interpodaffinity", NewInterPodAffinityPlugin},
 };
 
 struct ActionEntry {
@@ -68,16 +76,16 @@ Result<std::unique_ptr<Action>> MakeAction(std::string_view name) {
   for (const auto& e : kActions) {
     if (e.name == name) return e.make();
   }
-  return Status::Invalid("unknown action \"" + std::string(name) + "\" (known: " +
-                         JoinNames(KnownActions()) + ")");
+  return Status::Invalid("unknown action \"" + std::string(name) +
+                         "\" (known: " + JoinNames(KnownActions()) + ")");
 }
 
 Result<std::unique_ptr<Plugin>> MakePlugin(const PluginConfig& config) {
   for (const auto& e : kPlugins) {
     if (e.name == config.name) return e.make(config);
   }
-  return Status::Invalid("unknown plugin \"" + config.name + "\" (known: " +
-                         JoinNames(KnownPlugins()) + ")");
+  return Status::Invalid("unknown plugin \"" + config.name +
+                         "\" (known: " + JoinNames(KnownPlugins()) + ")");
 }
 
 }  // namespace gantry

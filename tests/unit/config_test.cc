@@ -24,9 +24,9 @@ std::vector<std::string> PluginNames(const SchedulerConfig& c) {
 }
 
 const std::vector<std::string> kDefaultActions = {"enqueue", "allocate", "backfill"};
-const std::vector<std::string> kDefaultPlugins = {"priority",   "gang",         "drf",
-                                                  "proportion", "predicates",   "nodeports",
-                                                  "binpack",    "nodeaffinity", "tainttoleration"};
+const std::vector<std::string> kDefaultPlugins = {
+    "priority",         "gang",    "drf",          "proportion",     "predicates", "nodeports",
+    "interpodaffinity", "binpack", "nodeaffinity", "tainttoleration"};
 
 TEST(SchedulerConfigTest, DefaultIsValid) {
   SchedulerConfig c = SchedulerConfig::Default();
@@ -179,6 +179,12 @@ INSTANTIATE_TEST_SUITE_P(
                    "plugin spread: argument nvidia.com/gpu must be a non-negative integer"},
         BadArgCase{"plugins: [predicates, {name: gang, arguments: {minMember: 2}}]",
                    "plugin gang: unknown argument \"minMember\" (it takes none)"},
+        BadArgCase{"plugins: [predicates, {name: interpodaffinity, arguments: "
+                   "{hardPodAffinityWeight: 101}}]",
+                   "plugin interpodaffinity: hardPodAffinityWeight must be in 0..100 (as "
+                   "kube-scheduler's), got 101"},
+        BadArgCase{"plugins: [predicates, {name: interpodaffinity, arguments: {hard: 1}}]",
+                   "plugin interpodaffinity: unknown argument \"hard\""},
         BadArgCase{"plugins: [{name: predicates, arguments: {strict: 1}}]",
                    "plugin predicates: unknown argument \"strict\" (it takes none)"},
         BadArgCase{"plugins: [predicates, {name: binpack, arguments: [weight]}]",

@@ -110,10 +110,10 @@ TEST(ParseDaemonConfig, EmptyFileGivesTheDefaults) {
     EXPECT_DOUBLE_EQ(c.leader_election.renew_deadline_s, 10.0);
     EXPECT_DOUBLE_EQ(c.leader_election.retry_period_s, 2.0);
     EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
-    EXPECT_EQ(
-        PluginNames(c.engine),
-        (std::vector<std::string>{"priority", "gang", "drf", "proportion", "predicates",
-                                  "nodeports", "binpack", "nodeaffinity", "tainttoleration"}));
+    EXPECT_EQ(PluginNames(c.engine),
+              (std::vector<std::string>{"priority", "gang", "drf", "proportion", "predicates",
+                                        "nodeports", "interpodaffinity", "binpack", "nodeaffinity",
+                                        "tainttoleration"}));
     EXPECT_EQ(c.engine.nodes_to_score, 100);
   }
 }
@@ -315,9 +315,10 @@ TEST(ShippedConfig, GantryConfigLoads) {
   EXPECT_DOUBLE_EQ(c.leader_election.renew_deadline_s, 10.0);
   EXPECT_DOUBLE_EQ(c.leader_election.retry_period_s, 2.0);
   EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
-  EXPECT_EQ(PluginNames(c.engine),
-            (std::vector<std::string>{"gang", "priority", "drf", "proportion", "predicates",
-                                      "nodeports", "binpack", "nodeaffinity", "tainttoleration"}));
+  EXPECT_EQ(
+      PluginNames(c.engine),
+      (std::vector<std::string>{"gang", "priority", "drf", "proportion", "predicates", "nodeports",
+                                "interpodaffinity", "binpack", "nodeaffinity", "tainttoleration"}));
   EXPECT_EQ(c.engine.nodes_to_score, 100);
 }
 

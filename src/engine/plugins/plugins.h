@@ -32,6 +32,10 @@ Result<std::unique_ptr<Plugin>> NewNodePortsPlugin(const PluginConfig& config);
 // (PreferNoSchedule taints), normalized as it does. Argument: weight (default 1).
 Result<std::unique_ptr<Plugin>> NewNodeAffinityPlugin(const PluginConfig& config);
 Result<std::unique_ptr<Plugin>> NewTaintTolerationPlugin(const PluginConfig& config);
+// kube-scheduler's InterPodAffinity: required pod affinity and anti-affinity (the pod's
+// own and, symmetrically, existing pods'), and the score of preferred terms, min-max
+// scaled. Arguments: weight, hardPodAffinityWeight (0..100, default 1).
+Result<std::unique_ptr<Plugin>> NewInterPodAffinityPlugin(const PluginConfig& config);
 // Scores: prefer the fullest nodes and devices (binpack) or the emptiest (spread).
 // Arguments: weight, and a weight per resource name (cpu, memory, nvidia.com/gpu, ...).
 Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const PluginConfig& config);
