@@ -48,7 +48,17 @@ class Scheduler {
   int64_t cycles() const { return cycles_.load(); }
 
  private:
-  enum class Kind { kPod, kNode, kVolcanoGroup, kCoschedulingGroup, kQueue, kPriorityClass };
+  enum class Kind {
+    kPod,
+    kNode,
+    kVolcanoGroup,
+    kCoschedulingGroup,
+    kQueue,
+    kPriorityClass,
+    kClaim,
+    kPersistentVolume,
+    kStorageClass,
+  };
   struct WatchItem {
     Kind kind;
     k8s::EventType type;
