@@ -390,6 +390,12 @@ std::vector<int32_t> ClusterCache::DevicesFor(const PodRecord& pod, NodeId node_
 }
 
 void ClusterCache::SyncPod(const std::string& key) {
+  SyncPodTask(key);
+  auto it = pods_.find(key);
+  if (it != pods_.end()) UpdateClaimUse(it->second, key);
+}
+
+void ClusterCache::SyncPodTask(const std::string& key) {
   auto it = pods_.find(key);
   if (it == pods_.end()) return;
   PodRecord& pod = it->second;
@@ -416,6 +422,13 @@ void ClusterCache::SyncPod(const std::string& key) {
                ? Want::kUnschedulable
                : Want::kPending;
   }
+  // A pod to place is placed with what its volumes require, unless they keep it pending.
+  TaskSpec pending_spec;
+  pod.volume_problem.clear();
+  if (want == Want::kPending) {
+    pod.volume_problem = Bounded(ResolveVolumes(pod, &pending_spec), kMaxMessage);
+    if (!pod.volume_problem.empty()) want = Want::kUnschedulable;
+  }
   WaitFor(pod, key, waiting_for);
   if (want == Want::kAsIs) return;
   if (want == Want::kNothing) {
@@ -430,7 +443,8 @@ void ClusterCache::SyncPod(const std::string& key) {
     return;
   }
   std::string note;
-  TaskSpec spec = want == Want::kRunning ? BoundSpec(pod, state_.node(node), &note) : info.spec;
+  TaskSpec spec =
+      want == Want::kRunning ? BoundSpec(pod, state_.node(node), &note) : std::move(pending_spec);
   if (want == Want::kRunning && note != pod.accounting_note) {
     pod.accounting_note = note;
     if (!note.empty()) {
@@ -486,6 +500,8 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
     if (pod.held_until > 0) held_.erase({pod.held_until, key});
     WaitFor(pod, key, "");
     LeaveJob(pod);
+    IndexPodClaims(pod, key, /*gone=*/true);
+    UpdateClaimUse(pod, key, /*gone=*/true);
     pods_.erase(it);
     return;
   }
@@ -502,6 +518,7 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
   if (!decoded.ok()) return;  // only without a name, which ParseMeta has seen
   pod.info = std::move(decoded).value();
   pod.problem = Bounded(std::move(problem), kMaxMessage);
+  IndexPodClaims(pod, key, /*gone=*/false);
   if (!pod.info.node_name.empty() && pod.assumed) {
     pod.assumed = false;
     assumed_--;
@@ -666,6 +683,7 @@ void ClusterCache::OnNamespace(k8s::EventType type, const json& object) {
 std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions) {
   std::vector<BindRequest> out;
   out.reserve(decisions.binds.size());
+  std::vector<std::string> claimants;  // assumed pods with claims, now holding them
   for (const BindDecision& b : decisions.binds) {
     const std::string& key = pod_of_task_[b.task];
     auto it = pods_.find(key);
@@ -680,6 +698,7 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions) {
     }
     pod.assumed = true;
     assumed_++;
+    if (!pod.info.claims.empty()) claimants.push_back(key);
     status_dirty_.insert(pod.job_key);
     BindRequest r;
     r.namespace_ = pod.info.meta.namespace_;
@@ -690,6 +709,11 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions) {
     r.write_devices = pod.info.spec.gpu.shared();
     r.job = pod.job_key;
     out.push_back(std::move(r));
+  }
+  // After the loop: the pods this keeps from their claims leave their tasks.
+  for (const std::string& key : claimants) {
+    auto it = pods_.find(key);
+    if (it != pods_.end()) UpdateClaimUse(it->second, key);
   }
   return out;
 }

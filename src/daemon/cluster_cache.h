@@ -24,7 +24,15 @@
 //   job's earliest pod's), then by key: the same line whatever order the informers
 //   delivered the objects in, before a restart and after it;
 // - pods of other schedulers live in one queue of their own, so that their resources
-//   count without taking part in fair sharing.
+//   count without taking part in fair sharing;
+// - a pending pod's PersistentVolumeClaims (and generic ephemeral volumes' claims) are
+//   resolved as kube-scheduler's VolumeRestrictions, VolumeBinding and VolumeZone do
+//   (cluster_cache_volumes.cc): a bound volume's node affinity and zone labels join its
+//   spec; a claim that is missing, being deleted, lost, unbound with Immediate binding or
+//   held (ReadWriteOncePod) by a bound or assumed pod keeps it pending with their words;
+//   delayed binding (WaitForFirstConsumer) and volumes that attach are not implemented
+//   and keep it pending too, saying so. A claim, volume or class that changes re-syncs
+//   only the pending pods that name (the claims of) it.
 //
 // Nothing outlives its object: deleted pods, jobs, groups and refused nodes leave every
 // index, and specs are shared by pods of one shape and reused once no pod has it.
@@ -42,6 +50,7 @@
 #include "engine/decisions.h"
 #include "k8s/informer.h"
 #include "k8s/objects.h"
+#include "k8s/volumes.h"
 #include "model/cluster.h"
 
 namespace gantry {
@@ -110,6 +119,9 @@ class ClusterCache {
   void OnPriorityClass(k8s::EventType type, const nlohmann::json& object);
   // A namespace's labels, for pod affinity terms with a namespaceSelector.
   void OnNamespace(k8s::EventType type, const nlohmann::json& object);
+  void OnClaim(k8s::EventType type, const nlohmann::json& object);
+  void OnPersistentVolume(k8s::EventType type, const nlohmann::json& object);
+  void OnStorageClass(k8s::EventType type, const nlohmann::json& object);
 
   // Records a session's binds as assumed (they count at once) and returns them to send.
   std::vector<BindRequest> Assume(const Decisions& decisions);
@@ -158,6 +170,10 @@ class ClusterCache {
     size_t specs = 0;
     size_t status_dirty = 0;
     size_t refused_nodes = 0;
+    size_t claims = 0;           // PersistentVolumeClaims, read or not
+    size_t volumes = 0;          // PersistentVolumes, read or not
+    size_t storage_classes = 0;  // read or not
+    size_t claim_index = 0;      // entries of the indexes from pods and objects to claims
   };
   Sizes sizes() const;
 
@@ -188,6 +204,9 @@ class ClusterCache {
     std::string accounting_note;  // the last event about how it is counted on its node
     int32_t bind_failures = 0;    // in a row; 0 once it is seen bound
     double held_until = 0;        // after a failed bind: not placed again before this
+    std::string volume_problem;   // why its volumes keep it pending; empty when they do not
+    bool holds_claims = false;    // bound and not finished, or assumed: its claims are in use
+    std::vector<std::string> indexed_claims;  // its keys in pods_by_claim_
   };
   struct JobRecord {
     std::string key;
@@ -235,8 +254,9 @@ class ClusterCache {
   void FileJob(JobId id, int64_t created);
   void UnfileJob(JobId id);
   void RemoveStateJob(JobId id);
-  // Makes ClusterState agree with what the pod record says.
+  // Makes ClusterState agree with what the pod record says, and the claims it holds.
   void SyncPod(const std::string& key);
+  void SyncPodTask(const std::string& key);
   void DropTask(PodRecord& pod);
   void WaitFor(PodRecord& pod, const std::string& key, const std::string& node);
   // What a bound pod counts as on its node (see the top of this file); `*note` says how
@@ -252,6 +272,24 @@ class ClusterCache {
   void RefuseNode(const k8s::ObjectMeta& meta, const std::string& why);
   // "; gantry refused 2 node(s): ..." for pending pods' messages, or "".
   std::string RefusedNodesNote() const;
+
+  // Volumes (cluster_cache_volumes.cc). Claims are keyed "namespace/name".
+  // The spec a pending pod is placed with: its own, with what its volumes require (see
+  // the top of this file). Returns why its volumes keep it pending, or "".
+  std::string ResolveVolumes(const PodRecord& pod, TaskSpec* spec) const;
+  // Keeps pods_by_claim_ in step with the claims the pod names (none once it is gone).
+  void IndexPodClaims(PodRecord& pod, const std::string& key, bool gone);
+  // Whether the pod holds its claims now; when that changes, the pending pods that want
+  // one of its ReadWriteOncePod claims are synced again (`gone`: it is being deleted).
+  void UpdateClaimUse(PodRecord& pod, const std::string& key, bool gone = false);
+  // A pod other than `except` that holds the claim through a persistentVolumeClaim
+  // volume (what kube-scheduler counts), or nullptr.
+  const PodRecord* ClaimHolder(const std::string& claim_key, const std::string& except) const;
+  // Syncs the pending pods of ours that name the claim, but `except`.
+  void ResyncClaimPods(const std::string& claim_key, const std::string& except = "");
+  // Moves a claim in claims_by_volume_ and claims_by_class_.
+  void IndexClaim(const std::string& key, const k8s::ClaimInfo* before,
+                  const k8s::ClaimInfo* after);
 
   std::string scheduler_name_;
   ClusterState state_;
@@ -279,6 +317,16 @@ class ClusterCache {
   std::vector<int32_t> spec_uses_;                               // SpecId -> tasks using it
   std::vector<SpecId> free_specs_;
   std::vector<ObjectEvent> problems_;
+  // Volumes: as read, or why they could not be; and who names what.
+  std::unordered_map<std::string, k8s::ClaimInfo> claims_;
+  std::unordered_map<std::string, std::string> bad_claims_;
+  std::unordered_map<std::string, k8s::PersistentVolumeInfo> volumes_;
+  std::unordered_map<std::string, std::string> bad_volumes_;
+  std::unordered_map<std::string, k8s::StorageClassInfo> storage_classes_;
+  std::unordered_map<std::string, std::string> bad_storage_classes_;
+  std::unordered_map<std::string, std::set<std::string>> pods_by_claim_;     // claim -> pods
+  std::unordered_map<std::string, std::set<std::string>> claims_by_volume_;  // PV -> claims
+  std::unordered_map<std::string, std::set<std::string>> claims_by_class_;   // class -> claims
   int64_t assumed_ = 0;
   int64_t pod_records_visited_ = 0;
   // Jobs whose pods or group changed since the last CollectStatus: with the session's

@@ -64,9 +64,10 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
       // A gated pod says so, as kube-scheduler does, and nothing else (no event). A pod
       // that cannot be scheduled as written says why, whatever its job's state.
       const bool gated = !info.scheduling_gates.empty();
-      const std::string& message = gated                 ? std::string(kSchedulingGatedMessage)
-                                   : pod.problem.empty() ? reason
-                                                         : pod.problem;
+      const std::string& message = gated                  ? std::string(kSchedulingGatedMessage)
+                                   : !pod.problem.empty() ? pod.problem
+                                   : !pod.volume_problem.empty() ? pod.volume_problem
+                                                                 : reason;
       if (!waiting || message.empty()) continue;
       if (message == pod.written_message || message == info.unschedulable_message) continue;
       pod.written_message = message;
@@ -154,6 +155,12 @@ ClusterCache::Sizes ClusterCache::sizes() const {
   s.specs = spec_ids_.size();
   s.status_dirty = status_dirty_.size();
   s.refused_nodes = refused_nodes_.size();
+  s.claims = claims_.size() + bad_claims_.size();
+  s.volumes = volumes_.size() + bad_volumes_.size();
+  s.storage_classes = storage_classes_.size() + bad_storage_classes_.size();
+  for (const auto* index : {&pods_by_claim_, &claims_by_volume_, &claims_by_class_}) {
+    for (const auto& [key, keys] : *index) s.claim_index += keys.size();
+  }
   return s;
 }
 

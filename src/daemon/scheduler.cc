@@ -137,6 +137,15 @@ void Scheduler::Apply(Item& item) {
       case Kind::kNamespace:
         cache_.OnNamespace(w->type, w->object);
         break;
+      case Kind::kClaim:
+        cache_.OnClaim(w->type, w->object);
+        break;
+      case Kind::kPersistentVolume:
+        cache_.OnPersistentVolume(w->type, w->object);
+        break;
+      case Kind::kStorageClass:
+        cache_.OnStorageClass(w->type, w->object);
+        break;
     }
     return;
   }
@@ -242,6 +251,9 @@ void Scheduler::Run(const std::atomic<bool>& stop) {
       {Kind::kQueue, "/apis/scheduling.volcano.sh/v1beta1/queues"},
       {Kind::kVolcanoGroup, "/apis/scheduling.volcano.sh/v1beta1/podgroups"},
       {Kind::kCoschedulingGroup, "/apis/scheduling.x-k8s.io/v1alpha1/podgroups"},
+      {Kind::kStorageClass, "/apis/storage.k8s.io/v1/storageclasses"},
+      {Kind::kPersistentVolume, "/api/v1/persistentvolumes"},
+      {Kind::kClaim, "/api/v1/persistentvolumeclaims"},
       {Kind::kPod, "/api/v1/pods"},
   };
   for (const Source& s : sources) {

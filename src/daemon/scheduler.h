@@ -55,7 +55,10 @@ class Scheduler {
     kCoschedulingGroup,
     kQueue,
     kPriorityClass,
-    kNamespace
+    kNamespace,
+    kClaim,
+    kPersistentVolume,
+    kStorageClass,
   };
   struct WatchItem {
     Kind kind;

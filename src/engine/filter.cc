@@ -58,6 +58,13 @@ std::string DescribeFilter(const FilterResult& result, const Node& node) {
       return "node(s) didn't match pod topology spread constraints";
     case FilterCode::kNodePorts:
       return "node(s) didn't have free ports for the requested pod ports";
+    case FilterCode::kVolumeNodeAffinity:
+      return "node(s) had volume node affinity conflict";
+    case FilterCode::kVolumeZone:
+      return "node(s) had no available volume zone";
+    case FilterCode::kReadWriteOncePod:
+      return "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
+             "access mode";
   }
   return "rejected";
 }

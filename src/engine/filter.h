@@ -30,6 +30,10 @@ enum class FilterCode : uint8_t {
   kSpreadMissingLabel,    // the node lacks a DoNotSchedule constraint's topology key
   kSpreadSkew,            // placing here would exceed a constraint's maxSkew
   kNodePorts,             // a host port is taken on the node
+  // The pod's volumes (VolumeBinding, VolumeZone, VolumeRestrictions), in their words.
+  kVolumeNodeAffinity,  // a bound volume's node affinity does not match the node
+  kVolumeZone,          // a bound volume's zone or region is not the node's
+  kReadWriteOncePod,    // a ReadWriteOncePod claim of the pod is in use by another pod
 };
 
 struct FilterResult {

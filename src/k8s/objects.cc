@@ -486,6 +486,13 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   } else {
     fail(st);
   }
+  std::vector<PodClaimRef> claims;
+  st = ParsePodClaims(spec, where + ": spec", pod.meta.name, &claims);
+  if (st.ok()) {
+    pod.claims = std::move(claims);
+  } else {
+    fail(st);
+  }
   pod.scheduling_gates = SchedulingGates(spec);
   if (std::string unsupported = UnsupportedField(spec); !unsupported.empty()) {
     fail(Status::Invalid(where + ": " + unsupported));

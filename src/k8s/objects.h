@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "k8s/pod_rules.h"
 #include "model/cluster.h"
 #include "model/resources.h"
 #include "model/status.h"
@@ -73,6 +74,8 @@ struct PodInfo {
   std::string group;                 // the pod group's name (same namespace), empty when none
   std::string queue;                 // from an annotation; empty when none
   std::vector<int32_t> gpu_devices;  // from gantry.dev/gpu-devices, when bound by Gantry
+  // The PersistentVolumeClaims its volumes name (ClusterCache resolves them).
+  std::vector<PodClaimRef> claims;
   // spec.schedulingGates: while any is there the pod is not scheduled (SchedulingGated).
   std::vector<std::string> scheduling_gates;
   // What could not be read of its requests; empty for a pod ParsePod accepts.

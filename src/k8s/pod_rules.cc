@@ -5,6 +5,7 @@
 
 #include "k8s/json_fields.h"
 #include "k8s/json_text.h"
+#include "model/limits.h"
 
 namespace gantry::k8s {
 namespace {
@@ -233,20 +234,23 @@ Status AffinityTerms(const json& group, const std::string& at, const Labels& pod
 
 }  // namespace
 
+Status ParseNodeSelector(const json& selector, const std::string& at, NodeAffinity* out) {
+  const json* terms = nullptr;
+  GANTRY_RETURN_IF_ERROR(ListOf(selector, "nodeSelectorTerms", at, &terms));
+  for (size_t i = 0; i < terms->size(); ++i) {
+    std::vector<SelectorRequirement> term;
+    GANTRY_RETURN_IF_ERROR(NodeTerm((*terms)[i], Index(at + ".nodeSelectorTerms", i), &term));
+    out->terms.push_back(std::move(term));
+  }
+  return Status::Ok();
+}
+
 Status ParseNodeAffinity(const json& spec, const std::string& where, NodeAffinity* out) {
   const std::string at = where + ".affinity.nodeAffinity";
   const json& node_affinity = Field(Field(spec, "affinity"), "nodeAffinity");
-  const json& required = Field(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution");
-  const json* terms = nullptr;
-  GANTRY_RETURN_IF_ERROR(ListOf(required, "nodeSelectorTerms",
-                                at + ".requiredDuringSchedulingIgnoredDuringExecution", &terms));
-  for (size_t i = 0; i < terms->size(); ++i) {
-    std::vector<SelectorRequirement> term;
-    GANTRY_RETURN_IF_ERROR(NodeTerm(
-        (*terms)[i],
-        Index(at + ".requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms", i), &term));
-    out->terms.push_back(std::move(term));
-  }
+  GANTRY_RETURN_IF_ERROR(
+      ParseNodeSelector(Field(node_affinity, "requiredDuringSchedulingIgnoredDuringExecution"),
+                        at + ".requiredDuringSchedulingIgnoredDuringExecution", out));
   const json* preferred = nullptr;
   GANTRY_RETURN_IF_ERROR(
       ListOf(node_affinity, "preferredDuringSchedulingIgnoredDuringExecution", at, &preferred));
@@ -372,20 +376,67 @@ std::vector<std::string> SchedulingGates(const json& spec) {
   return gates;
 }
 
+std::string PodClaimRef::Field() const {
+  return "spec.volumes[" + std::to_string(index) + "]." +
+         (ephemeral ? "ephemeral" : "persistentVolumeClaim");
+}
+
+Status ParsePodClaims(const json& spec, const std::string& where, const std::string& pod_name,
+                      std::vector<PodClaimRef>* out) {
+  const json* volumes = nullptr;
+  GANTRY_RETURN_IF_ERROR(ListOf(spec, "volumes", where, &volumes));
+  for (size_t i = 0; i < volumes->size(); ++i) {
+    const json& v = (*volumes)[i];
+    const std::string at = Index(where + ".volumes", i);
+    PodClaimRef ref;
+    ref.index = i;
+    ref.volume = String(v, "name");
+    if (ref.volume.size() > kMaxNameLength) {
+      return Status::Invalid(at + ".name: " + std::to_string(ref.volume.size()) +
+                             " bytes long; the limit is " + std::to_string(kMaxNameLength));
+    }
+    const json& claim = Field(v, "persistentVolumeClaim");
+    if (!claim.is_null()) {
+      ref.claim = String(claim, "claimName");
+      if (ref.claim.empty() || ref.claim.size() > kMaxNameLength) {
+        return Status::Invalid(at + ".persistentVolumeClaim.claimName: must be 1.." +
+                               std::to_string(kMaxNameLength) + " bytes long, got " +
+                               std::to_string(ref.claim.size()));
+      }
+    } else if (!Field(v, "ephemeral").is_null()) {
+      if (ref.volume.empty()) return Status::Invalid(at + ".name: must not be empty");
+      ref.ephemeral = true;
+      ref.claim = pod_name + "-" + ref.volume;  // what the ephemeral volume controller makes
+    } else {
+      continue;
+    }
+    out->push_back(std::move(ref));
+  }
+  return Status::Ok();
+}
+
 std::string UnsupportedField(const json& spec) {
   const json& claims = Field(spec, "resourceClaims");
   if (claims.is_array() && !claims.empty()) {
     return "spec.resourceClaims: dynamic resource allocation (DRA) is not supported by gantry; "
            "the pod stays pending rather than be placed without its claims";
   }
+  // Inline volumes that attach to a node: kube-scheduler counts them against the node's
+  // volume limits (NodeVolumeLimits) and keeps pods that share one apart
+  // (VolumeRestrictions).
+  static constexpr const char* kAttaching[] = {
+      "csi",    "gcePersistentDisk", "awsElasticBlockStore", "azureDisk", "azureFile",
+      "cinder", "vsphereVolume",     "portworxVolume",       "rbd",       "iscsi"};
   const json& volumes = Field(spec, "volumes");
   for (size_t i = 0; volumes.is_array() && i < volumes.size(); ++i) {
-    for (const char* kind : {"persistentVolumeClaim", "ephemeral", "csi"}) {
+    for (const char* kind : kAttaching) {
       if (Field(volumes[i], kind).is_null()) continue;
       return "spec.volumes[" + std::to_string(i) + "]." + kind + " (volume \"" +
              KeyText(String(volumes[i], "name")) +
-             "\"): volumes that bind or attach on a node are not supported by gantry yet; the "
-             "pod stays pending rather than be placed where its volume may not reach";
+             "\"): volumes that attach to a node count against its volume limits and may "
+             "conflict with other pods' (kube-scheduler's NodeVolumeLimits and "
+             "VolumeRestrictions), which gantry does not implement yet; the pod stays pending "
+             "rather than be placed where its volume may not attach";
     }
   }
   return "";

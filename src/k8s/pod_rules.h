@@ -6,6 +6,7 @@
 // the value.
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
@@ -16,8 +17,25 @@
 
 namespace gantry::k8s {
 
+// A volume of a pod that names a PersistentVolumeClaim (in the pod's namespace).
+struct PodClaimRef {
+  size_t index = 0;        // in spec.volumes
+  std::string volume;      // the volume's name
+  std::string claim;       // the claim's name
+  bool ephemeral = false;  // a generic ephemeral volume: the claim is <pod>-<volume>
+  bool operator==(const PodClaimRef&) const = default;
+  // "spec.volumes[0].persistentVolumeClaim" or "spec.volumes[1].ephemeral", for messages.
+  std::string Field() const;
+};
+
 // spec.affinity.nodeAffinity into *out. `where` prefixes errors ("pod ns/name: spec").
 Status ParseNodeAffinity(const nlohmann::json& spec, const std::string& where, NodeAffinity* out);
+
+// A v1.NodeSelector ({"nodeSelectorTerms": [...]}) into out->terms, as in a pod's
+// required node affinity or a PersistentVolume's spec.nodeAffinity.required. `at` names
+// the selector in errors. (No terms leaves out->terms empty, which NodeAffinity reads as
+// no constraint.)
+Status ParseNodeSelector(const nlohmann::json& selector, const std::string& at, NodeAffinity* out);
 
 // spec.affinity.podAffinity and podAntiAffinity into *out. matchLabelKeys and
 // mismatchLabelKeys are merged into each term's selector with the pod's own label values
@@ -36,6 +54,11 @@ Status ParseHostPorts(const nlohmann::json& spec, const std::string& where,
 
 // spec.schedulingGates' names; a pod with any is not scheduled.
 std::vector<std::string> SchedulingGates(const nlohmann::json& spec);
+
+// The claims the pod's volumes name, in volume order: persistentVolumeClaim.claimName, and
+// for a generic ephemeral volume the claim its controller makes, <pod>-<volume>.
+Status ParsePodClaims(const nlohmann::json& spec, const std::string& where,
+                      const std::string& pod_name, std::vector<PodClaimRef>* out);
 
 // Why gantry cannot place the pod as kube-scheduler would, naming the first field it does
 // not implement ("spec.resourceClaims: ..."), or "" when there is none.

@@ -30,7 +30,11 @@ size_t TaskSpecHash::operator()(const TaskSpec& spec) const {
       .Add(spec.tolerations)
       .Add(spec.affinity)
       .Add(spec.namespace_)
-      .Add(spec.labels);
+      .Add(spec.labels)
+      .Add(spec.volume_node_affinity)
+      .Add(spec.rwop_claims);
+  h.Add(static_cast<uint64_t>(spec.volume_zones.size()));
+  for (const VolumeTopology& zone : spec.volume_zones) h.Add(zone.key).Add(zone.values);
   // The pod rules are left out: specs that differ only there are rare, and equality
   // tells them apart.
   return h.value();
@@ -57,6 +61,18 @@ std::vector<std::string> LabelKeysOf(const TaskSpec& spec) {
   }
   for (const PreferredNodeTerm& p : spec.affinity.preferred) {
     for (const SelectorRequirement& r : p.term) keys.push_back(r.key);
+  }
+  for (const NodeAffinity& volume : spec.volume_node_affinity) {
+    for (const auto& term : volume.terms) {
+      for (const SelectorRequirement& r : term) {
+        // Volumes' matchFields compare with no name: the node's is not read.
+        if (r.key != kNodeNameField) keys.push_back(r.key);
+      }
+    }
+  }
+  if (!spec.volume_zones.empty()) {
+    // Whether the node has any of them decides, not just the volumes' own keys.
+    for (std::string_view key : kVolumeTopologyKeys) keys.emplace_back(key);
   }
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());

@@ -17,6 +17,7 @@
 #include "model/labels.h"
 #include "model/pod_constraints.h"
 #include "model/resources.h"
+#include "model/volume_topology.h"
 
 namespace gantry {
 
@@ -57,6 +58,15 @@ struct TaskSpec {
   PodAffinity pod_affinity;
   std::vector<TopologySpreadConstraint> spread;
   std::vector<HostPort> host_ports;
+  // Where its bound PersistentVolumes can be reached: every volume's required node
+  // affinity must match the node's labels (VolumeBinding; matchFields see no node name,
+  // as kube-scheduler checks volumes against labels alone), and the volumes' topology
+  // labels must allow it (VolumeZone).
+  std::vector<NodeAffinity> volume_node_affinity;
+  std::vector<VolumeTopology> volume_zones;
+  // Its claims with access mode ReadWriteOncePod (names in its namespace, sorted): no
+  // two pods may use one at a time (VolumeRestrictions).
+  std::vector<std::string> rwop_claims;
   bool operator==(const TaskSpec&) const = default;
 
   // Whether placing it depends on the other tasks on the nodes, beyond their resources.
@@ -74,7 +84,8 @@ struct TaskSpecHash {
 };
 
 // The node label keys a spec reads (its node selector's and its node affinity's,
-// required and preferred, with kNodeNameField for matchFields), each once, sorted.
+// required and preferred, with kNodeNameField for matchFields; its volumes' node
+// affinity and, with volume topology labels, all four topology keys), each once, sorted.
 // Static predicates and scores see a node's labels only through these.
 std::vector<std::string> LabelKeysOf(const TaskSpec& spec);
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "k8s/objects.h"
+#include "k8s/volumes.h"
 #include "model/limits.h"
 #include "tests/fuzz/cluster_checks.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -150,6 +151,21 @@ inline void CheckObjectCodecs(const nlohmann::json& object) {
     CheckNonNegative(queue->guarantee, "queue " + queue->meta.name + " guarantee");
   }
   CheckRefusal(ParsePriorityClass(object));
+  Result<ClaimInfo> claim = ParseClaim(object);
+  CheckRefusal(claim);
+  if (claim.ok()) {
+    FUZZ_CHECK(claim->meta.name.size() <= kMaxNameLength,
+               "a claim name of " + std::to_string(claim->meta.name.size()) + " bytes");
+  }
+  Result<PersistentVolumeInfo> volume = ParsePersistentVolume(object);
+  CheckRefusal(volume);
+  if (volume.ok()) {
+    for (const VolumeTopology& zone : volume->zones) {
+      FUZZ_CHECK(!zone.values.empty(), "persistentvolume " + volume->meta.name + ": label " +
+                                           zone.key + " read as no zones");
+    }
+  }
+  CheckRefusal(ParseStorageClass(object));
 }
 
 }  // namespace gantry::fuzz

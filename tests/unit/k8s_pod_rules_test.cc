@@ -211,10 +211,12 @@ TEST(PodRules, UnsupportedFieldsAreNamedNotIgnored) {
             std::string::npos)
       << problem;
   problem = ProblemOf(Pod(R"({"containers": [], "volumes": [{"name": "cfg", "configMap": {}},
-      {"name": "data", "persistentVolumeClaim": {"claimName": "d"}}]})"));
-  EXPECT_NE(problem.find("spec.volumes[1].persistentVolumeClaim (volume \"data\")"),
-            std::string::npos)
-      << problem;
+      {"name": "data", "csi": {"driver": "d"}}]})"));
+  EXPECT_NE(problem.find("spec.volumes[1].csi (volume \"data\")"), std::string::npos) << problem;
+  // Claims are not refused: the daemon resolves them (cluster_cache_volumes).
+  EXPECT_TRUE(ProblemOf(Pod(R"({"containers": [], "volumes": [
+      {"name": "data", "persistentVolumeClaim": {"claimName": "d"}}]})"))
+                  .empty());
   EXPECT_TRUE(ProblemOf(Pod(R"({"containers": [], "volumes": [{"name": "s", "emptyDir": {}},
       {"name": "t", "secret": {"secretName": "x"}}]})"))
                   .empty());

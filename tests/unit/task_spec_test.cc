@@ -41,6 +41,15 @@ std::vector<std::function<void(TaskSpec&)>> OneFieldChanges() {
       [](TaskSpec& s) { s.affinity.terms[0][0].op = SelectorRequirement::Op::kNotIn; },
       [](TaskSpec& s) { s.affinity.terms[0][0].values = {"r2"}; },
       [](TaskSpec& s) { s.affinity.terms.push_back({}); },
+      [](TaskSpec& s) {
+        s.volume_node_affinity.push_back(NodeAffinity{
+            {{SelectorRequirement{"kubernetes.io/hostname", SelectorRequirement::Op::kIn, {"n1"}}}},
+            {}});
+      },
+      [](TaskSpec& s) {
+        s.volume_zones.push_back(VolumeTopology{std::string(kZoneLabel), {"a"}});
+      },
+      [](TaskSpec& s) { s.rwop_claims.push_back("data"); },
   };
 }
 
@@ -62,6 +71,23 @@ TEST(TaskSpecTest, EveryFieldTellsSpecsApart) {
     EXPECT_TRUE(seen.emplace(s, static_cast<int>(i)).second) << "change " << i;
   }
   EXPECT_EQ(seen.size(), changes.size() + 1);
+}
+
+// A spec reads the labels its volumes' node affinity names (matchFields on the name
+// aside: volumes are checked against labels alone), and with any volume topology label
+// all four topology keys, since a node without any of them passes VolumeZone.
+TEST(TaskSpecTest, LabelKeysIncludeWhatTheVolumesRead) {
+  TaskSpec s;
+  s.volume_node_affinity.push_back(NodeAffinity{
+      {{SelectorRequirement{"kubernetes.io/hostname", SelectorRequirement::Op::kIn, {"n1"}},
+        SelectorRequirement{std::string(kNodeNameField), SelectorRequirement::Op::kIn, {"n1"}}}},
+      {}});
+  EXPECT_EQ(LabelKeysOf(s), std::vector<std::string>{"kubernetes.io/hostname"});
+  s.volume_zones.push_back(VolumeTopology{std::string(kZoneLabel), {"us-east-1a"}});
+  EXPECT_EQ(LabelKeysOf(s), (std::vector<std::string>{
+                                "failure-domain.beta.kubernetes.io/region",
+                                "failure-domain.beta.kubernetes.io/zone", "kubernetes.io/hostname",
+                                "topology.kubernetes.io/region", "topology.kubernetes.io/zone"}));
 }
 
 TEST(TaskShapeTest, OnlyRequestsAndGpusMakeAShape) {

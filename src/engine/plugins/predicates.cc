@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <unordered_map>
 
 #include "engine/plugins/args.h"
 #include "engine/plugins/plugins.h"
@@ -15,7 +16,9 @@ bool ToleratesCordon(const std::vector<Toleration>& tolerations) {
                      [&](const Toleration& t) { return t.Tolerates(cordon); });
 }
 
-class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>, public NodePredicate {
+class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
+                         public NodePredicate,
+                         public PlacementListener {
  public:
   std::string_view name() const override { return "predicates"; }
 
@@ -34,10 +37,26 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>, public NodePr
       return FilterResult::Fail(FilterCode::kTaint,
                                 static_cast<uint32_t>(blocking - node.taints.data()));
     }
-    return FilterByCapacity(spec.requests, spec.gpu, node);
+    const FilterResult capacity = FilterByCapacity(spec.requests, spec.gpu, node);
+    if (!capacity.ok()) return capacity;
+    for (const NodeAffinity& volume : spec.volume_node_affinity) {
+      if (!volume.Matches(node.labels)) return FilterResult::Fail(FilterCode::kVolumeNodeAffinity);
+    }
+    if (!VolumeZonesAllow(spec.volume_zones, node.labels)) {
+      return FilterResult::Fail(FilterCode::kVolumeZone);
+    }
+    return FilterResult::Ok();
   }
 
   FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId id) const override {
+    if (!spec.rwop_claims.empty()) [[unlikely]] {
+      return FilterWithClaims(s, spec, id);
+    }
+    return FilterRoom(s, spec, id);
+  }
+
+  // The node's room now: its pod count, free resources and GPUs.
+  FilterResult FilterRoom(const Session& s, const TaskSpec& spec, NodeId id) const {
     const NodeWork& w = s.node(id);
     if (w.max_pods > 0 && static_cast<Milli>(w.tasks + 1) * kMilliPerUnit > w.max_pods) {
       return FilterResult::Fail(FilterCode::kTooManyPods);
@@ -62,6 +81,43 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>, public NodePr
     }
     return FilterResult::Fail(FilterCode::kNoGpuShareFits);
   }
+
+  // ReadWriteOncePod claims taken by the session's placements. (The daemon keeps a pod
+  // whose claim a running or assumed pod uses out of the session; this keeps two pending
+  // pods from both taking it in one.) An eviction leaves the claim taken: the pod holds it
+  // until it is gone.
+  void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId /*node*/,
+                     const GpuChoice& /*gpus*/, int sign) override {
+    if (change == StateChange::kEvict) return;
+    const TaskSpec& spec = s.cluster().spec(s.cluster().task(task).spec);
+    for (const std::string& claim : spec.rwop_claims) {
+      int32_t& uses = rwop_taken_[ClaimKey(spec, claim)];
+      uses += sign;
+      if (uses <= 0) rwop_taken_.erase(ClaimKey(spec, claim));
+    }
+  }
+
+ private:
+  static std::string ClaimKey(const TaskSpec& spec, const std::string& claim) {
+    return spec.namespace_ + "/" + claim;
+  }
+  // Out of the hot path, which only pods with ReadWriteOncePod claims take: the node's room
+  // first, as kube-scheduler's NodeResourcesFit runs before VolumeRestrictions.
+  [[gnu::noinline]] FilterResult FilterWithClaims(const Session& s, const TaskSpec& spec,
+                                                  NodeId id) const {
+    const FilterResult room = FilterRoom(s, spec, id);
+    if (!room.ok() || !ClaimTaken(spec)) return room;
+    return FilterResult::Fail(FilterCode::kReadWriteOncePod);
+  }
+  bool ClaimTaken(const TaskSpec& spec) const {
+    if (rwop_taken_.empty()) return false;
+    for (const std::string& claim : spec.rwop_claims) {
+      if (rwop_taken_.count(ClaimKey(spec, claim))) return true;
+    }
+    return false;
+  }
+
+  std::unordered_map<std::string, int32_t> rwop_taken_;  // "namespace/claim" -> placed users
 };
 
 }  // namespace

@@ -2,7 +2,8 @@
 // scheduling cycles in between, as `gantry serve` runs it. The input is lines:
 //
 //   <kind><event> <json>   kind: N node, P pod, V Volcano PodGroup, C scheduler-plugins
-//                          PodGroup, Q Queue, R PriorityClass; event: A added, M modified,
+//                          PodGroup, Q Queue, R PriorityClass, L PersistentVolumeClaim,
+//                          W PersistentVolume, K StorageClass; event: A added, M modified,
 //                          D deleted
 //   S                      a cycle: a session (node table cache kept across cycles as the
 //                          daemon does), Assume, CollectStatus, TakeProblems
@@ -70,6 +71,15 @@ class Harness {
         break;
       case 'R':
         cache_.OnPriorityClass(type, object);
+        break;
+      case 'L':
+        cache_.OnClaim(type, object);
+        break;
+      case 'W':
+        cache_.OnPersistentVolume(type, object);
+        break;
+      case 'K':
+        cache_.OnStorageClass(type, object);
         break;
       default:
         return;

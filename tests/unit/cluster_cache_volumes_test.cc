@@ -1,0 +1,432 @@
+// The daemon's cluster cache and pods' PersistentVolumeClaims: what kube-scheduler's
+// VolumeRestrictions, VolumeBinding and VolumeZone plugins decide, with the documentation's
+// local volume and zone examples; the pods a change re-syncs, and nothing kept after its
+// object.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "daemon/cluster_cache.h"
+#include "engine/session.h"
+#include "tests/unit/test_util.h"
+
+namespace gantry {
+namespace {
+
+using json = nlohmann::json;
+using k8s::EventType;
+
+json NodeObject(const std::string& name, json labels = json::object()) {
+  labels["kubernetes.io/hostname"] = name;
+  return {{"metadata", {{"name", name}, {"uid", "uid-" + name}, {"labels", labels}}},
+          {"status", {{"allocatable", {{"cpu", "8"}, {"memory", "32Gi"}, {"pods", "110"}}}}}};
+}
+
+// A pod of ours in namespace ml; `volumes` is its spec.volumes.
+json PodObject(const std::string& name, json volumes, const std::string& scheduler = "gantry") {
+  return {{"metadata",
+           {{"name", name},
+            {"namespace", "ml"},
+            {"uid", "uid-" + name},
+            {"creationTimestamp", "2025-01-01T00:00:00Z"}}},
+          {"spec",
+           {{"schedulerName", scheduler},
+            {"containers", {{{"name", "c"}, {"resources", {{"requests", {{"cpu", "1"}}}}}}}},
+            {"volumes", volumes}}},
+          {"status", {{"phase", "Pending"}}}};
+}
+
+json ClaimVolume(const std::string& claim, const std::string& volume = "data") {
+  return json::array({{{"name", volume}, {"persistentVolumeClaim", {{"claimName", claim}}}}});
+}
+
+json Bound(json pod, const std::string& node) {
+  pod["spec"]["nodeName"] = node;
+  return pod;
+}
+
+// A claim in ml, bound to `volume` as the PV controller leaves it, or unbound ("").
+json Claim(const std::string& name, const std::string& volume, const std::string& storage_class,
+           const std::string& access_mode = "ReadWriteOnce") {
+  json c = {{"metadata", {{"name", name}, {"namespace", "ml"}, {"uid", "uid-claim-" + name}}},
+            {"spec",
+             {{"accessModes", {access_mode}},
+              {"storageClassName", storage_class},
+              {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
+  if (!volume.empty()) {
+    c["spec"]["volumeName"] = volume;
+    c["metadata"]["annotations"]["pv.kubernetes.io/bind-completed"] = "yes";
+    c["status"]["phase"] = "Bound";
+  }
+  return c;
+}
+
+// The documentation's local volume (storage/volumes, "local"), on `node`.
+json LocalVolume(const std::string& name, const std::string& node) {
+  json pv = json::parse(R"({"metadata": {}, "spec": {"capacity": {"storage": "100Gi"},
+      "accessModes": ["ReadWriteOnce"], "storageClassName": "local-storage",
+      "local": {"path": "/mnt/disks/ssd1"},
+      "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "kubernetes.io/hostname", "operator": "In", "values": []}]}]}}}})");
+  pv["metadata"] = {{"name", name}, {"uid", "uid-pv-" + name}};
+  pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] =
+      {node};
+  return pv;
+}
+
+// A volume in one zone, labelled as topology-aware provisioners label them.
+json ZonedVolume(const std::string& name, const std::string& zone) {
+  return {
+      {"metadata",
+       {{"name", name},
+        {"uid", "uid-pv-" + name},
+        {"labels",
+         {{"topology.kubernetes.io/zone", zone}, {"topology.kubernetes.io/region", "us-east-1"}}}}},
+      {"spec", {{"nfs", {{"server", "nfs.example"}, {"path", "/x"}}}}}};
+}
+
+json StorageClass(const std::string& name, const std::string& mode) {
+  return {{"metadata", {{"name", name}}},
+          {"provisioner", "example.com/p"},
+          {"volumeBindingMode", mode}};
+}
+
+const Task* TaskNamed(const ClusterState& s, const std::string& name) {
+  for (const Task& t : s.tasks()) {
+    if (t.name == name && t.job != kNone) return &t;
+  }
+  return nullptr;
+}
+
+// The PodScheduled=False messages written so far, the latest for each pod.
+class Messages {
+ public:
+  explicit Messages(ClusterCache& cache) : cache_(cache) {}
+  std::string Of(const std::string& pod) {
+    std::vector<PodCondition> conditions;
+    std::vector<GroupStatus> groups;
+    std::vector<ObjectEvent> events;
+    cache_.CollectStatus(Decisions{}, &conditions, &groups, &events);
+    for (const PodCondition& c : conditions) latest_[c.name] = c.message;
+    return latest_[pod];
+  }
+
+ private:
+  ClusterCache& cache_;
+  std::map<std::string, std::string> latest_;
+};
+
+// The nodes the session binds the pods to, "pod@node ...".
+std::string Placements(ClusterCache& c) {
+  const Decisions d = RunSession(c.state());
+  std::string out;
+  for (const BindDecision& b : d.binds) {
+    out +=
+        (out.empty() ? "" : " ") + c.state().task(b.task).name + "@" + c.state().node(b.node).name;
+  }
+  return out;
+}
+
+// The documentation's local volume: a pod whose claim is bound to it goes only to its
+// node (VolumeBinding: "node(s) had volume node affinity conflict" elsewhere).
+TEST(ClusterCacheVolumes, LocalVolumeTakesThePodToItsNode) {
+  ClusterCache c("gantry");
+  Messages m(c);
+  for (const char* n : {"node-a", "example-node", "node-c"})
+    c.OnNode(EventType::kAdded, NodeObject(n));
+  c.OnStorageClass(EventType::kAdded, StorageClass("local-storage", "WaitForFirstConsumer"));
+  c.OnPersistentVolume(EventType::kAdded, LocalVolume("example-pv", "example-node"));
+  c.OnClaim(EventType::kAdded, Claim("data", "example-pv", "local-storage"));
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  const Task* t = TaskNamed(c.state(), "ml/p");
+  ASSERT_NE(t, nullptr) << m.Of("p");
+  EXPECT_EQ(c.state().spec(t->spec).volume_node_affinity.size(), 1u);
+  EXPECT_EQ(Placements(c), "ml/p@example-node");
+  // Without its node the pod fits nowhere, and says why as kube-scheduler does.
+  c.OnNode(EventType::kDeleted, NodeObject("example-node"));
+  const Decisions d = RunSession(c.state());
+  ASSERT_EQ(d.pending.size(), 1u);
+  EXPECT_TRUE(Contains(d.pending[0].reason, "2 node(s) had volume node affinity conflict"));
+}
+
+// VolumeZone: a volume in us-east-1b takes the pod to a node of that zone; nodes without
+// zone labels would do too, but these all have one.
+TEST(ClusterCacheVolumes, ZonedVolumeTakesThePodToItsZone) {
+  ClusterCache c("gantry");
+  Messages m(c);
+  for (const char* z : {"a", "b", "c"}) {
+    c.OnNode(EventType::kAdded,
+             NodeObject(std::string("node-") + z,
+                        {{"topology.kubernetes.io/zone", std::string("us-east-1") + z},
+                         {"topology.kubernetes.io/region", "us-east-1"}}));
+  }
+  c.OnPersistentVolume(EventType::kAdded, ZonedVolume("pv-b", "us-east-1b"));
+  c.OnClaim(EventType::kAdded, Claim("data", "pv-b", ""));
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  ASSERT_NE(TaskNamed(c.state(), "ml/p"), nullptr) << m.Of("p");
+  EXPECT_EQ(Placements(c), "ml/p@node-b");
+  // The volume's label changes to a zone no node has: re-synced, and pending.
+  json moved = ZonedVolume("pv-b", "us-east-1d");
+  c.OnPersistentVolume(EventType::kModified, moved);
+  const Decisions d = RunSession(c.state());
+  ASSERT_EQ(d.pending.size(), 1u);
+  EXPECT_TRUE(Contains(d.pending[0].reason, "3 node(s) had no available volume zone"));
+}
+
+// kube-scheduler's messages for claims that keep a pod pending on every node, and the
+// pod placed once the claim is right.
+TEST(ClusterCacheVolumes, ClaimsThatKeepThePodPendingSaySoInKubeSchedulersWords) {
+  ClusterCache c("gantry");
+  Messages m(c);
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  EXPECT_EQ(c.pending_pods(), 0);
+  EXPECT_TRUE(Contains(m.Of("p"),
+                       "persistentvolumeclaim \"data\" not found "
+                       "(spec.volumes[0].persistentVolumeClaim, volume "
+                       "\"data\")"));
+  // Unbound, in a class that binds immediately (or in no class, or one that is missing).
+  c.OnStorageClass(EventType::kAdded, StorageClass("fast", "Immediate"));
+  for (const char* sc : {"fast", "", "missing"}) {
+    c.OnClaim(EventType::kModified, Claim("data", "", sc));
+    EXPECT_EQ(c.pending_pods(), 0);
+    EXPECT_TRUE(Contains(m.Of("p"), "pod has unbound immediate PersistentVolumeClaims")) << sc;
+  }
+  // Pre-bound (a volume named, the PV controller not done): still immediate and unbound.
+  json prebound = Claim("data", "pv", "fast");
+  prebound["metadata"]["annotations"].erase("pv.kubernetes.io/bind-completed");
+  c.OnClaim(EventType::kModified, prebound);
+  EXPECT_TRUE(Contains(m.Of("p"), "pod has unbound immediate PersistentVolumeClaims"));
+  // Bound to a volume that does not exist (VolumeZone's PreFilter says so first).
+  c.OnClaim(EventType::kModified, Claim("data", "pv", "fast"));
+  EXPECT_TRUE(Contains(m.Of("p"), "persistentvolume \"pv\" not found"));
+  // Lost, and being deleted.
+  json lost = Claim("data", "pv", "fast");
+  lost["status"]["phase"] = "Lost";
+  c.OnClaim(EventType::kModified, lost);
+  EXPECT_TRUE(Contains(m.Of("p"),
+                       "persistentvolumeclaim \"data\" bound to non-existent persistentvolume "
+                       "\"pv\""));
+  json deleting = Claim("data", "pv", "fast");
+  deleting["metadata"]["deletionTimestamp"] = "2025-01-01T00:00:00Z";
+  c.OnClaim(EventType::kModified, deleting);
+  EXPECT_TRUE(Contains(m.Of("p"), "persistentvolumeclaim \"data\" is being deleted"));
+  // The volume comes and the claim is whole: placed.
+  c.OnPersistentVolume(EventType::kAdded, LocalVolume("pv", "n1"));
+  c.OnClaim(EventType::kModified, Claim("data", "pv", "fast"));
+  EXPECT_EQ(c.pending_pods(), 1);
+  EXPECT_EQ(Placements(c), "ml/p@n1");
+}
+
+// Delayed binding is not implemented: the pod waits, naming the volume and saying why.
+TEST(ClusterCacheVolumes, WaitForFirstConsumerClaimsAreRefusedForNow) {
+  ClusterCache c("gantry");
+  Messages m(c);
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnStorageClass(EventType::kAdded, StorageClass("local-storage", "WaitForFirstConsumer"));
+  c.OnClaim(EventType::kAdded, Claim("data", "", "local-storage"));
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  EXPECT_EQ(c.pending_pods(), 0);
+  const std::string message = m.Of("p");
+  EXPECT_TRUE(Contains(message,
+                       "spec.volumes[0].persistentVolumeClaim (volume \"data\"): claim "
+                       "\"data\" is unbound and its StorageClass \"local-storage\""));
+  EXPECT_TRUE(Contains(message, "gantry does not support delayed volume binding yet"));
+  // A class without a binding mode (not from an API server) is kube-scheduler's error.
+  json unset = StorageClass("local-storage", "");
+  unset.erase("volumeBindingMode");
+  c.OnStorageClass(EventType::kModified, unset);
+  EXPECT_TRUE(Contains(m.Of("p"), "VolumeBindingMode not set for StorageClass \"local-storage\""));
+}
+
+// Generic ephemeral volumes: the claim <pod>-<volume>, made by its controller for the pod.
+TEST(ClusterCacheVolumes, EphemeralVolumesWaitForTheirClaimMadeForThePod) {
+  ClusterCache c("gantry");
+  Messages m(c);
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnNode(EventType::kAdded, NodeObject("n2"));
+  json volumes = json::array(
+      {{{"name", "scratch"},
+        {"ephemeral",
+         {{"volumeClaimTemplate", {{"spec", {{"accessModes", {"ReadWriteOnce"}}}}}}}}}});
+  c.OnPod(EventType::kAdded, PodObject("p", volumes));
+  EXPECT_TRUE(Contains(m.Of("p"),
+                       "waiting for ephemeral volume controller to create the "
+                       "persistentvolumeclaim \"p-scratch\" (spec.volumes[0].ephemeral"));
+  // A claim of that name that the pod does not own is not its.
+  c.OnPersistentVolume(EventType::kAdded, LocalVolume("pv", "n2"));
+  c.OnClaim(EventType::kAdded, Claim("p-scratch", "pv", ""));
+  EXPECT_TRUE(
+      Contains(m.Of("p"), "PVC ml/p-scratch was not created for pod ml/p (pod is not owner)"));
+  json owned = Claim("p-scratch", "pv", "");
+  owned["metadata"]["ownerReferences"] = {{{"apiVersion", "v1"},
+                                           {"kind", "Pod"},
+                                           {"name", "p"},
+                                           {"uid", "uid-p"},
+                                           {"controller", true}}};
+  c.OnClaim(EventType::kModified, owned);
+  EXPECT_EQ(Placements(c), "ml/p@n2");
+}
+
+// ReadWriteOncePod (VolumeRestrictions): a claim used by a pod on a node keeps other pods
+// that want it pending, until that pod is gone.
+TEST(ClusterCacheVolumes, ReadWriteOncePodClaimHeldByARunningPod) {
+  ClusterCache c("gantry");
+  Messages m(c);
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnPersistentVolume(EventType::kAdded, LocalVolume("pv", "n1"));
+  c.OnClaim(EventType::kAdded, Claim("data", "pv", "", "ReadWriteOncePod"));
+  c.OnPod(EventType::kAdded, Bound(PodObject("holder", ClaimVolume("data"), "other"), "n1"));
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  EXPECT_EQ(c.pending_pods(), 0);
+  EXPECT_TRUE(Contains(m.Of("p"),
+                       "node has pod using PersistentVolumeClaim with the same name and "
+                       "ReadWriteOncePod access mode (spec.volumes[0].persistentVolumeClaim, "
+                       "volume \"data\": claim \"data\" is used by pod ml/holder)"));
+  // Finished, it no longer holds the claim.
+  json done = Bound(PodObject("holder", ClaimVolume("data"), "other"), "n1");
+  done["status"]["phase"] = "Succeeded";
+  c.OnPod(EventType::kModified, done);
+  EXPECT_EQ(c.pending_pods(), 1);
+  c.OnPod(EventType::kModified, Bound(PodObject("holder", ClaimVolume("data"), "other"), "n1"));
+  EXPECT_EQ(c.pending_pods(), 0);
+  c.OnPod(EventType::kDeleted, Bound(PodObject("holder", ClaimVolume("data"), "other"), "n1"));
+  EXPECT_EQ(c.pending_pods(), 1);
+  EXPECT_EQ(Placements(c), "ml/p@n1");
+}
+
+// Two pending pods that want one ReadWriteOncePod claim: the session places one (the
+// engine refuses the second once the first is placed), and once it is assumed the other
+// leaves the session until the bind fails or the pod goes.
+TEST(ClusterCacheVolumes, ReadWriteOncePodClaimWantedByTwoPendingPods) {
+  ClusterCache c("gantry");
+  Messages m(c);
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnNode(EventType::kAdded, NodeObject("n2"));
+  c.OnClaim(EventType::kAdded, Claim("data", "pv", "", "ReadWriteOncePod"));
+  c.OnPersistentVolume(EventType::kAdded, ZonedVolume("pv", "us-east-1a"));
+  json older = PodObject("a", ClaimVolume("data"));
+  json newer = PodObject("b", ClaimVolume("data"));
+  newer["metadata"]["creationTimestamp"] = "2025-01-01T00:00:05Z";
+  c.OnPod(EventType::kAdded, newer);
+  c.OnPod(EventType::kAdded, older);
+  ASSERT_EQ(c.pending_pods(), 2);
+  const Decisions d = RunSession(c.state());
+  ASSERT_EQ(d.binds.size(), 1u);
+  EXPECT_EQ(c.state().task(d.binds[0].task).name, "ml/a") << "the older goes first";
+  ASSERT_EQ(d.pending.size(), 1u);
+  EXPECT_TRUE(Contains(d.pending[0].reason,
+                       "node has pod using PersistentVolumeClaim with the same name and "
+                       "ReadWriteOncePod access mode"));
+  ASSERT_EQ(c.Assume(d).size(), 1u);
+  EXPECT_EQ(c.pending_pods(), 0) << "b waits while a holds the claim";
+  EXPECT_TRUE(Contains(m.Of("b"), "claim \"data\" is used by pod ml/a"));
+  c.BindFailed("ml", "a", "uid-a", /*now=*/0);
+  c.ReleaseHeld(100);
+  EXPECT_EQ(c.pending_pods(), 2);
+}
+
+// Volumes that attach count against node limits (NodeVolumeLimits), not implemented.
+TEST(ClusterCacheVolumes, ClaimsBoundToAttachingVolumesAreRefusedForNow) {
+  ClusterCache c("gantry");
+  Messages m(c);
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnPersistentVolume(
+      EventType::kAdded,
+      json{{"metadata", {{"name", "ebs"}}},
+           {"spec", {{"csi", {{"driver", "ebs.csi.aws.com"}, {"volumeHandle", "v"}}}}}});
+  c.OnClaim(EventType::kAdded, Claim("data", "ebs", ""));
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  EXPECT_EQ(c.pending_pods(), 0);
+  EXPECT_TRUE(Contains(m.Of("p"),
+                       "is bound to persistentvolume \"ebs\", a csi volume "
+                       "(driver \"ebs.csi.aws.com\")"));
+  EXPECT_TRUE(Contains(m.Of("p"), "NodeVolumeLimits"));
+}
+
+// Objects that cannot be read are reported, and the pods that need them say which.
+TEST(ClusterCacheVolumes, UnreadableVolumeIsReportedAndNamedByItsPods) {
+  ClusterCache c("gantry");
+  Messages m(c);
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  json bad = LocalVolume("pv", "n1");
+  bad["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0]
+     ["operator"] = "Near";
+  c.OnPersistentVolume(EventType::kAdded, bad);
+  const std::vector<ObjectEvent> problems = c.TakeProblems();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].kind, "PersistentVolume");
+  EXPECT_EQ(problems[0].reason, "InvalidPersistentVolume");
+  c.OnClaim(EventType::kAdded, Claim("data", "pv", ""));
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  EXPECT_EQ(c.pending_pods(), 0);
+  EXPECT_TRUE(Contains(m.Of("p"),
+                       "persistentvolume \"pv\" cannot be read by gantry: persistentvolume pv: "
+                       "spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0]."
+                       "operator"));
+}
+
+// A claim's event visits only the pods that name it; a volume's and a class's only those
+// of their claims.
+TEST(ClusterCacheVolumes, ChangesResyncOnlyThePodsTheyConcern) {
+  ClusterCache c("gantry");
+  Messages m(c);
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnStorageClass(EventType::kAdded, StorageClass("fast", "Immediate"));
+  for (int i = 0; i < 50; ++i) {
+    const std::string n = std::to_string(i);
+    c.OnPersistentVolume(EventType::kAdded, LocalVolume("pv-" + n, "n1"));
+    c.OnClaim(EventType::kAdded, Claim("claim-" + n, "pv-" + n, "fast"));
+    c.OnPod(EventType::kAdded, PodObject("p-" + n, ClaimVolume("claim-" + n)));
+  }
+  EXPECT_EQ(c.pending_pods(), 50);
+  int64_t before = c.pod_records_visited();
+  c.OnClaim(EventType::kModified, Claim("claim-7", "pv-7", "fast"));
+  EXPECT_EQ(c.pod_records_visited() - before, 1);
+  before = c.pod_records_visited();
+  c.OnPersistentVolume(EventType::kModified, LocalVolume("pv-8", "n1"));
+  EXPECT_EQ(c.pod_records_visited() - before, 1);
+  before = c.pod_records_visited();
+  c.OnStorageClass(EventType::kModified, StorageClass("fast", "Immediate"));
+  EXPECT_EQ(c.pod_records_visited() - before, 50) << "each claim of the class, once";
+  before = c.pod_records_visited();
+  c.OnStorageClass(EventType::kAdded, StorageClass("slow", "Immediate"));
+  EXPECT_EQ(c.pod_records_visited() - before, 0);
+}
+
+// Nothing outlives its object: claims, volumes, classes and the indexes from pods.
+TEST(ClusterCacheVolumes, NothingIsKeptAfterItsObjectIsGone) {
+  ClusterCache c("gantry");
+  Messages m(c);
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnStorageClass(EventType::kAdded, StorageClass("fast", "Immediate"));
+  c.OnPersistentVolume(EventType::kAdded, LocalVolume("pv", "n1"));
+  c.OnClaim(EventType::kAdded, Claim("data", "pv", "fast", "ReadWriteOncePod"));
+  json bad_claim = Claim("bad", "", "");
+  bad_claim["spec"]["accessModes"] = 5;
+  c.OnClaim(EventType::kAdded, bad_claim);
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  c.OnPod(EventType::kAdded, PodObject("q", ClaimVolume("missing")));
+  c.OnPod(EventType::kAdded, Bound(PodObject("r", ClaimVolume("bad"), "other"), "n1"));
+  ClusterCache::Sizes s = c.sizes();
+  EXPECT_EQ(s.claims, 2u);
+  EXPECT_EQ(s.volumes, 1u);
+  EXPECT_EQ(s.storage_classes, 1u);
+  EXPECT_EQ(s.claim_index, 5u);  // 3 pods' claims, the claim's volume and class
+  for (const char* p : {"p", "q"}) c.OnPod(EventType::kDeleted, PodObject(p, json::array()));
+  c.OnPod(EventType::kDeleted, Bound(PodObject("r", json::array(), "other"), "n1"));
+  c.OnClaim(EventType::kDeleted, Claim("data", "", ""));
+  c.OnClaim(EventType::kDeleted, bad_claim);
+  c.OnPersistentVolume(EventType::kDeleted, LocalVolume("pv", "n1"));
+  c.OnStorageClass(EventType::kDeleted, StorageClass("fast", "Immediate"));
+  s = c.sizes();
+  EXPECT_EQ(s.claims, 0u);
+  EXPECT_EQ(s.volumes, 0u);
+  EXPECT_EQ(s.storage_classes, 0u);
+  EXPECT_EQ(s.claim_index, 0u);
+  EXPECT_EQ(s.pods, 0u);
+}
+
+}  // namespace
+}  // namespace gantry

@@ -1,0 +1,225 @@
+// PersistentVolumeClaims, PersistentVolumes and StorageClasses read from the API's JSON,
+// the claims a pod's volumes name, and VolumeZone's rule. Expected values come from the
+// Kubernetes documentation (storage/volumes "local", storage/storage-classes, the
+// well-known labels reference) and kube-scheduler's plugins, not from the decoder.
+#include "k8s/volumes.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "k8s/objects.h"
+#include "model/volume_topology.h"
+#include "tests/unit/test_util.h"
+
+namespace gantry::k8s {
+namespace {
+
+using json = nlohmann::json;
+using Op = SelectorRequirement::Op;
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+// The documentation's local volume (storage/volumes, "local"), as the API server returns it.
+json LocalVolume() {
+  return json::parse(R"({"apiVersion": "v1", "kind": "PersistentVolume",
+      "metadata": {"name": "example-pv", "uid": "pv-1"},
+      "spec": {"capacity": {"storage": "100Gi"}, "volumeMode": "Filesystem",
+        "accessModes": ["ReadWriteOnce"], "persistentVolumeReclaimPolicy": "Delete",
+        "storageClassName": "local-storage", "local": {"path": "/mnt/disks/ssd1"},
+        "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+          {"key": "kubernetes.io/hostname", "operator": "In", "values": ["example-node"]}]}]}}}})");
+}
+
+TEST(PersistentVolume, LocalVolumeNodeAffinity) {
+  const PersistentVolumeInfo pv = Must(ParsePersistentVolume(LocalVolume()));
+  EXPECT_EQ(pv.meta.name, "example-pv");
+  ASSERT_TRUE(pv.node_affinity.has_value());
+  EXPECT_EQ(pv.node_affinity->terms, (std::vector<std::vector<SelectorRequirement>>{
+                                         {{"kubernetes.io/hostname", Op::kIn, {"example-node"}}}}));
+  EXPECT_TRUE(pv.zones.empty());
+  EXPECT_EQ(pv.attaching_kind, "") << "a local volume attaches to nothing";
+  Labels example_node(Pairs{{"kubernetes.io/hostname", "example-node"}});
+  Labels other(Pairs{{"kubernetes.io/hostname", "other"}});
+  EXPECT_TRUE(pv.node_affinity->Matches(example_node));
+  EXPECT_FALSE(pv.node_affinity->Matches(other));
+}
+
+// A required selector without terms matches no node (the API server refuses one; read,
+// it must not become "anywhere").
+TEST(PersistentVolume, RequiredSelectorWithoutTermsMatchesNothing) {
+  json pv = LocalVolume();
+  pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"] = json::array();
+  const PersistentVolumeInfo info = Must(ParsePersistentVolume(pv));
+  ASSERT_TRUE(info.node_affinity.has_value());
+  EXPECT_FALSE(info.node_affinity->Matches(Labels(Pairs{{"kubernetes.io/hostname", "x"}})));
+}
+
+TEST(PersistentVolume, ErrorsNameTheVolumeAndTheField) {
+  json pv = LocalVolume();
+  pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0]
+    ["operator"] = "Near";
+  auto r = ParsePersistentVolume(pv);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(),
+                       "persistentvolume example-pv: spec.nodeAffinity.required."
+                       "nodeSelectorTerms[0].matchExpressions[0].operator: \"Near\""));
+  pv = LocalVolume();
+  pv["spec"]["nodeAffinity"] = "everywhere";
+  r = ParsePersistentVolume(pv);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "persistentvolume example-pv: spec.nodeAffinity: "));
+  pv = LocalVolume();
+  pv["metadata"]["name"] = std::string(300, 'v');
+  EXPECT_FALSE(ParsePersistentVolume(pv).ok());
+}
+
+// The well-known labels reference: a volume's topology.kubernetes.io/zone (and the legacy
+// failure-domain.beta.kubernetes.io ones) may list zones, "a__b"; VolumeZone ignores a
+// value with an empty part.
+TEST(PersistentVolume, ZoneLabelsAreSetsAndBadOnesAreIgnored) {
+  json pv = json::parse(R"({"metadata": {"name": "pd", "labels": {
+      "topology.kubernetes.io/zone": "us-central1-a__us-central1-b",
+      "topology.kubernetes.io/region": "us-central1",
+      "failure-domain.beta.kubernetes.io/zone": "us-central1-a__",
+      "other": "x"}},
+      "spec": {"csi": {"driver": "pd.csi.storage.gke.io", "volumeHandle": "h"}}})");
+  const PersistentVolumeInfo info = Must(ParsePersistentVolume(pv));
+  EXPECT_EQ(info.zones, (std::vector<VolumeTopology>{
+                            {"topology.kubernetes.io/zone", {"us-central1-a", "us-central1-b"}},
+                            {"topology.kubernetes.io/region", {"us-central1"}}}));
+  EXPECT_EQ(info.attaching_kind, "csi");
+  EXPECT_EQ(info.csi_driver, "pd.csi.storage.gke.io");
+  std::vector<std::string> zones;
+  EXPECT_TRUE(ParseVolumeZones(" a __b__a", &zones));
+  EXPECT_EQ(zones, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FALSE(ParseVolumeZones("", &zones));
+  EXPECT_FALSE(ParseVolumeZones("a____b", &zones));
+}
+
+// VolumeZone: a node without topology labels takes any volume; else each of the volume's
+// labels must hold the node's value; a beta key missing on the node is looked up under
+// its GA key, not the other way round.
+TEST(VolumeZone, NodeLabelsMustBeAmongTheVolumesZones) {
+  const std::vector<VolumeTopology> zones = {
+      {std::string(kZoneLabel), {"us-central1-a", "us-central1-b"}}};
+  EXPECT_TRUE(VolumeZonesAllow(zones, Labels(Pairs{{"kubernetes.io/hostname", "n"}})));
+  EXPECT_TRUE(VolumeZonesAllow(zones, Labels(Pairs{{std::string(kZoneLabel), "us-central1-b"}})));
+  EXPECT_FALSE(VolumeZonesAllow(zones, Labels(Pairs{{std::string(kZoneLabel), "us-east1-a"}})));
+  // The node has a region but no zone: the zone is missing.
+  EXPECT_FALSE(VolumeZonesAllow(zones, Labels(Pairs{{std::string(kRegionLabel), "us-central1"}})));
+  // GA on the volume, beta on the node: no match.
+  EXPECT_FALSE(
+      VolumeZonesAllow(zones, Labels(Pairs{{std::string(kBetaZoneLabel), "us-central1-a"}})));
+  // Beta on the volume, GA on the node: the GA label is read.
+  const std::vector<VolumeTopology> beta = {{std::string(kBetaZoneLabel), {"us-central1-a"}}};
+  EXPECT_TRUE(VolumeZonesAllow(beta, Labels(Pairs{{std::string(kZoneLabel), "us-central1-a"}})));
+  EXPECT_FALSE(VolumeZonesAllow(beta, Labels(Pairs{{std::string(kZoneLabel), "us-central1-c"}})));
+  EXPECT_TRUE(VolumeZonesAllow({}, Labels(Pairs{{std::string(kZoneLabel), "x"}})));
+}
+
+TEST(PersistentVolumeClaim, BindingStateClassAndAccessModes) {
+  const ClaimInfo bound = Must(ParseClaim(json::parse(R"({"metadata": {"name": "data",
+      "namespace": "ml", "uid": "c-1", "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+      "spec": {"accessModes": ["ReadWriteOncePod"], "storageClassName": "fast",
+        "volumeName": "pv-1", "resources": {"requests": {"storage": "1Gi"}}},
+      "status": {"phase": "Bound"}})")));
+  EXPECT_EQ(bound.meta.Key(), "ml/data");
+  EXPECT_TRUE(bound.fully_bound());
+  EXPECT_TRUE(bound.read_write_once_pod);
+  EXPECT_EQ(bound.storage_class, "fast");
+  EXPECT_FALSE(bound.lost);
+  // Pre-bound: a volume named, the PV controller not done.
+  const ClaimInfo prebound = Must(ParseClaim(json::parse(R"({"metadata": {"name": "p",
+      "namespace": "ml", "annotations": {"volume.beta.kubernetes.io/storage-class": "old"}},
+      "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "new",
+        "volumeName": "pv-2"}, "status": {"phase": "Lost"}})")));
+  EXPECT_FALSE(prebound.fully_bound());
+  EXPECT_FALSE(prebound.read_write_once_pod);
+  EXPECT_EQ(prebound.storage_class, "old") << "the beta annotation wins";
+  EXPECT_TRUE(prebound.lost);
+  // A generic ephemeral volume's claim: owned by its pod.
+  const ClaimInfo ephemeral = Must(ParseClaim(json::parse(R"({"metadata": {"name": "p-scratch",
+      "namespace": "ml", "ownerReferences": [
+        {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "pod-uid", "controller": true}]},
+      "spec": {}})")));
+  EXPECT_EQ(ephemeral.controller_uid, "pod-uid");
+  EXPECT_EQ(ephemeral.storage_class, "");
+}
+
+TEST(PersistentVolumeClaim, ErrorsNameTheClaimAndTheField) {
+  auto r = ParseClaim(
+      json::parse(R"({"metadata": {"name": "d", "namespace": "ml"}, "spec": {"accessModes": 3}})"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "persistentvolumeclaim ml/d: spec.accessModes: "));
+  r = ParseClaim(
+      json::parse(R"({"metadata": {"name": "d", "namespace": "ml"}, "spec": {"volumeName": 7}})"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "persistentvolumeclaim ml/d: spec.volumeName: "));
+  EXPECT_FALSE(ParseClaim(json::parse(R"({"metadata": {}})")).ok());
+}
+
+// The documentation's local-storage class (storage/storage-classes, "Local").
+TEST(StorageClass, BindingMode) {
+  const StorageClassInfo local = Must(ParseStorageClass(json::parse(
+      R"({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+          "metadata": {"name": "local-storage"}, "provisioner": "kubernetes.io/no-provisioner",
+          "volumeBindingMode": "WaitForFirstConsumer"})")));
+  EXPECT_EQ(local.binding_mode, VolumeBindingMode::kWaitForFirstConsumer);
+  EXPECT_EQ(Must(ParseStorageClass(json::parse(
+                     R"({"metadata": {"name": "s"}, "volumeBindingMode": "Immediate"})")))
+                .binding_mode,
+            VolumeBindingMode::kImmediate);
+  EXPECT_EQ(Must(ParseStorageClass(json::parse(R"({"metadata": {"name": "s"}})"))).binding_mode,
+            VolumeBindingMode::kUnset);
+  auto r = ParseStorageClass(
+      json::parse(R"({"metadata": {"name": "s"}, "volumeBindingMode": "Eventually"})"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "storageclass s: volumeBindingMode: \"Eventually\""));
+}
+
+json Pod(const std::string& spec) {
+  return json::parse(R"({"metadata": {"name": "p", "namespace": "ml", "uid": "u-1"}, "spec": )" +
+                     spec + "}");
+}
+
+// A pod's claims in volume order; a generic ephemeral volume's claim is <pod>-<volume>
+// (storage/ephemeral-volumes).
+TEST(PodClaims, PersistentVolumeClaimsAndEphemeralVolumes) {
+  const PodInfo p = Must(ParsePod(Pod(R"({"containers": [], "volumes": [
+      {"name": "cfg", "configMap": {"name": "c"}},
+      {"name": "data", "persistentVolumeClaim": {"claimName": "data-claim", "readOnly": true}},
+      {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {
+        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}}]})")));
+  ASSERT_EQ(p.claims.size(), 2u);
+  EXPECT_EQ(p.claims[0], (PodClaimRef{1, "data", "data-claim", false}));
+  EXPECT_EQ(p.claims[1], (PodClaimRef{2, "scratch", "p-scratch", true}));
+  EXPECT_EQ(p.claims[1].Field(), "spec.volumes[2].ephemeral");
+  std::string problem;
+  Must(DecodePod(Pod(R"({"containers": [], "volumes": [{"name": "d",
+      "persistentVolumeClaim": {"claimName": ""}}]})"),
+                 &problem));
+  EXPECT_TRUE(Contains(problem,
+                       "pod ml/p: spec.volumes[0].persistentVolumeClaim.claimName: must be "
+                       "1..253 bytes long, got 0"));
+  json long_name = Pod(R"({"containers": [], "volumes": [{"name": "d",
+      "persistentVolumeClaim": {"claimName": "x"}}]})");
+  long_name["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"] = std::string(300, 'c');
+  Must(DecodePod(long_name, &problem));
+  EXPECT_TRUE(Contains(problem, "claimName: must be 1..253 bytes long, got 300"));
+}
+
+// Inline volumes that attach stay refused (NodeVolumeLimits and VolumeRestrictions'
+// disk conflicts are not implemented), with the field named.
+TEST(PodClaims, AttachingInlineVolumesAreRefused) {
+  for (const char* kind : {"csi", "awsElasticBlockStore", "gcePersistentDisk", "rbd", "iscsi"}) {
+    std::string problem;
+    Must(DecodePod(Pod(std::string(R"({"containers": [], "volumes": [{"name": "v", ")") + kind +
+                       R"(": {}}]})"),
+                   &problem));
+    EXPECT_TRUE(Contains(problem, std::string("spec.volumes[0].") + kind + " (volume \"v\")"));
+    EXPECT_TRUE(Contains(problem, "NodeVolumeLimits"));
+  }
+}
+
+}  // namespace
+}  // namespace gantry::k8s
