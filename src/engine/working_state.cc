@@ -70,7 +70,8 @@ WorkingState::WorkingState(const ClusterState& c, const NodeTable* cached,
     : cluster_(c),
       jobs_wait_for_admission_(jobs_wait_for_admission),
       shown_(cached != nullptr ? *cached : BuildNodeTable(c)),
-      allocatable_(shown_.allocatable->data()),
+      // A cache that has never seen a node holds no table: nothing is read then.
+      allocatable_(shown_.allocatable ? shown_.allocatable->data() : nullptr),
       jobs_(c.jobs_with_pending().size()),
       job_slots_(c.jobs_with_pending().size()) {
   const size_t n = shown_.nodes.size();
