@@ -25,7 +25,6 @@ void PluginSet::Collect(bool only_active) {
   queue_limits_.clear();
   victim_filters_.clear();
   listeners_.clear();
-  normalizing_ = false;
   packing_ = GpuPacking::kTight;
   for (const auto& plugin : plugins_) {
     Plugin* p = plugin.get();
@@ -47,7 +46,6 @@ void PluginSet::Collect(bool only_active) {
     if (auto* x = dynamic_cast<const VictimFilter*>(p)) victim_filters_.push_back(x);
     if (auto* x = dynamic_cast<PlacementListener*>(p)) listeners_.push_back(x);
   }
-  for (const NodeScorer* scorer : scorers_) normalizing_ = normalizing_ || scorer->normalizes();
   for (const NodeScorer* scorer : scorers_) {
     if (scorer->packing() != GpuPacking::kNone) {
       packing_ = scorer->packing();

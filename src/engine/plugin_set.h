@@ -48,8 +48,6 @@ class PluginSet {
     const NodeScorer* as_scorer;  // the same plugin's NodeScorer side, or null
   };
   const std::vector<Chooser>& device_choosers() const { return device_choosers_; }
-  // Some scorer normalizes: every candidate is scored before one is chosen.
-  bool normalizing() const { return normalizing_; }
   // The first configured scorer's packing preference that has one, else tight.
   GpuPacking packing() const { return packing_; }
 
@@ -70,7 +68,6 @@ class PluginSet {
   std::vector<const QueueLimits*> queue_limits_;
   std::vector<const VictimFilter*> victim_filters_;
   std::vector<PlacementListener*> listeners_;
-  bool normalizing_ = false;
   GpuPacking packing_ = GpuPacking::kTight;
 };
 

@@ -163,8 +163,8 @@ Status Selector(const json& object, const char* key, const std::string& at,
 // matchLabelKeys (In) and mismatchLabelKeys (NotIn) merged into the selector with the
 // pod's values, as kube-apiserver does when it admits the pod; a requirement already
 // there (merged by the API server) is not added twice.
-Status MergeLabelKeys(const json& object, const std::string& at, const Labels& pod_labels,
-                      bool with_mismatch, std::optional<LabelSelector>* selector) {
+Status ReadLabelKeys(const json& object, const std::string& at, const Labels& pod_labels,
+                     bool with_mismatch, std::optional<LabelSelector>* selector) {
   for (const auto& [key, op] :
        {std::pair{"matchLabelKeys", Op::kIn}, {"mismatchLabelKeys", Op::kNotIn}}) {
     if (op == Op::kNotIn && !with_mismatch) continue;
@@ -174,13 +174,7 @@ Status MergeLabelKeys(const json& object, const std::string& at, const Labels& p
     if (!selector->has_value()) {
       return Status::Invalid(at + "." + key + ": may only be set together with labelSelector");
     }
-    for (const std::string& k : keys) {
-      const std::string* value = pod_labels.Find(k);
-      if (value == nullptr) continue;
-      SelectorRequirement r{k, op, {*value}};
-      auto& exprs = (*selector)->match_expressions;
-      if (std::find(exprs.begin(), exprs.end(), r) == exprs.end()) exprs.push_back(std::move(r));
-    }
+    gantry::MergeLabelKeys(keys, op, pod_labels, /*unless_present=*/true, &**selector);
   }
   return Status::Ok();
 }
@@ -192,7 +186,7 @@ Status AffinityTerm(const json& t, const std::string& at, const Labels& pod_labe
   GANTRY_RETURN_IF_ERROR(Selector(t, "namespaceSelector", at, &out->namespace_selector));
   out->topology_key = String(t, "topologyKey");
   if (out->topology_key.empty()) return Status::Invalid(at + ".topologyKey: must not be empty");
-  return MergeLabelKeys(t, at, pod_labels, /*with_mismatch=*/true, &out->selector);
+  return ReadLabelKeys(t, at, pod_labels, /*with_mismatch=*/true, &out->selector);
 }
 
 Status Weight(const json& object, const std::string& at, int32_t* out) {
@@ -325,7 +319,7 @@ Status ParseTopologySpread(const json& spec, const std::string& where, const Lab
       *honor = policy == "Honor";
     }
     GANTRY_RETURN_IF_ERROR(Selector(c, "labelSelector", at, &t.selector));
-    GANTRY_RETURN_IF_ERROR(MergeLabelKeys(c, at, pod_labels, /*with_mismatch=*/false, &t.selector));
+    GANTRY_RETURN_IF_ERROR(ReadLabelKeys(c, at, pod_labels, /*with_mismatch=*/false, &t.selector));
     out->push_back(std::move(t));
   }
   return Status::Ok();

@@ -10,6 +10,18 @@ bool LabelSelector::Matches(const Labels& labels) const {
                      [&](const SelectorRequirement& r) { return r.Matches(labels); });
 }
 
+void MergeLabelKeys(const std::vector<std::string>& keys, SelectorRequirement::Op op,
+                    const Labels& pod_labels, bool unless_present, LabelSelector* selector) {
+  auto& exprs = selector->match_expressions;
+  for (const std::string& key : keys) {
+    const std::string* value = pod_labels.Find(key);
+    if (value == nullptr) continue;
+    SelectorRequirement r{key, op, {*value}};
+    if (unless_present && std::find(exprs.begin(), exprs.end(), r) != exprs.end()) continue;
+    exprs.push_back(std::move(r));
+  }
+}
+
 bool PodAffinityTerm::CoversNamespace(std::string_view ns, const Labels& ns_labels,
                                       std::string_view own) const {
   if (namespaces.empty() && !namespace_selector.has_value()) return ns == own;

@@ -27,6 +27,13 @@ struct LabelSelector {
   bool empty() const { return match_labels.empty() && match_expressions.empty(); }
 };
 
+// kube-apiserver's merge of matchLabelKeys (op In) or mismatchLabelKeys (op NotIn) into a
+// selector: `key op (the pod's value)` for each key the pod has; keys it lacks are skipped.
+// `unless_present`: a requirement already in the selector (one the API server merged
+// when it admitted the pod) is not added again.
+void MergeLabelKeys(const std::vector<std::string>& keys, SelectorRequirement::Op op,
+                    const Labels& pod_labels, bool unless_present, LabelSelector* selector);
+
 // Whether an optional selector matches: no selector matches nothing.
 inline bool Selects(const std::optional<LabelSelector>& selector, const Labels& labels) {
   return selector.has_value() && selector->Matches(labels);

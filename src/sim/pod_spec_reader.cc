@@ -36,17 +36,6 @@ std::string Index(const std::string& field, size_t i) {
   return field + "[" + std::to_string(i) + "]";
 }
 
-// kube-apiserver's merge of matchLabelKeys (In) and mismatchLabelKeys (NotIn) into a
-// selector, when the pod is created: only keys the pod has, each with the pod's value.
-void MergeLabelKeys(const std::vector<std::string>& keys, Op op, const Labels& pod_labels,
-                    LabelSelector* selector) {
-  for (const std::string& key : keys) {
-    if (const std::string* value = pod_labels.Find(key)) {
-      selector->match_expressions.push_back(SelectorRequirement{key, op, {*value}});
-    }
-  }
-}
-
 }  // namespace
 
 Status PodSpecReader::Namespace(const YAML::Node& node, const std::string& field,
@@ -317,8 +306,8 @@ Status PodSpecReader::ReadPodAffinityTerm(const YAML::Node& node, const std::str
     }
   }
   if (!out->selector.has_value()) return Status::Ok();
-  MergeLabelKeys(match_keys, Op::kIn, pod_labels, &*out->selector);
-  MergeLabelKeys(mismatch_keys, Op::kNotIn, pod_labels, &*out->selector);
+  MergeLabelKeys(match_keys, Op::kIn, pod_labels, /*unless_present=*/false, &*out->selector);
+  MergeLabelKeys(mismatch_keys, Op::kNotIn, pod_labels, /*unless_present=*/false, &*out->selector);
   // kube-apiserver's check, on the merged selector: an expression on a matchLabelKeys key
   // after the key already appeared (in matchLabels or an earlier expression) means the user
   // wrote the key in both.
@@ -488,7 +477,8 @@ Status PodSpecReader::TopologySpreadConstraints(const YAML::Node& node, const st
               QuoteForMessage(keys[k]) + " exists in both matchLabelKeys and labelSelector");
         }
       }
-      if (spread.selector.has_value()) MergeLabelKeys(keys, Op::kIn, pod_labels, &*spread.selector);
+      if (spread.selector.has_value())
+        MergeLabelKeys(keys, Op::kIn, pod_labels, /*unless_present=*/false, &*spread.selector);
     }
     // {topologyKey, whenUnsatisfiable} names one kind of constraint: once per pod.
     for (size_t j = 0; j < out->size(); ++j) {
