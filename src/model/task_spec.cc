@@ -44,7 +44,7 @@ size_t TaskShapeHash::operator()(const TaskShape& shape) const {
 }
 
 bool TaskSpec::placements_can_unblock() const {
-  return !pod_affinity.required_affinity.empty() ||
+  return !pod_affinity.required_affinity.empty() || default_spreading() ||
          std::any_of(spread.begin(), spread.end(),
                      [](const TopologySpreadConstraint& c) { return c.filters(); });
 }
