@@ -65,6 +65,7 @@ PlacementSearch::PlacementSearch(const Session& session, WorkingState& state,
     for (size_t i = 0; i < n; ++i) tie_rank_[order[i]] = static_cast<uint32_t>(i);
   }
   static_verdicts_.assign(c.specs().size(), {});
+  spec_plugins_.assign(c.specs().size(), {});
   unschedulable_.assign(c.specs().size(), 0);
   unschedulable_why_.assign(c.specs().size(), {});
 }
@@ -90,10 +91,29 @@ const FilterResult& PlacementSearch::StaticResult(const TaskSpec& spec,
   return v.result;
 }
 
+const PlacementSearch::SpecPlugins& PlacementSearch::PluginsOf(SpecId spec_id,
+                                                               const TaskSpec& spec) {
+  SpecPlugins& p = spec_plugins_[spec_id];
+  if (!p.known) {
+    for (const NodePredicate* predicate : plugins_.predicates()) {
+      if (predicate->FiltersDynamically(spec)) p.dynamic.push_back(predicate);
+    }
+    const auto& scorers = plugins_.scorers();
+    for (uint32_t i = 0; i < scorers.size(); ++i) {
+      if (!scorers[i]->Scores(spec)) continue;
+      p.scorers.push_back(i);
+      p.normalizing =
+          p.normalizing || (scorers[i]->normalizes() && scorers[i]->NormalizesFor(spec));
+    }
+    p.known = true;
+  }
+  return p;
+}
+
 FilterResult PlacementSearch::Filter(const TaskSpec& spec, SpecId spec_id, NodeId node) {
   FilterResult r = StaticResult(spec, StaticVerdictsOf(spec_id), node);
   if (!r.ok()) return r;
-  for (const NodePredicate* p : plugins_.predicates()) {
+  for (const NodePredicate* p : PluginsOf(spec_id, spec).dynamic) {
     r = p->FilterDynamic(session_, spec, node);
     if (!r.ok()) return r;
   }
@@ -101,9 +121,9 @@ FilterResult PlacementSearch::Filter(const TaskSpec& spec, SpecId spec_id, NodeI
 }
 
 bool PlacementSearch::Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts,
-                             NodeId node) {
+                             const std::vector<const NodePredicate*>& dynamic, NodeId node) {
   if (!StaticResult(spec, verdicts, node).ok()) return false;
-  for (const NodePredicate* p : plugins_.predicates()) {
+  for (const NodePredicate* p : dynamic) {
     if (!p->FilterDynamic(session_, spec, node).ok()) return false;
   }
   return true;
@@ -198,7 +218,8 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   if (scope.future) future.emplace(&state_);
   const auto& scorers = plugins_.scorers();
   const auto& weights = plugins_.scorer_weights();
-  const bool normalizing = plugins_.normalizing();
+  const SpecPlugins& active = PluginsOf(spec_id, spec);
+  const bool normalizing = active.normalizing;
   BestCandidate best(config_.tie_break == SchedulerConfig::TieBreak::kRandom, &rng_, tie_rank_);
   int32_t found = 0;
   size_t visited = 0;
@@ -215,20 +236,20 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   std::vector<StaticVerdict>& verdicts = StaticVerdictsOf(spec_id);
   ForEachCandidate(spec, scope, [&](NodeId n) {
     ++visited;
-    if (!Passes(spec, verdicts, n)) return true;
+    if (!Passes(spec, verdicts, active.dynamic, n)) return true;
     if (!ChooseDevicesFor(spec, n, &choice, &chosen)) return true;
     ++found;
     if (normalizing) {
       candidate_nodes_.push_back(n);
       candidate_gpus_.push_back(choice);
-      for (size_t i = 0; i < scorers.size(); ++i) {
+      for (uint32_t i : active.scorers) {
         candidate_scores_[i].push_back(scorers[i] == chosen.scorer
                                            ? chosen.score
                                            : scorers[i]->ScoreNode(session_, spec, n, choice));
       }
     } else {
       int64_t score = 0;
-      for (size_t i = 0; i < scorers.size(); ++i) {
+      for (uint32_t i : active.scorers) {
         const int64_t s = scorers[i] == chosen.scorer
                               ? chosen.score
                               : scorers[i]->ScoreNode(session_, spec, n, choice);
@@ -240,11 +261,15 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   });
   rotation_ += visited;
   if (normalizing && found > 0) {
-    for (size_t i = 0; i < scorers.size(); ++i) scorers[i]->NormalizeScores(candidate_scores_[i]);
+    for (uint32_t i : active.scorers) {
+      if (scorers[i]->normalizes() && scorers[i]->NormalizesFor(spec)) {
+        scorers[i]->NormalizeCandidates(session_, spec, candidate_nodes_, candidate_scores_[i]);
+      }
+    }
     size_t chosen = 0;
     for (size_t k = 0; k < candidate_nodes_.size(); ++k) {
       int64_t score = 0;
-      for (size_t i = 0; i < scorers.size(); ++i) score += weights[i] * candidate_scores_[i][k];
+      for (uint32_t i : active.scorers) score += weights[i] * candidate_scores_[i][k];
       if (best.Offer(candidate_nodes_[k], score)) chosen = k;
     }
     out->gpus = candidate_gpus_[chosen];

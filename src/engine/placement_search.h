@@ -65,10 +65,21 @@ class PlacementSearch {
     FilterResult result;
   };
   std::vector<StaticVerdict>& StaticVerdictsOf(SpecId spec_id);
+  // Per spec: the predicates whose FilterDynamic it needs and the scorers (by index in
+  // PluginSet::scorers()) that tell its candidates apart, so that a rule a spec does not
+  // use costs its searches nothing; and whether some scorer normalizes its scores.
+  struct SpecPlugins {
+    bool known = false;
+    bool normalizing = false;
+    std::vector<const NodePredicate*> dynamic;
+    std::vector<uint32_t> scorers;
+  };
+  const SpecPlugins& PluginsOf(SpecId spec_id, const TaskSpec& spec);
   const FilterResult& StaticResult(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts,
                                    NodeId node);
   // Filter(...).ok(), for the hot loop: no result to copy, verdicts already at hand.
-  bool Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts, NodeId node);
+  bool Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts,
+              const std::vector<const NodePredicate*>& dynamic, NodeId node);
   // fn(node) returns false to stop.
   template <typename Fn>
   void ForEachCandidate(const TaskSpec& spec, const SearchScope& scope, Fn&& fn) const;
@@ -82,6 +93,7 @@ class PlacementSearch {
   uint64_t rotation_ = 0;           // start offset for unordered candidate scans
 
   std::vector<std::vector<StaticVerdict>> static_verdicts_;
+  std::vector<SpecPlugins> spec_plugins_;
   // Per spec: 1 when it found no node, so that its other tasks fail fast.
   std::vector<uint8_t> unschedulable_;
   std::vector<std::string> unschedulable_why_;

@@ -93,6 +93,9 @@ class NodePredicate {
   virtual FilterResult FilterStatic(const TaskSpec& spec, const Node& node) const = 0;
   // The node's current free resources in the session.
   virtual FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId node) const = 0;
+  // False when FilterDynamic passes every node for tasks of this spec (a rule the spec does
+  // not use): the search then does not ask it for them. Asked once per spec and session.
+  virtual bool FiltersDynamically(const TaskSpec& /*spec*/) const { return true; }
 };
 
 inline constexpr int64_t kMaxNodeScore = 1'000'000;
@@ -109,11 +112,26 @@ class NodeScorer {
   virtual GpuPacking packing() const { return GpuPacking::kNone; }
   // The factor its scores are multiplied by (the plugin's `weight` argument).
   virtual int64_t weight() const { return 1; }
+  // False when it scores every node alike for tasks of this spec (a rule the spec does not
+  // use): the search then does not ask it for them. Asked once per spec and session.
+  virtual bool Scores(const TaskSpec& /*spec*/) const { return true; }
   // A scorer whose scores only mean something relative to the other candidates (min-max
   // scaling) rescales the raw scores of all candidates of one task here. When any scorer
   // does, the session scores every candidate before choosing.
   virtual bool normalizes() const { return false; }
   virtual void NormalizeScores(std::span<int64_t> /*scores*/) const {}
+  // A scorer that normalizes only some specs' scores (those with rules of their own) says
+  // which here, so that the others' candidates are scored as they are found: asked once
+  // per spec and session, and only of scorers whose normalizes() is true.
+  virtual bool NormalizesFor(const TaskSpec& /*spec*/) const { return normalizes(); }
+  // The normalization, told the candidates the scores are of (in the same order), for a
+  // scorer whose scores depend on the whole set of candidates (kube-scheduler's
+  // PodTopologySpread weighs a domain by how many domains the candidates are in).
+  virtual void NormalizeCandidates(const Session& /*s*/, const TaskSpec& /*spec*/,
+                                   std::span<const NodeId> /*nodes*/,
+                                   std::span<int64_t> scores) const {
+    NormalizeScores(scores);
+  }
 };
 
 // Which devices does a task get on a node? A scorer that cares chooses them: return true

@@ -47,7 +47,7 @@ class PluginSet {
     const NodeScorer* as_scorer;  // the same plugin's NodeScorer side, or null
   };
   const std::vector<Chooser>& device_choosers() const { return device_choosers_; }
-  // Some scorer normalizes: every candidate is scored before one is chosen.
+  // Some scorer normalizes (some specs' scores; see NodeScorer::NormalizesFor).
   bool normalizing() const { return normalizing_; }
   // The first configured scorer's packing preference that has one, else tight.
   GpuPacking packing() const { return packing_; }
