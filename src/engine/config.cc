@@ -30,7 +30,8 @@ Status ParseStringList(const YAML::Node& node, const std::string& source, const 
 SchedulerConfig SchedulerConfig::Default() {
   SchedulerConfig c;
   c.actions = {"enqueue", "allocate", "backfill"};
-  for (const char* name : {"priority", "gang", "drf", "proportion", "predicates", "binpack"}) {
+  for (const char* name :
+       {"priority", "gang", "drf", "proportion", "predicates", "podtopologyspread", "binpack"}) {
     c.plugins.push_back(PluginConfig{name, {}});
   }
   return c;

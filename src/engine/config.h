@@ -31,7 +31,8 @@ struct SchedulerConfig {
   enum class TieBreak { kLowest, kRandom, kShuffled };
   TieBreak tie_break = TieBreak::kLowest;
 
-  // enqueue, allocate, backfill with gang, priority, drf, proportion, predicates, binpack.
+  // enqueue, allocate, backfill with gang, priority, drf, proportion, predicates,
+  // podtopologyspread, binpack.
   static SchedulerConfig Default();
 };
 

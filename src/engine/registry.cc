@@ -19,6 +19,7 @@ constexpr PluginEntry kPlugins[] = {
     {"dotprod", NewDotProdPlugin},   {"gpuclustering", NewGpuClusteringPlugin},
     {"gpupacking", NewGpuPackingPlugin}, {"bestfit", NewBestFitPlugin},
     {"fgd", NewFgdPlugin},           {"gantry", NewGantryPlugin},
+    {"podtopologyspread", NewPodTopologySpreadPlugin},
 };
 
 struct ActionEntry {

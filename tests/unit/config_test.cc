@@ -24,8 +24,8 @@ std::vector<std::string> PluginNames(const SchedulerConfig& c) {
 }
 
 const std::vector<std::string> kDefaultActions = {"enqueue", "allocate", "backfill"};
-const std::vector<std::string> kDefaultPlugins = {"priority",   "gang",       "drf",
-                                                  "proportion", "predicates", "binpack"};
+const std::vector<std::string> kDefaultPlugins = {
+    "priority", "gang", "drf", "proportion", "predicates", "podtopologyspread", "binpack"};
 
 TEST(SchedulerConfigTest, DefaultIsValid) {
   SchedulerConfig c = SchedulerConfig::Default();

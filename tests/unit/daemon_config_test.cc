@@ -112,7 +112,7 @@ TEST(ParseDaemonConfig, EmptyFileGivesTheDefaults) {
     EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
     EXPECT_EQ(PluginNames(c.engine),
               (std::vector<std::string>{"priority", "gang", "drf", "proportion", "predicates",
-                                        "binpack"}));
+                                        "podtopologyspread", "binpack"}));
     EXPECT_EQ(c.engine.nodes_to_score, 100);
   }
 }
