@@ -91,23 +91,18 @@ const FilterResult& PlacementSearch::StaticResult(const TaskSpec& spec,
   return v.result;
 }
 
-const PlacementSearch::SpecPlugins& PlacementSearch::PluginsOf(SpecId spec_id,
-                                                               const TaskSpec& spec) {
-  SpecPlugins& p = spec_plugins_[spec_id];
-  if (!p.known) {
-    for (const NodePredicate* predicate : plugins_.predicates()) {
-      if (predicate->FiltersDynamically(spec)) p.dynamic.push_back(predicate);
-    }
-    const auto& scorers = plugins_.scorers();
-    for (uint32_t i = 0; i < scorers.size(); ++i) {
-      if (!scorers[i]->Scores(spec)) continue;
-      p.scorers.push_back(i);
-      p.normalizing =
-          p.normalizing || (scorers[i]->normalizes() && scorers[i]->NormalizesFor(spec));
-    }
-    p.known = true;
+void PlacementSearch::LearnPlugins(const TaskSpec& spec, SpecPlugins* out) const {
+  for (const NodePredicate* predicate : plugins_.predicates()) {
+    if (predicate->FiltersDynamically(spec)) out->dynamic.push_back(predicate);
   }
-  return p;
+  const auto& scorers = plugins_.scorers();
+  for (uint32_t i = 0; i < scorers.size(); ++i) {
+    if (!scorers[i]->Scores(spec)) continue;
+    out->scorers.push_back(i);
+    out->normalizing =
+        out->normalizing || (scorers[i]->normalizes() && scorers[i]->NormalizesFor(spec));
+  }
+  out->known = true;
 }
 
 FilterResult PlacementSearch::Filter(const TaskSpec& spec, SpecId spec_id, NodeId node) {

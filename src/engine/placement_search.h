@@ -74,7 +74,13 @@ class PlacementSearch {
     std::vector<const NodePredicate*> dynamic;
     std::vector<uint32_t> scorers;
   };
-  const SpecPlugins& PluginsOf(SpecId spec_id, const TaskSpec& spec);
+  // Inline: the diagnosis asks it for every node.
+  const SpecPlugins& PluginsOf(SpecId spec_id, const TaskSpec& spec) {
+    SpecPlugins& p = spec_plugins_[spec_id];
+    if (!p.known) LearnPlugins(spec, &p);
+    return p;
+  }
+  void LearnPlugins(const TaskSpec& spec, SpecPlugins* out) const;
   const FilterResult& StaticResult(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts,
                                    NodeId node);
   // Filter(...).ok(), for the hot loop: no result to copy, verdicts already at hand.
