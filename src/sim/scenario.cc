@@ -7,6 +7,7 @@
 #include "model/limits.h"
 #include "sim/pod_spec_reader.h"
 #include "sim/scenario_expect.h"
+#include "sim/scenario_volumes.h"
 #include "sim/yaml_reader.h"
 
 namespace gantry {
@@ -159,7 +160,7 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
       r.Map(t, f,
             {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB", "gpuModels", "priority",
              "nodeSelector", "tolerations", "nodeAffinity", "namespace", "labels", "affinity",
-             "topologySpreadConstraints", "ports"}));
+             "topologySpreadConstraints", "ports", "volumes"}));
   spec->role = "task";
   if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
   *replicas = 1;
@@ -251,6 +252,9 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
                                                          spec->labels, &spec->spread));
   }
   if (t["ports"]) GANTRY_RETURN_IF_ERROR(pod.Ports(t["ports"], f + ".ports", &spec->host_ports));
+  if (t["volumes"]) {
+    GANTRY_RETURN_IF_ERROR(ReadScenarioVolumes(r, pod, t["volumes"], f + ".volumes", spec));
+  }
   return Status::Ok();
 }
 

@@ -82,9 +82,10 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
     return FilterResult::Fail(FilterCode::kNoGpuShareFits);
   }
 
-  // ReadWriteOncePod claims taken by the session's placements. (The daemon keeps a pod
-  // whose claim a running or assumed pod uses out of the session; this keeps two pending
-  // pods from both taking it in one.) An eviction leaves the claim taken: the pod holds it
+  // ReadWriteOncePod claims taken by the running tasks and the session's placements. (The
+  // daemon also keeps a pod whose claim a running or assumed pod uses out of the session,
+  // to say which pod holds it; this keeps two pending pods from both taking it in one,
+  // and holds for the simulator too.) An eviction leaves the claim taken: the pod holds it
   // until it is gone.
   void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId /*node*/,
                      const GpuChoice& /*gpus*/, int sign) override {
@@ -106,10 +107,11 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   [[gnu::noinline]] FilterResult FilterWithClaims(const Session& s, const TaskSpec& spec,
                                                   NodeId id) const {
     const FilterResult room = FilterRoom(s, spec, id);
-    if (!room.ok() || !ClaimTaken(spec)) return room;
+    if (!room.ok() || !ClaimTaken(s, spec)) return room;
     return FilterResult::Fail(FilterCode::kReadWriteOncePod);
   }
-  bool ClaimTaken(const TaskSpec& spec) const {
+  bool ClaimTaken(const Session& s, const TaskSpec& spec) const {
+    if (!running_counted_) CountRunningClaims(s.cluster());
     if (rwop_taken_.empty()) return false;
     for (const std::string& claim : spec.rwop_claims) {
       if (rwop_taken_.count(ClaimKey(spec, claim))) return true;
@@ -117,7 +119,22 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
     return false;
   }
 
-  std::unordered_map<std::string, int32_t> rwop_taken_;  // "namespace/claim" -> placed users
+  // The running tasks' claims, on the first check that needs them: only pods with
+  // ReadWriteOncePod claims pay for the pass over the tasks.
+  void CountRunningClaims(const ClusterState& c) const {
+    running_counted_ = true;
+    for (NodeId node = 0; node < c.nodes().size(); ++node) {
+      if (c.node(node).removed) continue;
+      for (TaskId t : c.tasks_on(node)) {
+        const TaskSpec& spec = c.spec(c.task(t).spec);
+        for (const std::string& claim : spec.rwop_claims) ++rwop_taken_[ClaimKey(spec, claim)];
+      }
+    }
+  }
+
+  // "namespace/claim" -> users (running and placed)
+  mutable std::unordered_map<std::string, int32_t> rwop_taken_;
+  mutable bool running_counted_ = false;
 };
 
 }  // namespace
