@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "model/delayed_claim.h"
 #include "model/labels.h"
 #include "model/pod_constraints.h"
 #include "model/resources.h"
@@ -67,6 +68,9 @@ struct TaskSpec {
   // Its claims with access mode ReadWriteOncePod (names in its namespace, sorted): no
   // two pods may use one at a time (VolumeRestrictions).
   std::vector<std::string> rwop_claims;
+  // Its claims that wait for their first consumer, in the order VolumeBinding matches
+  // them (by requested size): each needs a volume or provisioning on the node.
+  std::vector<DelayedClaim> delayed_claims;
   bool operator==(const TaskSpec&) const = default;
 
   // Whether placing it depends on the other tasks on the nodes, beyond their resources.

@@ -175,8 +175,9 @@ TEST(ParseDaemonConfig, ParsingResetsTheOutput) {
 TEST(ParseDaemonConfig, UnknownFieldNamesFileLineAndKnownFields) {
   std::string e = Error("schedulerName: gantry\nbindWorker: 4\n");
   EXPECT_TRUE(Contains(e, "cfg.yaml:2:1: bindWorker: unknown field")) << e;
-  EXPECT_TRUE(Contains(
-      e, "schedulerName, schedulePeriod, bindWorkers, listenAddress, leaderElection, engine"))
+  EXPECT_TRUE(Contains(e,
+                       "schedulerName, schedulePeriod, bindWorkers, volumeBindTimeout, "
+                       "listenAddress, leaderElection, engine"))
       << e;
 }
 
