@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the pinned Kubernetes control-plane binaries that Gantry's integration tests run
-# (kube-apiserver, kube-scheduler as a baseline, etcd, and optionally kwok) from their Go
-# modules through the Go module proxy, into a per-version cache directory.
+# (kube-apiserver, kube-scheduler as a baseline, kube-controller-manager for its PV
+# controller, etcd, and optionally kwok) from their Go modules through the Go module proxy,
+# into a per-version cache directory.
 #
 #   BIN=$(scripts/k8s/build-binaries.sh | tail -1)
 #
 # Idempotent and cached: when every binary is already in the cache it prints the bin dir
-# and exits without running go. The Go module scaffolding is generated in the cache dir.
+# and exits without running go; a binary missing from it (one added to the list later) is
+# built alone, the others kept. The Go module scaffolding is generated in the cache dir.
 #
 # Environment:
 #   GANTRY_CACHE       cache root (default: $HOME/.cache/gantry)
@@ -33,7 +35,7 @@ BIN="$DIR/bin"
 # kwok has no built-in stages: its "fast" node and pod stages, from the module, go here.
 KWOK_STAGES="$DIR/share/kwok-stages.yaml"
 
-BINARIES=(kube-apiserver kube-scheduler etcd)
+BINARIES=(kube-apiserver kube-scheduler kube-controller-manager etcd)
 [ "$KWOK" = 1 ] && BINARIES+=(kwok)
 
 all_present() {
@@ -121,6 +123,45 @@ EOF
   mv -f "$DIR/out/kube-apiserver" "$DIR/out/kube-scheduler" "$BIN/"
 }
 
+# ---- kube-controller-manager -----------------------------------------------------------
+# Built in a module of its own, started from kube-apiserver's (the same pins), so that the
+# cached kube-apiserver and kube-scheduler are neither rebuilt nor moved to other versions.
+build_kcm() {
+  local src="$DIR/src/kcm"
+  mkdir -p "$src"
+  cd "$src"
+  if [ ! -f go.sum ] || [ ! -f .ready ]; then
+    [ -f "$DIR/src/k8s/.ready" ] || { log "kube-apiserver's module is not ready"; exit 1; }
+    rm -f go.mod go.sum .ready
+    cp "$DIR/src/k8s/go.mod" "$DIR/src/k8s/go.sum" .
+    go mod edit -module=gantry.local/kcmbin
+    cat >tools.go <<'EOF'
+//go:build tools
+
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+)
+EOF
+    log "resolving kube-controller-manager v$K8S_VERSION dependencies"
+    go mod tidy >&2
+    touch .ready
+  fi
+  local date pkg ld=""
+  date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ld+=" -X $pkg.gitVersion=v$K8S_VERSION -X $pkg.gitMajor=${K8S_VERSION%%.*}"
+    ld+=" -X $pkg.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2)"
+    ld+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$date"
+  done
+  log "building kube-controller-manager v$K8S_VERSION"
+  mkdir -p "$DIR/out"
+  go build -p "$JOBS" -trimpath -ldflags "-s -w$ld" -o "$DIR/out/" \
+    k8s.io/kubernetes/cmd/kube-controller-manager >&2
+  mv -f "$DIR/out/kube-controller-manager" "$BIN/"
+}
+
 # ---- etcd ------------------------------------------------------------------------------
 # go.etcd.io/etcd/server/v3 carries relative replaces too; build it from a tiny main in its
 # own module so its dependency versions do not move kube-apiserver's.
@@ -176,6 +217,7 @@ build_kwok() {
 
 [ -x "$BIN/etcd" ] || build_etcd
 if [ ! -x "$BIN/kube-apiserver" ] || [ ! -x "$BIN/kube-scheduler" ]; then build_k8s; fi
+[ -x "$BIN/kube-controller-manager" ] || build_kcm
 if [ "$KWOK" = 1 ] && { [ ! -x "$BIN/kwok" ] || [ ! -f "$KWOK_STAGES" ]; }; then build_kwok; fi
 
 all_present || { log "some binaries are missing in $BIN"; exit 1; }

@@ -9,6 +9,8 @@
 #   testenv.sh start-apiserver DIR    start it again on the same port (after stop-apiserver)
 #   testenv.sh start-scheduler DIR [ARGS...]  start the upstream kube-scheduler (baseline)
 #   testenv.sh start-kwok DIR [ARGS...]       start kwok (keeps nodes Ready, pods Running)
+#   testenv.sh start-controller-manager DIR [ARGS...]  start kube-controller-manager with
+#                                     only the PV controller (persistentvolume-binder)
 #   testenv.sh status DIR             print which processes are running
 #
 # After `start`, `. DIR/env` exports KUBECONFIG, GANTRY_APISERVER_URL, GANTRY_TOKEN,
@@ -29,7 +31,7 @@ die() { echo "testenv: $*" >&2; exit 1; }
 log() { echo "testenv: $*" >&2; }
 
 usage() {
-  sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -262,8 +264,9 @@ export GANTRY_ETCD_PEER_PORT='$ETCD_PEER_PORT'
 export GANTRY_ETCD_PID='${ETCD_PID:-}'
 export GANTRY_APISERVER_PID='${API_PID:-}'
 EOF
-  # Keep the pids of a kube-scheduler or kwok started later (start-scheduler, start-kwok).
-  grep -E '^export GANTRY_(SCHEDULER|KWOK)_PID=' "$D/env" >>"$D/env.tmp" 2>/dev/null || true
+  # Keep the pids of a kube-scheduler, kwok or kube-controller-manager started later.
+  grep -E '^export GANTRY_(SCHEDULER|KWOK|CONTROLLER_MANAGER)_PID=' "$D/env" >>"$D/env.tmp" \
+    2>/dev/null || true
   mv -f "$D/env.tmp" "$D/env"
 }
 
@@ -432,22 +435,56 @@ cmd_start_kwok() {
   log "kwok running (pid $pid)"
 }
 
+# The PV controller alone (kube-controller-manager's persistentvolume-binder): it binds
+# claims to volumes and finishes the bindings a scheduler starts, as in a real cluster.
+cmd_start_controller_manager() {
+  load_env
+  [ -x "$BIN/kube-controller-manager" ] || die "kube-controller-manager missing in $BIN"
+  if [ -f "$D/kube-controller-manager.pid" ] &&
+    pid_is "$(cat "$D/kube-controller-manager.pid")" kube-controller-manager; then
+    die "kube-controller-manager is already running in $D"
+  fi
+  local port
+  read -r port <<<"$(free_ports 1)"
+  launch kube-controller-manager \
+    --kubeconfig="$D/kubeconfig" \
+    --authentication-kubeconfig="$D/kubeconfig" \
+    --authorization-kubeconfig="$D/kubeconfig" \
+    --leader-elect=false \
+    --controllers=persistentvolume-binder \
+    --bind-address=127.0.0.1 --secure-port="$port" \
+    --cert-dir="$D/controller-manager-pki" \
+    "$@"
+  local pid=$PID
+  echo "export GANTRY_CONTROLLER_MANAGER_PID='$pid'" >>"$D/env"
+  local rc=0
+  wait_until kube-controller-manager "$pid" \
+    curl -skf --max-time 2 "https://127.0.0.1:$port/healthz" || rc=$?
+  if [ $rc -ne 0 ]; then
+    log_tail kube-controller-manager
+    stop_proc kube-controller-manager
+    die "kube-controller-manager did not become healthy (rc=$rc)"
+  fi
+  log "kube-controller-manager running (pid $pid, controllers: persistentvolume-binder)"
+}
+
 cmd_stop() {
   [ -d "$D" ] || return 0
   local p
-  for p in kwok kube-scheduler kube-apiserver etcd; do
+  for p in kwok kube-controller-manager kube-scheduler kube-apiserver etcd; do
     stop_proc "$p"
   done
   if [ -f "$D/env" ]; then
     sed -i -e "s/^export GANTRY_ETCD_PID=.*/export GANTRY_ETCD_PID=''/" \
       -e "s/^export GANTRY_APISERVER_PID=.*/export GANTRY_APISERVER_PID=''/" \
-      -e '/^export GANTRY_SCHEDULER_PID=/d' -e '/^export GANTRY_KWOK_PID=/d' "$D/env"
+      -e '/^export GANTRY_SCHEDULER_PID=/d' -e '/^export GANTRY_KWOK_PID=/d' \
+      -e '/^export GANTRY_CONTROLLER_MANAGER_PID=/d' "$D/env"
   fi
 }
 
 cmd_status() {
   local p pid rc=0
-  for p in etcd kube-apiserver kube-scheduler kwok; do
+  for p in etcd kube-apiserver kube-scheduler kube-controller-manager kwok; do
     pid=$(cat "$D/$p.pid" 2>/dev/null || true)
     if pid_is "$pid" "$p"; then
       echo "$p running (pid $pid)"
@@ -473,6 +510,7 @@ case "$CMD" in
   start-apiserver) cmd_start_apiserver ;;
   start-scheduler) cmd_start_scheduler "$@" ;;
   start-kwok) cmd_start_kwok "$@" ;;
+  start-controller-manager) cmd_start_controller_manager "$@" ;;
   status) cmd_status ;;
   *) usage ;;
 esac

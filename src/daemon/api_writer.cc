@@ -4,6 +4,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "k8s/json_fields.h"
 #include "k8s/json_text.h"
 #include "k8s/objects.h"
 
@@ -95,6 +96,36 @@ ApiWriter::ApiWriter(k8s::Client& client, int bind_workers, std::string identity
 
 void ApiWriter::Bind(BindRequest request) {
   binds_.Submit([this, request = std::move(request)] { on_bound_(DoBind(request)); });
+}
+
+void ApiWriter::WriteVolumes(VolumeWrites writes, std::function<void(VolumeWriteResult)> done) {
+  binds_.Submit(
+      [this, writes = std::move(writes), done = std::move(done)] { done(DoWriteVolumes(writes)); });
+}
+
+VolumeWriteResult ApiWriter::DoWriteVolumes(const VolumeWrites& w) {
+  VolumeWriteResult result;
+  result.namespace_ = w.namespace_;
+  result.name = w.name;
+  result.uid = w.uid;
+  for (const VolumeWrite& write : w.writes) {
+    auto response = client_.Request("PATCH", write.path, write.patch, kMergePatch);
+    if (!response.ok()) {
+      result.error = "updating " + write.what + ": " + response.status().message();
+      return result;
+    }
+    if (!response->ok()) {
+      result.error = "updating " + write.what + ": " + response->Describe();
+      return result;
+    }
+    // Its new resourceVersion, so that the pod waits until the watch has shown it.
+    std::string version;
+    auto body = json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+    if (body.is_object()) version = k8s::String(k8s::Field(body, "metadata"), "resourceVersion");
+    result.versions.emplace_back(write.object_key, version);
+  }
+  result.ok = true;
+  return result;
 }
 
 std::string BindResult::Reason() const {

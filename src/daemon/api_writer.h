@@ -54,6 +54,8 @@ class ApiWriter {
             std::function<void(BindResult)> on_bound);
 
   void Bind(BindRequest request);
+  // A pod's volume writes, in order, on the bind workers; `done` runs on that thread.
+  void WriteVolumes(VolumeWrites writes, std::function<void(VolumeWriteResult)> done);
   void WriteCondition(PodCondition condition);
   void WriteGroupStatus(GroupStatus status);
   // Warning events are always written. Normal ones (a pod was scheduled) are best effort:
@@ -69,6 +71,7 @@ class ApiWriter {
 
  private:
   BindResult DoBind(const BindRequest& request);
+  VolumeWriteResult DoWriteVolumes(const VolumeWrites& writes);
   void Check(const Result<k8s::Response>& response, const std::string& what);
 
   k8s::Client& client_;

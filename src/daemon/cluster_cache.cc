@@ -495,6 +495,7 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
     auto it = pods_.find(key);
     if (it == pods_.end()) return;
     PodRecord& pod = it->second;
+    EndVolumeWait(pod, key);
     DropTask(pod);
     if (pod.assumed) assumed_--;
     if (pod.held_until > 0) held_.erase({pod.held_until, key});
@@ -523,6 +524,8 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
     pod.assumed = false;
     assumed_--;
   }
+  // Bound meanwhile (by whoever): nothing to wait for.
+  if (!pod.info.node_name.empty()) EndVolumeWait(pod, key);
   if (!pod.info.node_name.empty()) {
     pod.bind_failures = 0;
     if (pod.held_until > 0) held_.erase({pod.held_until, key});
@@ -680,15 +683,27 @@ void ClusterCache::OnNamespace(k8s::EventType type, const json& object) {
 // ---------------------------------------------------------------------------------------
 // Binds and status
 
-std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions) {
+std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double now) {
   std::vector<BindRequest> out;
   out.reserve(decisions.binds.size());
   std::vector<std::string> claimants;  // assumed pods with claims, now holding them
+  // Claims and classes whose pending pods see a volume choice (after the loop, which
+  // must not sync pods whose tasks the decisions name).
+  std::vector<std::string> resync_claims, resync_classes;
+  std::vector<std::string> failed;  // pods whose volume choice could not be assumed
   for (const BindDecision& b : decisions.binds) {
-    const std::string& key = pod_of_task_[b.task];
+    const std::string key = pod_of_task_[b.task];
     auto it = pods_.find(key);
     if (it == pods_.end()) continue;
     PodRecord& pod = it->second;
+    const TaskSpec& spec = state_.spec(state_.task(b.task).spec);
+    if (!spec.delayed_claims.empty() && b.volumes.size() != spec.delayed_claims.size()) {
+      Problem({"v1", "Pod", pod.info.meta.namespace_, pod.info.meta.name, pod.info.meta.uid,
+               "Warning", "InternalError",
+               "decision could not be applied: no volume chosen for its delayed claims"});
+      continue;
+    }
+    const bool delayed = !spec.delayed_claims.empty();
     Status placed = state_.Place(b.task, b.node, b.gpus);
     if (!placed.ok()) {
       // The engine decided on this very state, so this is a bug; say so and skip.
@@ -708,13 +723,28 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions) {
     r.gpus = b.gpus;
     r.write_devices = pod.info.spec.gpu.shared();
     r.job = pod.job_key;
+    // Bound once its delayed claims are, as kube-scheduler's PreBind waits for them.
+    if (delayed) {
+      if (!AssumeVolumes(pod, key, b, spec, std::move(r), now, &resync_claims, &resync_classes)) {
+        failed.push_back(key);
+      }
+      continue;
+    }
     out.push_back(std::move(r));
   }
   // After the loop: the pods this keeps from their claims leave their tasks.
+  for (const std::string& key : failed) {
+    auto it = pods_.find(key);
+    if (it == pods_.end()) continue;
+    const k8s::ObjectMeta& meta = it->second.info.meta;
+    BindFailed(meta.namespace_, meta.name, meta.uid, now);
+  }
   for (const std::string& key : claimants) {
     auto it = pods_.find(key);
     if (it != pods_.end()) UpdateClaimUse(it->second, key);
   }
+  for (const std::string& claim : resync_claims) ResyncClaimPods(claim);
+  for (const std::string& storage_class : resync_classes) ResyncClassPods(storage_class);
   return out;
 }
 

@@ -30,9 +30,15 @@
 //   (cluster_cache_volumes.cc): a bound volume's node affinity and zone labels join its
 //   spec; a claim that is missing, being deleted, lost, unbound with Immediate binding or
 //   held (ReadWriteOncePod) by a bound or assumed pod keeps it pending with their words;
-//   delayed binding (WaitForFirstConsumer) and volumes that attach are not implemented
-//   and keep it pending too, saying so. A claim, volume or class that changes re-syncs
-//   only the pending pods that name (the claims of) it.
+//   volumes that attach are not implemented and keep it pending too, saying so. A claim
+//   that waits for its first consumer (WaitForFirstConsumer) joins its spec with the
+//   volumes that may be bound to it and whether and where its class provisions; once a
+//   session places the pod, the choice is written as kube-scheduler writes it (the
+//   volume's claimRef, or the claim's selected-node annotation), the pod stays assumed,
+//   and it is bound only when its claims are (kube-scheduler's PreBind), or placed again
+//   after a backoff when that fails or takes longer than the bind timeout. A claim,
+//   volume or class that changes re-syncs only the pending pods that name (the claims
+//   of) it, and a volume the pending pods of its class.
 //
 // Nothing outlives its object: deleted pods, jobs, groups and refused nodes leave every
 // index, and specs are shared by pods of one shape and reused once no pod has it.
@@ -41,10 +47,12 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "engine/decisions.h"
@@ -66,6 +74,32 @@ struct BindRequest {
   std::vector<int32_t> gpus;
   bool write_devices = false;
   std::string job;  // its job's key, for messages
+};
+
+// What to write so that a pod's delayed claims bind where the session placed it, in order
+// (kube-scheduler's bindAPIUpdate): a volume's spec.claimRef, a claim's selected-node
+// annotation. Each is a merge patch conditional on the resourceVersion it was chosen on.
+struct VolumeWrite {
+  std::string path;        // the object's API path
+  std::string patch;       // JSON merge patch
+  std::string what;        // `persistentvolume "pv-1"`, for messages
+  std::string object_key;  // "pv/NAME" or "pvc/NAMESPACE/NAME"
+};
+struct VolumeWrites {
+  std::string namespace_;  // the pod's
+  std::string name;
+  std::string uid;
+  std::vector<VolumeWrite> writes;
+};
+struct VolumeWriteResult {
+  std::string namespace_;  // the pod's
+  std::string name;
+  std::string uid;
+  bool ok = false;
+  std::string error;
+  // Per object written (VolumeWrite::object_key), its resourceVersion after the write:
+  // until the watch shows that version, the object is not judged.
+  std::vector<std::pair<std::string, std::string>> versions;
 };
 
 // Something to tell users: a Kubernetes Event on an object.
@@ -124,7 +158,20 @@ class ClusterCache {
   void OnStorageClass(k8s::EventType type, const nlohmann::json& object);
 
   // Records a session's binds as assumed (they count at once) and returns them to send.
-  std::vector<BindRequest> Assume(const Decisions& decisions);
+  // A pod with delayed claims is not among them: its volume writes are queued
+  // (TakeVolumeWrites), and it is bound once its claims are (TakeReadyBinds), or after
+  // `now` plus the volume bind timeout it is given up on (ExpireVolumeBindings).
+  std::vector<BindRequest> Assume(const Decisions& decisions, double now = 0);
+  std::vector<VolumeWrites> TakeVolumeWrites() { return std::exchange(volume_writes_, {}); }
+  // The answer to a pod's volume writes. A failure is a failed bind (see BindFailed).
+  void VolumeWritesDone(const VolumeWriteResult& result, double now = 0);
+  // Binds of pods whose claims are now bound.
+  std::vector<BindRequest> TakeReadyBinds() { return std::exchange(ready_binds_, {}); }
+  // Gives up on the volume bindings that failed (a volume lost its claimRef, provisioning
+  // gave up) or did not complete by `now`: the pods are placed again after a backoff.
+  // Returns how many.
+  size_t ExpireVolumeBindings(double now);
+  void set_volume_bind_timeout(double seconds) { volume_bind_timeout_s_ = seconds; }
   // A bind that did not happen: the pod is pending again, unless the API server has
   // told us meanwhile that it is bound; but it is not placed again before `now` plus a
   // backoff that doubles with each failure in a row (kBindBackoffInitial..Max seconds),
@@ -174,6 +221,8 @@ class ClusterCache {
     size_t volumes = 0;          // PersistentVolumes, read or not
     size_t storage_classes = 0;  // read or not
     size_t claim_index = 0;      // entries of the indexes from pods and objects to claims
+    size_t volume_waits = 0;     // pods waiting for their delayed claims to bind
+    size_t volume_overlays = 0;  // choices assumed on volumes and claims (claimRef, node)
   };
   Sizes sizes() const;
 
@@ -207,6 +256,19 @@ class ClusterCache {
     std::string volume_problem;   // why its volumes keep it pending; empty when they do not
     bool holds_claims = false;    // bound and not finished, or assumed: its claims are in use
     std::vector<std::string> indexed_claims;  // its keys in pods_by_claim_
+    // Assumed, with delayed claims being bound: what was chosen, and the bind to send
+    // once its claims are bound.
+    struct VolumeWait {
+      std::string node;
+      std::vector<std::pair<std::string, std::string>> bindings;  // claim name, volume
+      std::vector<std::string> provisions;                        // claim names
+      double deadline = 0;
+      bool written = false;                         // the API server took the writes
+      std::map<std::string, std::string> versions;  // see VolumeWriteResult
+      std::string failure;                          // why it failed; "" while it has not
+      BindRequest bind;
+    };
+    std::optional<VolumeWait> volume_wait;
   };
   struct JobRecord {
     std::string key;
@@ -290,6 +352,29 @@ class ClusterCache {
   // Moves a claim in claims_by_volume_ and claims_by_class_.
   void IndexClaim(const std::string& key, const k8s::ClaimInfo* before,
                   const k8s::ClaimInfo* after);
+  // Delayed binding (cluster_cache_binding.cc).
+  // What VolumeBinding may do with the claim, as TaskSpec::delayed_claims holds it.
+  DelayedClaim DelayedClaimOf(const k8s::ClaimInfo& claim) const;
+  // The claimRef of a volume, as assumed by a binding in flight if one is.
+  const std::optional<k8s::ClaimRef>& ClaimRefOf(const k8s::PersistentVolumeInfo& pv) const;
+  // Records the choices of a placed pod with delayed claims: its writes and its wait.
+  // False (with a Problem) when they cannot be made. The claims and classes whose
+  // pending pods must see the choice are added to *resync_claims and *resync_classes,
+  // for the caller to sync once it no longer holds task ids of the session.
+  bool AssumeVolumes(PodRecord& pod, const std::string& key, const BindDecision& decision,
+                     const TaskSpec& spec, BindRequest bind, double now,
+                     std::vector<std::string>* resync_claims,
+                     std::vector<std::string>* resync_classes);
+  // Takes back the choices assumed for a pod's wait (not what was written: kube-scheduler
+  // reverts its assume cache only), and ends the wait.
+  void EndVolumeWait(PodRecord& pod, const std::string& key);
+  // Checks a waiting pod's claims: moves its bind to ready_binds_ when they are all bound,
+  // or returns why the binding failed; "" while it goes on.
+  std::string CheckVolumeWait(PodRecord& pod, const std::string& key);
+  // Gives up a pod's volume binding: a failed bind, with a Warning event saying why.
+  void FailVolumeWait(const std::string& key, const std::string& why, double now);
+  // Syncs the pending pods that could use a volume of the class.
+  void ResyncClassPods(const std::string& storage_class);
 
   std::string scheduler_name_;
   ClusterState state_;
@@ -327,6 +412,24 @@ class ClusterCache {
   std::unordered_map<std::string, std::set<std::string>> pods_by_claim_;     // claim -> pods
   std::unordered_map<std::string, std::set<std::string>> claims_by_volume_;  // PV -> claims
   std::unordered_map<std::string, std::set<std::string>> claims_by_class_;   // class -> claims
+  std::unordered_map<std::string, std::set<std::string>> volumes_by_class_;  // class -> PVs
+  // Delayed binding: choices of bindings in flight, as kube-scheduler's assume cache keeps
+  // them, counted by the waits that made them.
+  struct AssumedRef {
+    std::optional<k8s::ClaimRef> ref;
+    int32_t uses = 0;
+  };
+  struct AssumedNode {
+    std::string node;
+    int32_t uses = 0;
+  };
+  std::unordered_map<std::string, AssumedRef> assumed_claim_refs_;       // PV -> claimRef
+  std::unordered_map<std::string, AssumedNode> assumed_selected_nodes_;  // claim -> node
+  std::set<std::pair<double, std::string>> volume_waits_;                // (deadline, pod key)
+  std::set<std::string> volume_failures_;  // pods whose wait failed, for ExpireVolumeBindings
+  std::vector<VolumeWrites> volume_writes_;
+  std::vector<BindRequest> ready_binds_;
+  double volume_bind_timeout_s_ = 600;  // kube-scheduler's bindTimeoutSeconds
   int64_t assumed_ = 0;
   int64_t pod_records_visited_ = 0;
   // Jobs whose pods or group changed since the last CollectStatus: with the session's

@@ -158,9 +158,12 @@ ClusterCache::Sizes ClusterCache::sizes() const {
   s.claims = claims_.size() + bad_claims_.size();
   s.volumes = volumes_.size() + bad_volumes_.size();
   s.storage_classes = storage_classes_.size() + bad_storage_classes_.size();
-  for (const auto* index : {&pods_by_claim_, &claims_by_volume_, &claims_by_class_}) {
+  for (const auto* index :
+       {&pods_by_claim_, &claims_by_volume_, &claims_by_class_, &volumes_by_class_}) {
     for (const auto& [key, keys] : *index) s.claim_index += keys.size();
   }
+  s.volume_waits = volume_waits_.size() + volume_failures_.size() + volume_writes_.size();
+  s.volume_overlays = assumed_claim_refs_.size() + assumed_selected_nodes_.size();
   return s;
 }
 

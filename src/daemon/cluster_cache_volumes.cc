@@ -93,7 +93,6 @@ std::string ClusterCache::ResolveVolumes(const PodRecord& pod, TaskSpec* spec) c
   // bound already (Immediate binding, or pre-bound to a volume but not yet fully bound).
   std::vector<const k8s::PodClaimRef*> bound, delayed;
   const k8s::PodClaimRef* immediate = nullptr;
-  const k8s::StorageClassInfo* delayed_class = nullptr;
   for (const k8s::PodClaimRef& ref : info.claims) {
     const k8s::ClaimInfo* claim = claim_of(ref);
     if (claim->fully_bound()) {
@@ -114,7 +113,6 @@ std::string ClusterCache::ResolveVolumes(const PodRecord& pod, TaskSpec* spec) c
                  At(ref);
         }
         delay = sc->second.binding_mode == k8s::VolumeBindingMode::kWaitForFirstConsumer;
-        if (delay && delayed_class == nullptr) delayed_class = &sc->second;
       }
     }
     if (delay && claim->volume_name.empty()) {
@@ -173,15 +171,22 @@ std::string ClusterCache::ResolveVolumes(const PodRecord& pod, TaskSpec* spec) c
              holder->info.meta.Key() + ")";
     }
   }
-  // What gantry does not implement yet: the pod waits rather than be placed by half the
-  // rules.
-  if (!delayed.empty()) {
-    const k8s::PodClaimRef& ref = *delayed.front();
-    return Named(ref) + ": claim " + Quoted(ref.claim) + " is unbound and its StorageClass " +
-           Quoted(delayed_class->meta.name) +
-           " binds on the first consumer (volumeBindingMode WaitForFirstConsumer); gantry "
-           "does not support delayed volume binding yet (choosing the volume or the node to "
-           "provision it for), so the pod stays pending";
+  // VolumeBinding's Filter on claims that wait for their first consumer: matched (each
+  // claim once, smallest request first, as findMatchingVolumes sorts them) per node in
+  // the session.
+  std::vector<const k8s::ClaimInfo*> delayed_claims;
+  for (const k8s::PodClaimRef* ref : delayed) {
+    const k8s::ClaimInfo* claim = claim_of(*ref);
+    if (std::find(delayed_claims.begin(), delayed_claims.end(), claim) == delayed_claims.end()) {
+      delayed_claims.push_back(claim);
+    }
+  }
+  std::stable_sort(delayed_claims.begin(), delayed_claims.end(),
+                   [](const k8s::ClaimInfo* a, const k8s::ClaimInfo* b) {
+                     return a->storage_request < b->storage_request;
+                   });
+  for (const k8s::ClaimInfo* claim : delayed_claims) {
+    spec->delayed_claims.push_back(DelayedClaimOf(*claim));
   }
   for (const k8s::PodClaimRef* ref : bound) {
     const k8s::PersistentVolumeInfo* pv = volume_of(claim_of(*ref)->volume_name);
@@ -268,7 +273,17 @@ void ClusterCache::ResyncClaimPods(const std::string& claim_key, const std::stri
     if (key == except) continue;
     auto it = pods_.find(key);
     if (it == pods_.end()) continue;
-    const PodRecord& pod = it->second;
+    PodRecord& pod = it->second;
+    if (pod.volume_wait) {
+      // Failed ones are given up with the time known (ExpireVolumeBindings).
+      if (!pod.volume_wait->failure.empty()) continue;
+      std::string failure = CheckVolumeWait(pod, key);
+      if (!failure.empty() && pod.volume_wait) {
+        pod.volume_wait->failure = std::move(failure);
+        volume_failures_.insert(key);
+      }
+      continue;
+    }
     // Only pods waiting to be placed read claims; a bound pod counts as it is.
     if (!pod.info.node_name.empty() || pod.assumed || !Ours(pod.info)) continue;
     SyncPod(key);
@@ -327,6 +342,15 @@ void ClusterCache::OnPersistentVolume(k8s::EventType type, const json& object) {
   auto meta = k8s::ParseMeta(object);
   if (!meta.ok()) return;
   const std::string& name = meta->name;
+  std::string class_before;
+  if (auto known = volumes_.find(name); known != volumes_.end()) {
+    class_before = known->second.storage_class;
+    auto by_class = volumes_by_class_.find(class_before);
+    if (by_class != volumes_by_class_.end()) {
+      by_class->second.erase(name);
+      if (by_class->second.empty()) volumes_by_class_.erase(by_class);
+    }
+  }
   volumes_.erase(name);
   if (type == k8s::EventType::kDeleted) {
     bad_volumes_.erase(name);
@@ -342,10 +366,24 @@ void ClusterCache::OnPersistentVolume(k8s::EventType type, const json& object) {
                said});
     }
   }
-  auto claims = claims_by_volume_.find(name);
-  if (claims == claims_by_volume_.end()) return;
-  const std::vector<std::string> keys(claims->second.begin(), claims->second.end());
+  std::string class_now;
+  if (auto known = volumes_.find(name); known != volumes_.end()) {
+    class_now = known->second.storage_class;
+    volumes_by_class_[class_now].insert(name);
+  }
+  // The claims bound to it; the claim a binding in flight gave it (its pod checks it);
+  // and the delayed claims of its class, which may match it now or no more.
+  std::vector<std::string> keys;
+  if (auto claims = claims_by_volume_.find(name); claims != claims_by_volume_.end()) {
+    keys.assign(claims->second.begin(), claims->second.end());
+  }
+  if (auto assumed = assumed_claim_refs_.find(name);
+      assumed != assumed_claim_refs_.end() && assumed->second.ref) {
+    keys.push_back(assumed->second.ref->namespace_ + "/" + assumed->second.ref->name);
+  }
   for (const std::string& claim : keys) ResyncClaimPods(claim);
+  ResyncClassPods(class_before);
+  if (class_now != class_before) ResyncClassPods(class_now);
 }
 
 void ClusterCache::OnStorageClass(k8s::EventType type, const json& object) {

@@ -154,6 +154,8 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
       int64_t n = 0;
       GANTRY_RETURN_IF_ERROR(ReadYamlInt(value, source, key, 1, 1024, &n));
       out->bind_workers = static_cast<int>(n);
+    } else if (key == "volumeBindTimeout") {
+      GANTRY_RETURN_IF_ERROR(Duration(value, source, key, &out->volume_bind_timeout_s));
     } else if (key == "listenAddress") {
       GANTRY_RETURN_IF_ERROR(Scalar(value, source, key, &out->listen_address));
       if (out->listen_address.rfind(':') == std::string::npos) {
@@ -167,7 +169,7 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
     } else {
       return Status::Invalid(YamlWhere(source, kv.first, key) +
                              ": unknown field (schedulerName, schedulePeriod, bindWorkers, "
-                             "listenAddress, leaderElection, engine)");
+                             "volumeBindTimeout, listenAddress, leaderElection, engine)");
     }
   }
   return Status::Ok();

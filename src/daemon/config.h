@@ -22,6 +22,9 @@ struct DaemonConfig {
   std::string scheduler_name = "gantry";  // pods with this spec.schedulerName are ours
   double schedule_period_s = 1;           // a cycle at least this often; events trigger them sooner
   int bind_workers = 16;                  // concurrent bind calls
+  // How long a pod placed with delayed claims (WaitForFirstConsumer) waits for them to be
+  // bound before it is placed again (kube-scheduler's VolumeBinding bindTimeoutSeconds).
+  double volume_bind_timeout_s = 600;
   std::string listen_address = "0.0.0.0:10259";  // /metrics /healthz /readyz
   LeaderElectionConfig leader_election;
   SchedulerConfig engine = SchedulerConfig::Default();

@@ -41,6 +41,7 @@ Scheduler::Scheduler(DaemonConfig config, Policy policy, k8s::Client& client,
       client_(client),
       identity_(std::move(identity)),
       cache_(config_.scheduler_name) {
+  cache_.set_volume_bind_timeout(config_.volume_bind_timeout_s);
   const std::vector<double> seconds = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                        0.1,    0.25,  0.5,    1,     2.5,  5,     10};
   m_.cycle_seconds = MustRegister(metrics.AddHistogram(
@@ -149,6 +150,15 @@ void Scheduler::Apply(Item& item) {
     }
     return;
   }
+  if (auto* v = std::get_if<VolumeWriteResult>(&item)) {
+    if (!v->ok) {
+      (void)m_.bind_failures->With({"volumes"}).Inc();
+      std::fprintf(stderr, "gantry: volume binding for %s/%s failed: %s\n", v->namespace_.c_str(),
+                   v->name.c_str(), v->error.c_str());
+    }
+    cache_.VolumeWritesDone(*v, SteadySeconds());
+    return;
+  }
   BindResult& r = std::get<BindResult>(item);
   m_.bind_seconds->Observe(r.latency_s);
   if (r.ok) {
@@ -191,8 +201,9 @@ void Scheduler::RunCycle() {
     Session session(snapshot, policy_, options);
     decisions = session.Run();
   }
-  std::vector<BindRequest> binds = cache_.Assume(decisions);
+  std::vector<BindRequest> binds = cache_.Assume(decisions, SteadySeconds());
   for (BindRequest& b : binds) writer_->Bind(std::move(b));
+  SendVolumeWork();
   std::vector<PodCondition> conditions;
   std::vector<GroupStatus> groups;
   std::vector<ObjectEvent> events;
@@ -215,6 +226,13 @@ void Scheduler::RunCycle() {
   cycles_++;
   m_.cycle_seconds->Observe(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
+
+void Scheduler::SendVolumeWork() {
+  for (VolumeWrites& w : cache_.TakeVolumeWrites()) {
+    writer_->WriteVolumes(std::move(w), [this](VolumeWriteResult r) { Push(std::move(r)); });
+  }
+  for (BindRequest& b : cache_.TakeReadyBinds()) writer_->Bind(std::move(b));
 }
 
 void Scheduler::PublishGauges() {
@@ -293,6 +311,10 @@ void Scheduler::Run(const std::atomic<bool>& stop) {
     for (Item& item : batch) Apply(item);
     batch.clear();
     if (cache_.ReleaseHeld(SteadySeconds()) > 0) dirty_ = true;
+    // Pods whose delayed claims are now bound are bound; those whose binding failed or
+    // timed out are placed again after their backoff.
+    if (cache_.ExpireVolumeBindings(SteadySeconds()) > 0) dirty_ = true;
+    SendVolumeWork();
     heartbeat_ns_ = SteadyNanos();
     for (ObjectEvent& e : cache_.TakeProblems()) writer_->WriteEvent(std::move(e));
     if (!synced_before) continue;

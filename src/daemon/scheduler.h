@@ -65,11 +65,13 @@ class Scheduler {
     k8s::EventType type;
     nlohmann::json object;
   };
-  using Item = std::variant<WatchItem, BindResult>;
+  using Item = std::variant<WatchItem, BindResult, VolumeWriteResult>;
 
   void Push(Item item);
   void Apply(Item& item);
   void RunCycle();
+  // Sends the cache's volume writes and the binds of pods whose claims are now bound.
+  void SendVolumeWork();
   void PublishGauges();
 
   DaemonConfig config_;

@@ -14,6 +14,9 @@ struct BindDecision {
   TaskId task = kNone;
   NodeId node = kNone;
   std::vector<int32_t> gpus;  // device indexes on the node; empty for CPU-only tasks
+  // Per delayed claim of its spec (TaskSpec::delayed_claims), the volume chosen for it,
+  // or "" where it is provisioned on the node. Empty for a task without such claims.
+  std::vector<std::string> volumes = {};
 };
 
 struct EvictDecision {

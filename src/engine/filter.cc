@@ -65,6 +65,8 @@ std::string DescribeFilter(const FilterResult& result, const Node& node) {
     case FilterCode::kReadWriteOncePod:
       return "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
              "access mode";
+    case FilterCode::kVolumeBindConflict:
+      return "node(s) didn't find available persistent volumes to bind";
   }
   return "rejected";
 }

@@ -34,6 +34,8 @@ enum class FilterCode : uint8_t {
   kVolumeNodeAffinity,  // a bound volume's node affinity does not match the node
   kVolumeZone,          // a bound volume's zone or region is not the node's
   kReadWriteOncePod,    // a ReadWriteOncePod claim of the pod is in use by another pod
+  kVolumeBindConflict,  // a delayed claim has no volume reachable here and cannot be
+                        // provisioned here (VolumeBinding's ErrReasonBindConflict)
 };
 
 struct FilterResult {

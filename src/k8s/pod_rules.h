@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,11 @@ Status ParseNodeAffinity(const nlohmann::json& spec, const std::string& where, N
 // the selector in errors. (No terms leaves out->terms empty, which NodeAffinity reads as
 // no constraint.)
 Status ParseNodeSelector(const nlohmann::json& selector, const std::string& at, NodeAffinity* out);
+
+// object[key] as a metav1.LabelSelector into *out; null (or absent) leaves it empty. `at`
+// names the object in errors.
+Status ParseLabelSelector(const nlohmann::json& object, const char* key, const std::string& at,
+                          std::optional<LabelSelector>* out);
 
 // spec.affinity.podAffinity and podAntiAffinity into *out. matchLabelKeys and
 // mismatchLabelKeys are merged into each term's selector with the pod's own label values

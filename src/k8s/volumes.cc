@@ -1,5 +1,6 @@
 #include "k8s/volumes.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "k8s/json_fields.h"
@@ -38,6 +39,69 @@ Status OptionalString(const json& object, const char* key, const std::string& at
   return Status::Ok();
 }
 
+// object[key] as a list of strings (absent or null: none).
+Status StringList(const json& object, const char* key, const std::string& at,
+                  std::vector<std::string>* out) {
+  const json& list = Field(object, key);
+  out->clear();
+  if (list.is_null()) return Status::Ok();
+  if (!list.is_array()) {
+    return Status::Invalid(at + "." + key + ": expected a list, got " +
+                           JsonText(list).substr(0, 64));
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string()) {
+      return Status::Invalid(at + "." + key + "[" + std::to_string(i) +
+                             "]: expected a string, got " + JsonText(list[i]).substr(0, 64));
+    }
+    out->push_back(list[i].get<std::string>());
+  }
+  return Status::Ok();
+}
+
+// object[key].storage as a quantity (absent: 0).
+Status StorageAmount(const json& object, const char* key, const std::string& at, Milli* out) {
+  *out = 0;
+  const json& amounts = Field(object, key);
+  if (amounts.is_null()) return Status::Ok();
+  if (!amounts.is_object()) {
+    return Status::Invalid(at + "." + key + ": expected a map of quantities, got " +
+                           JsonText(amounts).substr(0, 64));
+  }
+  const json& storage = Field(amounts, "storage");
+  if (storage.is_null()) return Status::Ok();
+  if (!storage.is_string()) {
+    return Status::Invalid(at + "." + key + ".storage: expected a quantity, got " +
+                           JsonText(storage).substr(0, 64));
+  }
+  auto amount = ParseQuantity(storage.get<std::string>());
+  if (!amount.ok() || *amount < 0) {
+    return Status::Invalid(
+        at + "." + key + ".storage: " +
+        (amount.ok() ? "negative quantity \"" + KeyText(storage.get<std::string>()) + "\""
+                     : amount.status().message()));
+  }
+  *out = *amount;
+  return Status::Ok();
+}
+
+// spec.volumeMode, Filesystem when unset (as the API server and the PV controller read it).
+Status VolumeMode(const json& spec, const std::string& at, std::string* out) {
+  GANTRY_RETURN_IF_ERROR(OptionalString(spec, "volumeMode", at, out));
+  if (out->empty()) *out = "Filesystem";
+  return Status::Ok();
+}
+
+// The class as the annotation names it (present, even empty, it wins), else the field.
+Status StorageClassOf(const json& annotations, const json& spec, const std::string& where,
+                      std::string* out) {
+  if (annotations.is_object() && annotations.contains(kBetaStorageClassAnnotation)) {
+    return OptionalString(annotations, kBetaStorageClassAnnotation,
+                          where + ": metadata.annotations", out);
+  }
+  return OptionalString(spec, "storageClassName", where + ": spec", out);
+}
+
 }  // namespace
 
 Result<ClaimInfo> ParseClaim(const json& object) {
@@ -51,25 +115,19 @@ Result<ClaimInfo> ParseClaim(const json& object) {
   const json& spec = Field(object, "spec");
   claim.bind_completed = annotations.is_object() && annotations.contains(kBindCompletedAnnotation);
   GANTRY_RETURN_IF_ERROR(OptionalString(spec, "volumeName", where + ": spec", &claim.volume_name));
-  // The annotation, when present (even empty), names the class; else the field does.
-  if (annotations.is_object() && annotations.contains(kBetaStorageClassAnnotation)) {
-    GANTRY_RETURN_IF_ERROR(OptionalString(annotations, kBetaStorageClassAnnotation,
-                                          where + ": metadata.annotations", &claim.storage_class));
-  } else {
-    GANTRY_RETURN_IF_ERROR(
-        OptionalString(spec, "storageClassName", where + ": spec", &claim.storage_class));
-  }
-  const json& modes = Field(spec, "accessModes");
-  if (!modes.is_null() && !modes.is_array()) {
-    return Status::Invalid(where + ": spec.accessModes: expected a list, got " +
-                           JsonText(modes).substr(0, 64));
-  }
-  for (size_t i = 0; modes.is_array() && i < modes.size(); ++i) {
-    if (!modes[i].is_string()) {
-      return Status::Invalid(where + ": spec.accessModes[" + std::to_string(i) +
-                             "]: expected a string, got " + JsonText(modes[i]).substr(0, 64));
-    }
-    if (modes[i].get<std::string>() == "ReadWriteOncePod") claim.read_write_once_pod = true;
+  GANTRY_RETURN_IF_ERROR(StorageClassOf(annotations, spec, where, &claim.storage_class));
+  GANTRY_RETURN_IF_ERROR(StringList(spec, "accessModes", where + ": spec", &claim.access_modes));
+  claim.read_write_once_pod = std::find(claim.access_modes.begin(), claim.access_modes.end(),
+                                        "ReadWriteOncePod") != claim.access_modes.end();
+  GANTRY_RETURN_IF_ERROR(StorageAmount(Field(spec, "resources"), "requests",
+                                       where + ": spec.resources", &claim.storage_request));
+  GANTRY_RETURN_IF_ERROR(VolumeMode(spec, where + ": spec", &claim.volume_mode));
+  GANTRY_RETURN_IF_ERROR(ParseLabelSelector(spec, "selector", where + ": spec", &claim.selector));
+  if (annotations.is_object() && annotations.contains(kSelectedNodeAnnotation)) {
+    std::string node;
+    GANTRY_RETURN_IF_ERROR(OptionalString(annotations, kSelectedNodeAnnotation,
+                                          where + ": metadata.annotations", &node));
+    claim.selected_node = std::move(node);
   }
   claim.lost = String(Field(object, "status"), "phase") == "Lost";
   const json& owners = Field(metadata, "ownerReferences");
@@ -99,6 +157,26 @@ Result<PersistentVolumeInfo> ParsePersistentVolume(const json& object) {
     }
   }
   const json& spec = Field(object, "spec");
+  pv.labels = labels;
+  GANTRY_RETURN_IF_ERROR(StorageClassOf(Field(Field(object, "metadata"), "annotations"), spec,
+                                        where, &pv.storage_class));
+  GANTRY_RETURN_IF_ERROR(StorageAmount(spec, "capacity", where + ": spec", &pv.capacity));
+  GANTRY_RETURN_IF_ERROR(StringList(spec, "accessModes", where + ": spec", &pv.access_modes));
+  GANTRY_RETURN_IF_ERROR(VolumeMode(spec, where + ": spec", &pv.volume_mode));
+  const json& claim_ref = Field(spec, "claimRef");
+  if (!claim_ref.is_null()) {
+    if (!claim_ref.is_object()) {
+      return Status::Invalid(where + ": spec.claimRef: expected an object, got " +
+                             JsonText(claim_ref).substr(0, 64));
+    }
+    ClaimRef ref;
+    const std::string at = where + ": spec.claimRef";
+    GANTRY_RETURN_IF_ERROR(OptionalString(claim_ref, "namespace", at, &ref.namespace_));
+    GANTRY_RETURN_IF_ERROR(OptionalString(claim_ref, "name", at, &ref.name));
+    GANTRY_RETURN_IF_ERROR(OptionalString(claim_ref, "uid", at, &ref.uid));
+    pv.claim_ref = std::move(ref);
+  }
+  pv.available = String(Field(object, "status"), "phase") == "Available";
   const json& node_affinity = Field(spec, "nodeAffinity");
   if (!node_affinity.is_null() && !node_affinity.is_object()) {
     return Status::Invalid(where + ": spec.nodeAffinity: expected an object, got " +
@@ -140,6 +218,41 @@ Result<StorageClassInfo> ParseStorageClass(const json& object) {
   } else if (!mode.empty()) {
     return Status::Invalid("storageclass " + sc.meta.name + ": volumeBindingMode: \"" +
                            KeyText(mode) + "\" is not supported (Immediate, WaitForFirstConsumer)");
+  }
+  const std::string where = "storageclass " + sc.meta.name;
+  GANTRY_RETURN_IF_ERROR(OptionalString(object, "provisioner", where, &sc.provisioner));
+  // allowedTopologies: [{matchLabelExpressions: [{key, values}]}], each an In requirement.
+  const json& topologies = Field(object, "allowedTopologies");
+  if (!topologies.is_null() && !topologies.is_array()) {
+    return Status::Invalid(where + ": allowedTopologies: expected a list, got " +
+                           JsonText(topologies).substr(0, 64));
+  }
+  for (size_t i = 0; topologies.is_array() && i < topologies.size(); ++i) {
+    const std::string at = where + ": allowedTopologies[" + std::to_string(i) + "]";
+    if (!topologies[i].is_object()) {
+      return Status::Invalid(at + ": expected an object, got " +
+                             JsonText(topologies[i]).substr(0, 64));
+    }
+    const json& expressions = Field(topologies[i], "matchLabelExpressions");
+    if (!expressions.is_null() && !expressions.is_array()) {
+      return Status::Invalid(at + ".matchLabelExpressions: expected a list, got " +
+                             JsonText(expressions).substr(0, 64));
+    }
+    std::vector<SelectorRequirement> term;
+    for (size_t j = 0; expressions.is_array() && j < expressions.size(); ++j) {
+      const std::string here = at + ".matchLabelExpressions[" + std::to_string(j) + "]";
+      if (!expressions[j].is_object()) {
+        return Status::Invalid(here + ": expected an object, got " +
+                               JsonText(expressions[j]).substr(0, 64));
+      }
+      SelectorRequirement r;
+      r.op = SelectorRequirement::Op::kIn;
+      GANTRY_RETURN_IF_ERROR(OptionalString(expressions[j], "key", here, &r.key));
+      GANTRY_RETURN_IF_ERROR(StringList(expressions[j], "values", here, &r.values));
+      term.push_back(std::move(r));
+    }
+    // A term without expressions selects no node (MatchTopologySelectorTerms).
+    sc.allowed_topologies.terms.push_back(std::move(term));
   }
   return sc;
 }

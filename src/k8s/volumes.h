@@ -11,6 +11,8 @@
 
 #include "k8s/objects.h"
 #include "model/labels.h"
+#include "model/pod_constraints.h"
+#include "model/quantity.h"
 #include "model/status.h"
 #include "model/volume_topology.h"
 
@@ -22,6 +24,20 @@ inline constexpr const char* kBindCompletedAnnotation = "pv.kubernetes.io/bind-c
 // The storage class as it was named before spec.storageClassName; it wins over the field.
 inline constexpr const char* kBetaStorageClassAnnotation =
     "volume.beta.kubernetes.io/storage-class";
+// Written on a delayed claim by the scheduler that chose the node to provision it on.
+inline constexpr const char* kSelectedNodeAnnotation = "volume.kubernetes.io/selected-node";
+// Written on a volume bound to its claim by a controller (or a scheduler), not a user.
+inline constexpr const char* kBoundByControllerAnnotation = "pv.kubernetes.io/bound-by-controller";
+// A class's provisioner that provisions nothing (local volumes are made by hand).
+inline constexpr const char* kNoProvisioner = "kubernetes.io/no-provisioner";
+
+// spec.claimRef of a volume: the claim it is bound (or pre-bound) to.
+struct ClaimRef {
+  std::string namespace_;
+  std::string name;
+  std::string uid;  // "" when a user pre-bound it by name only
+  bool operator==(const ClaimRef&) const = default;
+};
 
 struct ClaimInfo {
   ObjectMeta meta;
@@ -31,6 +47,12 @@ struct ClaimInfo {
   bool read_write_once_pod = false;  // spec.accessModes has ReadWriteOncePod
   bool lost = false;                 // status.phase Lost: its volume is gone
   std::string controller_uid;        // the uid of its controller owner reference; "": none
+  // For delayed binding (matching a static volume, or provisioning).
+  Milli storage_request = 0;                 // spec.resources.requests.storage; 0 when absent
+  std::vector<std::string> access_modes;     // spec.accessModes
+  std::string volume_mode = "Filesystem";    // spec.volumeMode (the API server's default)
+  std::optional<LabelSelector> selector;     // spec.selector; none: any volume
+  std::optional<std::string> selected_node;  // kSelectedNodeAnnotation, when present
 
   // kube-scheduler's isPVCFullyBound.
   bool fully_bound() const { return !volume_name.empty() && bind_completed; }
@@ -48,6 +70,14 @@ struct PersistentVolumeInfo {
   // for the others (local, hostPath, nfs, ...).
   std::string attaching_kind;
   std::string csi_driver;  // spec.csi.driver
+  // For delayed binding.
+  std::string storage_class;  // the beta annotation, else spec.storageClassName; "": none
+  Milli capacity = 0;         // spec.capacity.storage
+  std::vector<std::string> access_modes;
+  std::string volume_mode = "Filesystem";
+  std::optional<ClaimRef> claim_ref;  // spec.claimRef
+  bool available = false;             // status.phase Available
+  Labels labels;
 };
 
 enum class VolumeBindingMode { kUnset, kImmediate, kWaitForFirstConsumer };
@@ -56,6 +86,9 @@ struct StorageClassInfo {
   ObjectMeta meta;
   // The API server defaults it to Immediate; kUnset only for objects it did not admit.
   VolumeBindingMode binding_mode = VolumeBindingMode::kUnset;
+  std::string provisioner;
+  // allowedTopologies: terms of In requirements on node labels; no terms: any node.
+  NodeAffinity allowed_topologies;
 };
 
 Result<ClaimInfo> ParseClaim(const nlohmann::json& object);

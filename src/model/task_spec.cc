@@ -33,6 +33,8 @@ size_t TaskSpecHash::operator()(const TaskSpec& spec) const {
       .Add(spec.labels)
       .Add(spec.volume_node_affinity)
       .Add(spec.rwop_claims);
+  h.Add(static_cast<uint64_t>(spec.delayed_claims.size()));
+  for (const DelayedClaim& claim : spec.delayed_claims) h.Add(claim.claim);
   h.Add(static_cast<uint64_t>(spec.volume_zones.size()));
   for (const VolumeTopology& zone : spec.volume_zones) h.Add(zone.key).Add(zone.values);
   // The pod rules are left out: specs that differ only there are rare, and equality

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "model/delayed_claim.h"
 #include "model/labels.h"
 #include "model/pod_constraints.h"
 #include "model/resources.h"
@@ -74,6 +75,9 @@ struct TaskSpec {
   // Its claims with access mode ReadWriteOncePod (names in its namespace, sorted): no
   // two pods may use one at a time (VolumeRestrictions).
   std::vector<std::string> rwop_claims;
+  // Its claims that wait for their first consumer, in the order VolumeBinding matches
+  // them (by requested size): each needs a volume or provisioning on the node.
+  std::vector<DelayedClaim> delayed_claims;
   bool operator==(const TaskSpec&) const = default;
 
   // Whether default spread constraints apply to it (see default_spread_selector).

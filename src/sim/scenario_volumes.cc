@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/delayed_claim.h"
 #include "model/limits.h"
 #include "model/volume_topology.h"
 
@@ -31,16 +32,85 @@ void AddOnce(std::vector<T>* list, T value) {
   }
 }
 
+// {request, volumes: [{name, capacity, nodeAffinity}], provisionable, allowedTopologies,
+// selectedNode}.
+Status ReadDelayedClaim(const YamlReader& r, const PodSpecReader& pod, const YAML::Node& node,
+                        const std::string& field, const std::string& claim, DelayedClaim* out,
+                        Milli* request) {
+  GANTRY_RETURN_IF_ERROR(r.Map(
+      node, field, {"request", "volumes", "provisionable", "allowedTopologies", "selectedNode"}));
+  out->claim = claim;
+  *request = 0;
+  if (node["request"]) {
+    GANTRY_RETURN_IF_ERROR(r.Quantity(node["request"], field + ".request", request));
+  }
+  if (node["selectedNode"]) {
+    std::string selected;
+    GANTRY_RETURN_IF_ERROR(r.Name(node["selectedNode"], field + ".selectedNode", &selected));
+    out->selected_node = selected;
+  }
+  if (node["volumes"]) {
+    const YAML::Node& volumes = node["volumes"];
+    GANTRY_RETURN_IF_ERROR(r.List(volumes, field + ".volumes"));
+    for (size_t k = 0; k < volumes.size(); ++k) {
+      const YAML::Node& pv = volumes[k];
+      const std::string fk = field + ".volumes[" + std::to_string(k) + "]";
+      GANTRY_RETURN_IF_ERROR(r.Map(pv, fk, {"name", "capacity", "nodeAffinity"}));
+      CandidateVolume volume;
+      if (!pv["name"]) return r.Error(pv, fk + ".name", "required");
+      GANTRY_RETURN_IF_ERROR(r.Name(pv["name"], fk + ".name", &volume.name));
+      for (const CandidateVolume& before : out->volumes) {
+        if (before.name == volume.name) {
+          return r.Error(pv["name"], fk + ".name", "volume \"" + volume.name + "\" listed twice");
+        }
+      }
+      if (!pv["capacity"]) return r.Error(pv, fk + ".capacity", "required");
+      GANTRY_RETURN_IF_ERROR(r.Quantity(pv["capacity"], fk + ".capacity", &volume.capacity));
+      if (volume.capacity < *request) {
+        return r.Error(pv["capacity"], fk + ".capacity",
+                       "smaller than the claim's request: the volume cannot be bound to it");
+      }
+      if (pv["nodeAffinity"]) {
+        NodeAffinity affinity;
+        GANTRY_RETURN_IF_ERROR(
+            pod.NodeSelectorTerms(pv["nodeAffinity"], fk + ".nodeAffinity", &affinity.terms));
+        volume.node_affinity = std::move(affinity);
+      }
+      out->volumes.push_back(std::move(volume));
+    }
+    // Smallest first, then by name, as the daemon lists them.
+    std::stable_sort(out->volumes.begin(), out->volumes.end(),
+                     [](const CandidateVolume& a, const CandidateVolume& b) {
+                       return a.capacity != b.capacity ? a.capacity < b.capacity : a.name < b.name;
+                     });
+  }
+  if (node["provisionable"]) {
+    GANTRY_RETURN_IF_ERROR(
+        r.Bool(node["provisionable"], field + ".provisionable", &out->provisionable));
+  }
+  if (node["allowedTopologies"]) {
+    if (!out->provisionable) {
+      return r.Error(node["allowedTopologies"], field + ".allowedTopologies",
+                     "applies only to a claim whose class provisions (provisionable: true)");
+    }
+    GANTRY_RETURN_IF_ERROR(pod.NodeSelectorTerms(
+        node["allowedTopologies"], field + ".allowedTopologies", &out->allowed_topologies.terms));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ReadScenarioVolumes(const YamlReader& r, const PodSpecReader& pod, const YAML::Node& node,
                            const std::string& field, TaskSpec* spec) {
   GANTRY_RETURN_IF_ERROR(r.List(node, field));
   std::vector<std::string> claims;
+  std::vector<Milli> delayed_requests;  // per spec->delayed_claims entry
   for (size_t i = 0; i < node.size(); ++i) {
     const YAML::Node& v = node[i];
     const std::string f = field + "[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(r.Map(v, f, {"claim", "accessModes", "nodeAffinity", "labels"}));
+    GANTRY_RETURN_IF_ERROR(
+        r.Map(v, f, {"claim", "accessModes", "nodeAffinity", "labels", "waitForFirstConsumer"}));
     if (!v["claim"]) return r.Error(v, f + ".claim", "required");
     std::string claim;
     GANTRY_RETURN_IF_ERROR(r.String(v["claim"], f + ".claim", &claim));
@@ -69,6 +139,22 @@ Status ReadScenarioVolumes(const YamlReader& r, const PodSpecReader& pod, const 
                              "ReadWriteOncePod)");
         }
         if (mode == "ReadWriteOncePod" && !again) spec->rwop_claims.push_back(claim);
+      }
+    }
+    if (v["waitForFirstConsumer"]) {
+      if (v["nodeAffinity"] || v["labels"]) {
+        return r.Error(v["waitForFirstConsumer"], f + ".waitForFirstConsumer",
+                       "an unbound claim has no volume yet: give nodeAffinity and labels of "
+                       "its candidate volumes instead");
+      }
+      if (!again) {
+        DelayedClaim delayed;
+        Milli request = 0;
+        GANTRY_RETURN_IF_ERROR(ReadDelayedClaim(r, pod, v["waitForFirstConsumer"],
+                                                f + ".waitForFirstConsumer", claim, &delayed,
+                                                &request));
+        delayed_requests.push_back(request);
+        spec->delayed_claims.push_back(std::move(delayed));
       }
     }
     if (v["nodeAffinity"]) {
@@ -101,6 +187,14 @@ Status ReadScenarioVolumes(const YamlReader& r, const PodSpecReader& pod, const 
     }
   }
   std::sort(spec->rwop_claims.begin(), spec->rwop_claims.end());
+  // The smallest request first, as findMatchingVolumes matches them.
+  std::vector<size_t> order(spec->delayed_claims.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return delayed_requests[a] < delayed_requests[b]; });
+  std::vector<DelayedClaim> sorted;
+  for (size_t i : order) sorted.push_back(std::move(spec->delayed_claims[i]));
+  spec->delayed_claims = std::move(sorted);
   return Status::Ok();
 }
 

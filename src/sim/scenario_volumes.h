@@ -8,8 +8,16 @@
 //       labels: {topology.kubernetes.io/zone: "a__b"}
 //                                         # the volume's labels; VolumeZone reads the zone
 //                                         # and region ones
-// The engine then checks them as kube-scheduler's VolumeBinding (node affinity),
-// VolumeZone and VolumeRestrictions (ReadWriteOncePod) do for bound claims.
+//       waitForFirstConsumer:             # instead of the two above: the claim is unbound
+//         request: 10Gi                   # and its class binds on the first consumer
+//         volumes: [{name: pv-a, capacity: 20Gi, nodeAffinity: [terms]}]
+//                                         # the available volumes that match it
+//         provisionable: true             # its class provisions (not no-provisioner) ...
+//         allowedTopologies: [terms]      # ... on these nodes (none: any)
+//         selectedNode: n1                # its volume.kubernetes.io/selected-node
+// The engine then checks them as kube-scheduler's VolumeBinding (node affinity; for
+// unbound claims the volume or the provisioning it would choose per node), VolumeZone and
+// VolumeRestrictions (ReadWriteOncePod) do.
 #pragma once
 
 #include <string>
@@ -20,7 +28,8 @@
 
 namespace gantry {
 
-// Reads `volumes:` into spec's volume_node_affinity, volume_zones and rwop_claims.
+// Reads `volumes:` into spec's volume_node_affinity, volume_zones, rwop_claims and
+// delayed_claims.
 // REQUIRES: spec->namespace_ is read (claims are the namespace's).
 Status ReadScenarioVolumes(const YamlReader& r, const PodSpecReader& pod, const YAML::Node& node,
                            const std::string& field, TaskSpec* spec);

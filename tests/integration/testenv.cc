@@ -156,6 +156,13 @@ Status TestEnv::StartKubeScheduler(const std::string& scheduler_name) {
   return Status::Ok();
 }
 
+Status TestEnv::StartControllerManager() {
+  if (controller_manager_started_) return Status::Ok();
+  GANTRY_RETURN_IF_ERROR(Script("start-controller-manager"));
+  controller_manager_started_ = true;
+  return Status::Ok();
+}
+
 Status TestEnv::RestartApiServer() {
   return Script("restart-apiserver");
 }

@@ -52,6 +52,9 @@ class TestEnv : public ::testing::Environment {
   // nothing), with one profile named `scheduler_name` (so that it takes only pods that ask
   // for it: other tests' pods with default-scheduler stay theirs). Stopped with the server.
   Status StartKubeScheduler(const std::string& scheduler_name);
+  // kube-controller-manager with only its PV controller, which binds claims and finishes
+  // the bindings a scheduler starts (once; later calls do nothing).
+  Status StartControllerManager();
 
   // kube-apiserver alone; etcd and its data stay. Same port, same certificate.
   Status RestartApiServer();
@@ -91,6 +94,7 @@ class TestEnv : public ::testing::Environment {
   std::string dir_;
   bool started_ = false;
   bool kube_scheduler_started_ = false;
+  bool controller_manager_started_ = false;
   k8s::Credentials credentials_;
   std::unique_ptr<k8s::Client> client_;
 };

@@ -219,25 +219,267 @@ TEST(ClusterCacheVolumes, ClaimsThatKeepThePodPendingSaySoInKubeSchedulersWords)
   EXPECT_EQ(Placements(c), "ml/p@n1");
 }
 
-// Delayed binding is not implemented: the pod waits, naming the volume and saying why.
-TEST(ClusterCacheVolumes, WaitForFirstConsumerClaimsAreRefusedForNow) {
+// A class without a binding mode (not from an API server) is kube-scheduler's error.
+TEST(ClusterCacheVolumes, AClassWithoutBindingModeIsAnError) {
   ClusterCache c("gantry");
   Messages m(c);
   c.OnNode(EventType::kAdded, NodeObject("n1"));
-  c.OnStorageClass(EventType::kAdded, StorageClass("local-storage", "WaitForFirstConsumer"));
+  json unset = StorageClass("local-storage", "");
+  unset.erase("volumeBindingMode");
+  c.OnStorageClass(EventType::kAdded, unset);
   c.OnClaim(EventType::kAdded, Claim("data", "", "local-storage"));
   c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
   EXPECT_EQ(c.pending_pods(), 0);
-  const std::string message = m.Of("p");
-  EXPECT_TRUE(Contains(message,
-                       "spec.volumes[0].persistentVolumeClaim (volume \"data\"): claim "
-                       "\"data\" is unbound and its StorageClass \"local-storage\""));
-  EXPECT_TRUE(Contains(message, "gantry does not support delayed volume binding yet"));
-  // A class without a binding mode (not from an API server) is kube-scheduler's error.
-  json unset = StorageClass("local-storage", "");
-  unset.erase("volumeBindingMode");
-  c.OnStorageClass(EventType::kModified, unset);
   EXPECT_TRUE(Contains(m.Of("p"), "VolumeBindingMode not set for StorageClass \"local-storage\""));
+}
+
+// ---------------------------------------------------------------------------------------
+// Delayed binding (WaitForFirstConsumer)
+
+json WffcClass(const std::string& name, const std::string& provisioner, json topologies = nullptr) {
+  json sc = StorageClass(name, "WaitForFirstConsumer");
+  sc["provisioner"] = provisioner;
+  if (!topologies.is_null()) sc["allowedTopologies"] = topologies;
+  return sc;
+}
+
+// A local volume of `size` in class local-storage, Available as the PV controller leaves
+// an unbound volume; `spec` merged into its spec.
+json Available(const std::string& name, const std::string& node, const std::string& size,
+               json spec = json::object(), json labels = json::object()) {
+  json pv = LocalVolume(name, node);
+  pv["spec"]["capacity"]["storage"] = size;
+  if (spec.is_object()) pv["spec"].merge_patch(spec);
+  if (labels.is_object()) pv["metadata"]["labels"] = labels;
+  pv["metadata"]["resourceVersion"] = "1";
+  pv["status"]["phase"] = "Available";
+  return pv;
+}
+
+const TaskSpec* PendingSpec(const ClusterCache& c, const std::string& pod) {
+  const Task* t = TaskNamed(c.state(), pod);
+  return t == nullptr ? nullptr : &c.state().spec(t->spec);
+}
+
+std::string VolumeNames(const DelayedClaim& claim) {
+  std::string out;
+  for (const CandidateVolume& v : claim.volumes) out += (out.empty() ? "" : ",") + v.name;
+  return out;
+}
+
+// FindMatchingVolume's rules, per claim: its class, capacity at least the request, the
+// volume mode, every access mode, its selector, bound to no other claim, Available;
+// smallest first. A volume whose claimRef names the claim is the claim's volume.
+TEST(ClusterCacheVolumes, DelayedClaimsMatchVolumesAsFindMatchingVolume) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnStorageClass(EventType::kAdded, WffcClass("local-storage", "kubernetes.io/no-provisioner"));
+  const json fast = {{"tier", "fast"}};
+  c.OnPersistentVolume(EventType::kAdded, Available("big", "n1", "10Gi", {}, fast));
+  c.OnPersistentVolume(EventType::kAdded, Available("small", "n1", "1Gi", {}, fast));
+  c.OnPersistentVolume(EventType::kAdded, Available("tiny", "n1", "500Mi", {}, fast));
+  c.OnPersistentVolume(EventType::kAdded,
+                       Available("rox", "n1", "1Gi", {{"accessModes", {"ReadOnlyMany"}}}, fast));
+  c.OnPersistentVolume(EventType::kAdded,
+                       Available("block", "n1", "1Gi", {{"volumeMode", "Block"}}, fast));
+  c.OnPersistentVolume(EventType::kAdded,
+                       Available("slow", "n1", "1Gi", {{"storageClassName", "slow"}}, fast));
+  c.OnPersistentVolume(EventType::kAdded, Available("unlabelled", "n1", "1Gi"));
+  c.OnPersistentVolume(
+      EventType::kAdded,
+      Available("taken", "n1", "1Gi",
+                {{"claimRef", {{"namespace", "ml"}, {"name", "other"}, {"uid", "u"}}}}, fast));
+  json pending = Available("pending", "n1", "1Gi", {}, fast);
+  pending["status"]["phase"] = "Pending";
+  c.OnPersistentVolume(EventType::kAdded, pending);
+  json claim = Claim("data", "", "local-storage");
+  claim["spec"]["selector"] = {{"matchLabels", fast}};
+  c.OnClaim(EventType::kAdded, claim);
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  const TaskSpec* spec = PendingSpec(c, "ml/p");
+  ASSERT_NE(spec, nullptr);
+  ASSERT_EQ(spec->delayed_claims.size(), 1u);
+  EXPECT_EQ(spec->delayed_claims[0].claim, "data");
+  EXPECT_EQ(VolumeNames(spec->delayed_claims[0]), "small,big");
+  EXPECT_FALSE(spec->delayed_claims[0].prebound);
+  EXPECT_FALSE(spec->delayed_claims[0].provisionable);  // kubernetes.io/no-provisioner
+  // Pre-bound to another uid of the claim's name: someone else's.
+  c.OnPersistentVolume(
+      EventType::kAdded,
+      Available("stale", "n1", "5Gi",
+                {{"claimRef", {{"namespace", "ml"}, {"name", "data"}, {"uid", "x"}}}}));
+  EXPECT_EQ(VolumeNames(PendingSpec(c, "ml/p")->delayed_claims[0]), "small,big");
+  // Pre-bound by name, even unlabelled and not Available: the claim's volume alone.
+  json mine =
+      Available("mine", "n1", "5Gi", {{"claimRef", {{"namespace", "ml"}, {"name", "data"}}}});
+  mine["status"]["phase"] = "Pending";
+  c.OnPersistentVolume(EventType::kAdded, mine);
+  spec = PendingSpec(c, "ml/p");
+  ASSERT_TRUE(spec->delayed_claims[0].prebound);
+  EXPECT_EQ(spec->delayed_claims[0].prebound->name, "mine");
+  EXPECT_EQ(VolumeNames(spec->delayed_claims[0]), "");
+}
+
+// No volume and a class that cannot provision: pending in kube-scheduler's words.
+TEST(ClusterCacheVolumes, NoVolumeAndNoProvisionerKeepsThePodPending) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnNode(EventType::kAdded, NodeObject("n2"));
+  c.OnStorageClass(EventType::kAdded, WffcClass("local-storage", "kubernetes.io/no-provisioner"));
+  c.OnClaim(EventType::kAdded, Claim("data", "", "local-storage"));
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  const Decisions d = RunSession(c.state());
+  EXPECT_TRUE(d.binds.empty());
+  std::vector<PodCondition> conditions;
+  std::vector<GroupStatus> groups;
+  std::vector<ObjectEvent> events;
+  c.CollectStatus(d, &conditions, &groups, &events);
+  ASSERT_EQ(conditions.size(), 1u);
+  EXPECT_TRUE(Contains(conditions[0].message,
+                       "0/2 nodes are available: 2 node(s) didn't find available persistent "
+                       "volumes to bind"))
+      << conditions[0].message;
+}
+
+// kube-scheduler's AssumePodVolumes, bindAPIUpdate and PreBind: the volume's claimRef is
+// written, the pod counts where it was placed but is bound only once its claim is; and
+// the volume is taken for the other pending pods meanwhile.
+TEST(ClusterCacheVolumes, AStaticVolumeIsWrittenThenThePodBoundOnceTheClaimIs) {
+  ClusterCache c("gantry");
+  for (const char* n : {"n0", "n1", "n2"}) c.OnNode(EventType::kAdded, NodeObject(n));
+  c.OnStorageClass(EventType::kAdded, WffcClass("local-storage", "kubernetes.io/no-provisioner"));
+  c.OnPersistentVolume(EventType::kAdded, Available("pv", "n1", "1Gi"));
+  json claim = Claim("data", "", "local-storage");
+  claim["metadata"]["resourceVersion"] = "3";
+  c.OnClaim(EventType::kAdded, claim);
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  const Decisions d = RunSession(c.state());
+  ASSERT_EQ(d.binds.size(), 1u);
+  EXPECT_EQ(d.binds[0].volumes, std::vector<std::string>{"pv"});
+  EXPECT_TRUE(c.Assume(d, 100).empty());  // not bound yet
+  std::vector<VolumeWrites> writes = c.TakeVolumeWrites();
+  ASSERT_EQ(writes.size(), 1u);
+  ASSERT_EQ(writes[0].writes.size(), 1u);
+  EXPECT_EQ(writes[0].writes[0].path, "/api/v1/persistentvolumes/pv");
+  const json patch = json::parse(writes[0].writes[0].patch);
+  EXPECT_EQ(patch["metadata"]["resourceVersion"], "1");
+  EXPECT_EQ(patch["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"], "yes");
+  EXPECT_EQ(patch["spec"]["claimRef"]["name"], "data");
+  EXPECT_EQ(patch["spec"]["claimRef"]["namespace"], "ml");
+  EXPECT_EQ(patch["spec"]["claimRef"]["uid"], "uid-claim-data");
+  EXPECT_EQ(c.assumed_pods(), 1);
+  // Another pod, another claim of the class: the volume is taken meanwhile.
+  c.OnClaim(EventType::kAdded, Claim("logs", "", "local-storage"));
+  c.OnPod(EventType::kAdded, PodObject("q", ClaimVolume("logs")));
+  ASSERT_NE(PendingSpec(c, "ml/q"), nullptr);
+  EXPECT_EQ(VolumeNames(PendingSpec(c, "ml/q")->delayed_claims[0]), "");
+  c.VolumeWritesDone({"ml", "p", "uid-p", true, "", {{"pv/pv", "7"}}}, 101);
+  EXPECT_TRUE(c.TakeReadyBinds().empty());
+  // The PV controller binds them: the volume first (an older version is not judged), then
+  // the claim.
+  json pv = Available("pv", "n1", "1Gi");
+  pv["metadata"]["resourceVersion"] = "7";
+  pv["spec"]["claimRef"] = {{"namespace", "ml"}, {"name", "data"}, {"uid", "uid-claim-data"}};
+  pv["status"]["phase"] = "Bound";
+  c.OnPersistentVolume(EventType::kModified, pv);
+  EXPECT_TRUE(c.TakeReadyBinds().empty());
+  json bound = Claim("data", "pv", "local-storage");
+  bound["metadata"]["resourceVersion"] = "8";
+  c.OnClaim(EventType::kModified, bound);
+  std::vector<BindRequest> ready = c.TakeReadyBinds();
+  ASSERT_EQ(ready.size(), 1u);
+  EXPECT_EQ(ready[0].name, "p");
+  EXPECT_EQ(ready[0].node, "n1");
+  EXPECT_EQ(c.sizes().volume_waits, 0u);
+  EXPECT_EQ(c.sizes().volume_overlays, 0u);
+  EXPECT_EQ(c.ExpireVolumeBindings(1000), 0u);
+}
+
+// Provisioning: the claim gets the selected-node annotation; when the provisioner gives
+// up (takes it away), or the claims are not bound within the timeout, the pod is placed
+// again after a backoff, with a Warning saying why.
+TEST(ClusterCacheVolumes, ProvisioningThatFailsOrTimesOutPlacesThePodAgain) {
+  ClusterCache c("gantry");
+  c.set_volume_bind_timeout(600);
+  c.OnNode(EventType::kAdded, NodeObject("n0", {{"topology.kubernetes.io/zone", "a"}}));
+  c.OnNode(EventType::kAdded, NodeObject("n1", {{"topology.kubernetes.io/zone", "b"}}));
+  c.OnStorageClass(
+      EventType::kAdded,
+      WffcClass("fast", "example.com/p",
+                json::array({{{"matchLabelExpressions",
+                               {{{"key", "topology.kubernetes.io/zone"}, {"values", {"b"}}}}}}})));
+  json claim = Claim("data", "", "fast");
+  claim["metadata"]["resourceVersion"] = "3";
+  c.OnClaim(EventType::kAdded, claim);
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  const Decisions d = RunSession(c.state());
+  ASSERT_EQ(d.binds.size(), 1u);
+  EXPECT_EQ(c.state().node(d.binds[0].node).name, "n1");  // the allowed zone
+  EXPECT_EQ(d.binds[0].volumes, std::vector<std::string>{""});
+  EXPECT_TRUE(c.Assume(d, 100).empty());
+  std::vector<VolumeWrites> writes = c.TakeVolumeWrites();
+  ASSERT_EQ(writes.size(), 1u);
+  EXPECT_EQ(writes[0].writes[0].path, "/api/v1/namespaces/ml/persistentvolumeclaims/data");
+  const json patch = json::parse(writes[0].writes[0].patch);
+  EXPECT_EQ(patch["metadata"]["annotations"]["volume.kubernetes.io/selected-node"], "n1");
+  EXPECT_EQ(patch["metadata"]["resourceVersion"], "3");
+  c.VolumeWritesDone({"ml", "p", "uid-p", true, "", {{"pvc/ml/data", "4"}}}, 101);
+  // The claim as written: still waiting; long after, given up.
+  claim["metadata"]["resourceVersion"] = "4";
+  claim["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] = "n1";
+  c.OnClaim(EventType::kModified, claim);
+  EXPECT_EQ(c.ExpireVolumeBindings(699), 0u);
+  EXPECT_EQ(c.ExpireVolumeBindings(701), 1u);
+  EXPECT_EQ(c.assumed_pods(), 0);
+  EXPECT_EQ(c.sizes().volume_waits, 0u);
+  EXPECT_EQ(c.sizes().volume_overlays, 0u);
+  bool said = false;
+  for (const ObjectEvent& e : c.TakeProblems()) {
+    said = said || (e.reason == "FailedScheduling" && Contains(e.message, "timed out"));
+  }
+  EXPECT_TRUE(said);
+  // After the backoff it is placed again, on the node its claim names now.
+  c.ReleaseHeld(1000);
+  const Decisions again = RunSession(c.state());
+  ASSERT_EQ(again.binds.size(), 1u);
+  EXPECT_TRUE(c.Assume(again, 1000).empty());
+  ASSERT_EQ(c.TakeVolumeWrites().size(), 1u);
+  c.VolumeWritesDone({"ml", "p", "uid-p", true, "", {{"pvc/ml/data", "5"}}}, 1001);
+  // The provisioner gives up: it takes the annotation away.
+  claim["metadata"]["resourceVersion"] = "6";
+  claim["metadata"]["annotations"].erase("volume.kubernetes.io/selected-node");
+  c.OnClaim(EventType::kModified, claim);
+  EXPECT_EQ(c.ExpireVolumeBindings(1002), 1u);
+  EXPECT_EQ(c.assumed_pods(), 0);
+  said = false;
+  for (const ObjectEvent& e : c.TakeProblems()) {
+    said = said || Contains(e.message, "provisioning failed for PVC \"data\"");
+  }
+  EXPECT_TRUE(said);
+}
+
+// A write the API server refuses is a failed bind; a pod deleted while it waits leaves
+// nothing behind.
+TEST(ClusterCacheVolumes, ARefusedWriteOrADeletedPodEndsTheWait) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnStorageClass(EventType::kAdded, WffcClass("local-storage", "kubernetes.io/no-provisioner"));
+  c.OnPersistentVolume(EventType::kAdded, Available("pv", "n1", "1Gi"));
+  c.OnClaim(EventType::kAdded, Claim("data", "", "local-storage"));
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  EXPECT_TRUE(c.Assume(RunSession(c.state()), 100).empty());
+  ASSERT_EQ(c.TakeVolumeWrites().size(), 1u);
+  c.VolumeWritesDone({"ml", "p", "uid-p", false, "updating persistentvolume \"pv\": 409", {}}, 101);
+  EXPECT_EQ(c.assumed_pods(), 0);
+  EXPECT_EQ(c.sizes().volume_overlays, 0u);
+  c.ReleaseHeld(1000);
+  EXPECT_TRUE(c.Assume(RunSession(c.state()), 1000).empty());
+  EXPECT_EQ(c.sizes().volume_overlays, 1u);
+  c.OnPod(EventType::kDeleted, PodObject("p", ClaimVolume("data")));
+  EXPECT_EQ(c.sizes().volume_waits, 1u);  // its queued writes, until taken
+  (void)c.TakeVolumeWrites();
+  EXPECT_EQ(c.sizes().volume_waits, 0u);
+  EXPECT_EQ(c.sizes().volume_overlays, 0u);
 }
 
 // Generic ephemeral volumes: the claim <pod>-<volume>, made by its controller for the pod.
@@ -413,7 +655,7 @@ TEST(ClusterCacheVolumes, NothingIsKeptAfterItsObjectIsGone) {
   EXPECT_EQ(s.claims, 2u);
   EXPECT_EQ(s.volumes, 1u);
   EXPECT_EQ(s.storage_classes, 1u);
-  EXPECT_EQ(s.claim_index, 5u);  // 3 pods' claims, the claim's volume and class
+  EXPECT_EQ(s.claim_index, 6u);  // 3 pods' claims, the claim's volume and class, the volume's class
   for (const char* p : {"p", "q"}) c.OnPod(EventType::kDeleted, PodObject(p, json::array()));
   c.OnPod(EventType::kDeleted, Bound(PodObject("r", json::array(), "other"), "n1"));
   c.OnClaim(EventType::kDeleted, Claim("data", "", ""));

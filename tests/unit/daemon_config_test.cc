@@ -172,11 +172,23 @@ TEST(ParseDaemonConfig, ParsingResetsTheOutput) {
   EXPECT_DOUBLE_EQ(c.schedule_period_s, 2.0);
 }
 
+// kube-scheduler's VolumeBinding bindTimeoutSeconds: 600 unless configured.
+TEST(ParseDaemonConfig, VolumeBindTimeout) {
+  DaemonConfig c;
+  ASSERT_TRUE(ParseDaemonConfig("schedulerName: gantry\n", "cfg.yaml", &c).ok());
+  EXPECT_DOUBLE_EQ(c.volume_bind_timeout_s, 600.0);
+  ASSERT_TRUE(ParseDaemonConfig("volumeBindTimeout: 90s\n", "cfg.yaml", &c).ok());
+  EXPECT_DOUBLE_EQ(c.volume_bind_timeout_s, 90.0);
+  EXPECT_TRUE(Contains(Error("volumeBindTimeout: soon\n"), "cfg.yaml:1:"))
+      << Error("volumeBindTimeout: soon\n");
+}
+
 TEST(ParseDaemonConfig, UnknownFieldNamesFileLineAndKnownFields) {
   std::string e = Error("schedulerName: gantry\nbindWorker: 4\n");
   EXPECT_TRUE(Contains(e, "cfg.yaml:2:1: bindWorker: unknown field")) << e;
-  EXPECT_TRUE(Contains(
-      e, "schedulerName, schedulePeriod, bindWorkers, listenAddress, leaderElection, engine"))
+  EXPECT_TRUE(Contains(e,
+                       "schedulerName, schedulePeriod, bindWorkers, volumeBindTimeout, "
+                       "listenAddress, leaderElection, engine"))
       << e;
 }
 
@@ -336,6 +348,7 @@ TEST(ShippedConfig, ConfigMapMatchesThePlainFile) {
   EXPECT_EQ(from_map.scheduler_name, from_file.scheduler_name);
   EXPECT_EQ(from_map.schedule_period_s, from_file.schedule_period_s);
   EXPECT_EQ(from_map.bind_workers, from_file.bind_workers);
+  EXPECT_EQ(from_map.volume_bind_timeout_s, from_file.volume_bind_timeout_s);
   EXPECT_EQ(from_map.listen_address, from_file.listen_address);
   EXPECT_EQ(from_map.leader_election.enabled, from_file.leader_election.enabled);
   EXPECT_EQ(from_map.leader_election.namespace_, from_file.leader_election.namespace_);

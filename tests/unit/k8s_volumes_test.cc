@@ -177,6 +177,71 @@ TEST(StorageClass, BindingMode) {
   EXPECT_TRUE(Contains(r.status().message(), "storageclass s: volumeBindingMode: \"Eventually\""));
 }
 
+// What delayed binding reads (FindMatchingVolume, checkVolumeProvisions): a volume's class,
+// capacity, modes, claimRef and phase; a claim's request, modes, selector and selected
+// node; a class's provisioner and allowedTopologies (the documentation's standard class).
+TEST(DelayedBinding, WhatVolumesClaimsAndClassesSay) {
+  json object = LocalVolume();
+  object["spec"]["claimRef"] = {{"namespace", "ml"}, {"name", "data"}, {"uid", "c-1"}};
+  object["status"]["phase"] = "Available";
+  const PersistentVolumeInfo pv = Must(ParsePersistentVolume(object));
+  EXPECT_EQ(pv.storage_class, "local-storage");
+  EXPECT_EQ(pv.capacity, int64_t{100} * 1024 * 1024 * 1024 * 1000);
+  EXPECT_EQ(pv.access_modes, std::vector<std::string>{"ReadWriteOnce"});
+  EXPECT_EQ(pv.volume_mode, "Filesystem");
+  ASSERT_TRUE(pv.claim_ref);
+  EXPECT_EQ(*pv.claim_ref, (ClaimRef{"ml", "data", "c-1"}));
+  EXPECT_TRUE(pv.available);
+  const ClaimInfo claim = Must(ParseClaim(json::parse(R"({
+      "metadata": {"name": "data", "namespace": "ml", "uid": "c-1",
+        "annotations": {"volume.kubernetes.io/selected-node": "n1"}},
+      "spec": {"accessModes": ["ReadWriteOnce"], "volumeMode": "Block",
+        "selector": {"matchLabels": {"release": "stable"}},
+        "resources": {"requests": {"storage": "8Gi"}}, "storageClassName": "standard"}})")));
+  EXPECT_EQ(claim.storage_request, int64_t{8} * 1024 * 1024 * 1024 * 1000);
+  EXPECT_EQ(claim.volume_mode, "Block");
+  ASSERT_TRUE(claim.selector);
+  EXPECT_EQ(claim.selector->match_labels.pairs().size(), 1u);
+  EXPECT_EQ(claim.selected_node, std::optional<std::string>("n1"));
+  const StorageClassInfo sc = Must(ParseStorageClass(json::parse(R"({
+      "metadata": {"name": "standard"}, "provisioner": "example.com/example",
+      "volumeBindingMode": "WaitForFirstConsumer",
+      "allowedTopologies": [{"matchLabelExpressions": [
+        {"key": "topology.kubernetes.io/zone", "values": ["us-central-1a", "us-central-1b"]}]}]})")));
+  EXPECT_EQ(sc.provisioner, "example.com/example");
+  Labels in_a, in_c;
+  in_a.Set("topology.kubernetes.io/zone", "us-central-1a");
+  in_c.Set("topology.kubernetes.io/zone", "us-central-1c");
+  EXPECT_TRUE(sc.allowed_topologies.Matches(in_a));
+  EXPECT_FALSE(sc.allowed_topologies.Matches(in_c));
+  EXPECT_FALSE(sc.allowed_topologies.Matches(Labels{}));
+}
+
+TEST(DelayedBinding, ErrorsNameTheObjectAndTheField) {
+  json pv = LocalVolume();
+  pv["spec"]["capacity"]["storage"] = "lots";
+  auto r = ParsePersistentVolume(pv);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "persistentvolume example-pv: spec.capacity.storage"))
+      << r.status().message();
+  pv = LocalVolume();
+  pv["spec"]["claimRef"] = "data";
+  r = ParsePersistentVolume(pv);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(Contains(r.status().message(), "persistentvolume example-pv: spec.claimRef"));
+  auto c = ParseClaim(json::parse(
+      R"({"metadata": {"name": "d", "namespace": "ml"}, "spec": {"selector": {"matchLabels": 1}}})"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_TRUE(
+      Contains(c.status().message(), "persistentvolumeclaim ml/d: spec.selector.matchLabels"));
+  auto s = ParseStorageClass(json::parse(
+      R"({"metadata": {"name": "s"}, "allowedTopologies": [{"matchLabelExpressions": [{"key": 1}]}]})"));
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(Contains(s.status().message(),
+                       "storageclass s: allowedTopologies[0].matchLabelExpressions[0].key"))
+      << s.status().message();
+}
+
 json Pod(const std::string& spec) {
   return json::parse(R"({"metadata": {"name": "p", "namespace": "ml", "uid": "u-1"}, "spec": )" +
                      spec + "}");

@@ -4,6 +4,7 @@
 #include "engine/plugins/args.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
+#include "engine/volume_binding.h"
 
 namespace gantry {
 namespace {
@@ -49,7 +50,7 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   }
 
   FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId id) const override {
-    if (!spec.rwop_claims.empty()) [[unlikely]] {
+    if (!spec.rwop_claims.empty() || !spec.delayed_claims.empty()) [[unlikely]] {
       return FilterWithClaims(s, spec, id);
     }
     return FilterRoom(s, spec, id);
@@ -86,8 +87,9 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   // daemon also keeps a pod whose claim a running or assumed pod uses out of the session,
   // to say which pod holds it; this keeps two pending pods from both taking it in one,
   // and holds for the simulator too.) An eviction leaves the claim taken: the pod holds it
-  // until it is gone.
-  void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId /*node*/,
+  // until it is gone. And the volumes the placements chose for delayed claims, so that
+  // two pods of one session never count on one volume.
+  void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId node,
                      const GpuChoice& /*gpus*/, int sign) override {
     if (change == StateChange::kEvict) return;
     const TaskSpec& spec = s.cluster().spec(s.cluster().task(task).spec);
@@ -95,6 +97,19 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
       int32_t& uses = rwop_taken_[ClaimKey(spec, claim)];
       uses += sign;
       if (uses <= 0) rwop_taken_.erase(ClaimKey(spec, claim));
+    }
+    if (!spec.delayed_claims.empty()) [[unlikely]] {
+      ReserveVolumes(s, spec, task, node, sign);
+    }
+  }
+
+  // Which volume (or provisioning) each bound task's delayed claims got, for the daemon
+  // to write before it binds the pod.
+  void OnSessionClose(const Session& /*s*/, Decisions* out) const override {
+    if (volume_choices_.empty()) return;
+    for (BindDecision& b : out->binds) {
+      auto it = volume_choices_.find(b.task);
+      if (it != volume_choices_.end()) b.volumes = it->second;
     }
   }
 
@@ -107,8 +122,27 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   [[gnu::noinline]] FilterResult FilterWithClaims(const Session& s, const TaskSpec& spec,
                                                   NodeId id) const {
     const FilterResult room = FilterRoom(s, spec, id);
-    if (!room.ok() || !ClaimTaken(s, spec)) return room;
-    return FilterResult::Fail(FilterCode::kReadWriteOncePod);
+    if (!room.ok()) return room;
+    if (ClaimTaken(s, spec)) return FilterResult::Fail(FilterCode::kReadWriteOncePod);
+    if (spec.delayed_claims.empty()) return room;
+    return ChooseClaimVolumes(spec, s.cluster().node(id), volumes_, nullptr);
+  }
+  [[gnu::noinline]] void ReserveVolumes(const Session& s, const TaskSpec& spec, TaskId task,
+                                        NodeId node, int sign) {
+    const std::string& node_name = s.cluster().node(node).name;
+    if (sign < 0) {
+      auto it = volume_choices_.find(task);
+      if (it == volume_choices_.end()) return;
+      volumes_.Apply(spec, node_name, it->second, -1);
+      volume_choices_.erase(it);
+      return;
+    }
+    // The same choice the filter made for this node on this state. A placement no filter
+    // passed (none should) gets no choices, and the daemon does not bind it.
+    std::vector<std::string> choices;
+    if (!ChooseClaimVolumes(spec, s.cluster().node(node), volumes_, &choices).ok()) return;
+    volumes_.Apply(spec, node_name, choices, +1);
+    volume_choices_[task] = std::move(choices);
   }
   bool ClaimTaken(const Session& s, const TaskSpec& spec) const {
     if (!running_counted_) CountRunningClaims(s.cluster());
@@ -135,6 +169,8 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   // "namespace/claim" -> users (running and placed)
   mutable std::unordered_map<std::string, int32_t> rwop_taken_;
   mutable bool running_counted_ = false;
+  VolumeReservations volumes_;
+  std::unordered_map<TaskId, std::vector<std::string>> volume_choices_;  // placed task -> choices
 };
 
 }  // namespace
