@@ -57,6 +57,9 @@ struct Case {
   // Each pod is created once the one before it is settled (bound, or pending with a
   // PodScheduled=False condition), so that both schedulers take them in that order.
   bool one_by_one = false;
+  // Called after each pod of the case is created (namespace, pod name): to change it as
+  // only its kubelet would, e.g. end it.
+  std::function<void(const std::string& ns, const std::string& pod)> after_create = {};
   // What the per-pod expectations cannot say (e.g. "on different nodes"): "" when the
   // pods as they ended hold to it, else what is wrong.
   std::function<std::string(const std::map<std::string, json>& pods)> check = {};
@@ -173,6 +176,7 @@ std::map<std::string, json> Schedule(const Case& c, const std::string& scheduler
     const std::string name = pod["metadata"]["name"].get<std::string>();
     auto r = Env().Call("POST", "/api/v1/namespaces/" + pod_ns + "/pods", pod);
     EXPECT_TRUE(r.ok()) << r.status().message();
+    if (r.ok() && c.after_create) c.after_create(pod_ns, name);
     if (!r.ok() || !c.one_by_one || pod_ns != ns) continue;
     for (const Expect& e : c.expect) {
       if (e.pod != name) continue;
@@ -468,11 +472,11 @@ json PodTerm(const std::string& kind, json term) {
 constexpr const char* kZone = "topology.kubernetes.io/zone";
 constexpr const char* kHostname = "kubernetes.io/hostname";
 
-// A check that the named pods are bound on pairwise different nodes and that `pending`
-// others of `group` are not bound at all.
-std::function<std::string(const std::map<std::string, json>&)> OnePerNode(
-    std::vector<std::string> group, size_t pending) {
-  return [group, pending](const std::map<std::string, json>& pods) -> std::string {
+// A check that exactly `pending` pods of `group` are not bound and, when `apart`, that
+// the others are bound on pairwise different nodes.
+std::function<std::string(const std::map<std::string, json>&)> Bound(std::vector<std::string> group,
+                                                                     size_t pending, bool apart) {
+  return [group, pending, apart](const std::map<std::string, json>& pods) -> std::string {
     std::set<std::string> nodes;
     size_t unbound = 0;
     for (const std::string& name : group) {
@@ -480,7 +484,7 @@ std::function<std::string(const std::map<std::string, json>&)> OnePerNode(
       const std::string node = it == pods.end() ? "" : NodeOf(it->second);
       if (node.empty()) {
         ++unbound;
-      } else if (!nodes.insert(node).second) {
+      } else if (!nodes.insert(node).second && apart) {
         return name + " shares node " + node + " with another pod of the group";
       }
     }
@@ -560,27 +564,67 @@ TEST_F(SideBySide, HostPorts) {
           pod("same-port-tcp", HostPort(8080)), pod("same-port-udp", HostPort(8080, "UDP")),
           pod("specific-ip-under-any", HostPort(8080, "TCP", "127.0.0.1")),
           pod("other-specific-ip", HostPort(9090, "TCP", "10.0.0.2")),
-          pod("any-ip-over-specific", HostPort(9090)), pod("other-port", HostPort(8081))},
+          pod("any-ip-over-specific", HostPort(9090)), pod("other-port", HostPort(8081)),
+          pod("twin-a", HostPort(7070)), pod("twin-b", HostPort(7070))},
          {{"same-port-tcp", {}, "Unschedulable", taken},
           {"same-port-udp", {t + "-0"}, "", ""},
           {"specific-ip-under-any", {}, "Unschedulable", taken},
           {"other-specific-ip", {t + "-0"}, "", ""},
           {"any-ip-over-specific", {}, "Unschedulable", taken},
-          {"other-port", {t + "-0"}, "", ""}}};
+          {"other-port", {t + "-0"}, "", ""},
+          {"twin-a", {t + "-0"}, "Unschedulable", taken, /*may_pend=*/true},
+          {"twin-b", {t + "-0"}, "Unschedulable", taken, /*may_pend=*/true}}};
+  // Two new pods that want the same port, created together (one cycle for gantry): one runs.
+  c.check = Bound({"twin-a", "twin-b"}, 1, /*apart=*/false);
   RunBoth(c);
 }
 
-// NodeResourcesFit counts pods against allocatable "pods": a running pod and one more
-// fill a node that allows two.
+// NodeResourcesFit counts pods against allocatable "pods": a running pod and two of three
+// new ones, created together, fill a node that allows three.
 TEST_F(SideBySide, PodCountLimit) {
   const std::string t = "sbs-podcount";
   CaseNode(t, t + "-0", "4");
-  NodeResources(t + "-0", {{"pods", "2"}});
-  Case c{
-      .name = t,
-      .pods = {BoundTo(CasePod(t, "running"), t + "-0"), CasePod(t, "second"), CasePod(t, "third")},
-      .expect = {{"second", {t + "-0"}, "", ""}, {"third", {}, "Unschedulable", "too many pods"}},
-      .one_by_one = true};
+  NodeResources(t + "-0", {{"pods", "3"}});
+  Case c{.name = t, .pods = {BoundTo(CasePod(t, "running"), t + "-0")}};
+  for (const char* name : {"new-a", "new-b", "new-c"}) {
+    c.pods.push_back(CasePod(t, name));
+    c.expect.push_back({name, {t + "-0"}, "Unschedulable", "too many pods", /*may_pend=*/true});
+  }
+  c.check = Bound({"new-a", "new-b", "new-c"}, 1, /*apart=*/false);
+  RunBoth(c);
+}
+
+// A pod that has ended (Succeeded) no longer holds what it asked for; one being deleted
+// (deletionTimestamp set, its kubelet not yet done) still does.
+TEST_F(SideBySide, FinishedAndTerminatingPods) {
+  const std::string t = "sbs-ended";
+  CaseNode(t, t + "-0", "4");
+  CaseNode(t, t + "-1", "4");
+  auto on = [&](const std::string& name, const std::string& node) {
+    return CasePod(t, name,
+                   NodeAffinity(json::array(
+                       {{{"matchExpressions", {Expr(kHostname, "In", {t + "-" + node})}}}})),
+                   "1");
+  };
+  Case c{.name = t,
+         .pods = {BoundTo(CasePod(t, "finished", json::object(), "3500m"), t + "-0"),
+                  BoundTo(CasePod(t, "terminating", json::object(), "3500m"), t + "-1"),
+                  on("after-finished", "0"), on("after-terminating", "1")},
+         .expect = {{"after-finished", {t + "-0"}, "", ""},
+                    {"after-terminating", {}, "Unschedulable", "insufficient cpu"}},
+         .one_by_one = true,
+         .after_create = [](const std::string& ns, const std::string& pod) {
+           const std::string path = "/api/v1/namespaces/" + ns + "/pods/" + pod;
+           if (pod == "finished") {
+             auto r =
+                 Env().Call("PATCH", path + "/status", json{{"status", {{"phase", "Succeeded"}}}},
+                            "application/merge-patch+json");
+             EXPECT_TRUE(r.ok()) << r.status().message();
+           } else if (pod == "terminating") {
+             auto r = Env().Call("DELETE", path, json{{"gracePeriodSeconds", 600}});
+             EXPECT_TRUE(r.ok()) << r.status().message();
+           }
+         }};
   RunBoth(c);
 }
 
@@ -741,7 +785,7 @@ TEST_F(SideBySide, PodAntiAffinityOnePerNode) {
     c.pods.push_back(Labelled(CasePod(t, name, apart), {{"app", "web"}}));
     c.expect.push_back({name, nodes, "Unschedulable", "anti-affinity", /*may_pend=*/true});
   }
-  c.check = OnePerNode(replicas, 1);
+  c.check = Bound(replicas, 1, /*apart=*/true);
   RunBoth(c);
 }
 
@@ -849,6 +893,69 @@ TEST_F(SideBySide, PodAffinityNamespaces) {
                     {"any-namespace", {t + "-1", t + "-2"}, "", ""},
                     {"anti-by-selector", {t + "-2", t + "-3"}, "", ""}},
          .namespaces = {{"ml", {{"team", "ml"}}}, {"web", {{"team", "web"}}}}};
+  RunBoth(c);
+}
+
+// The symmetric rule within one cycle: a new pod with anti-affinity and a new pod it
+// names, created together for one node, do not both run there.
+TEST_F(SideBySide, NewPodsAntiAffinityBothWays) {
+  const std::string t = "sbs-anti-both";
+  CaseNode(t, t + "-0", "4");
+  const json apart = PodTerm("podAntiAffinity", {{"labelSelector", MatchLabels("app", "named")},
+                                                 {"topologyKey", kHostname}});
+  Case c{t,
+         {Labelled(CasePod(t, "guard", apart), {{"app", "guard"}}),
+          Labelled(CasePod(t, "named"), {{"app", "named"}})},
+         {{"guard", {t + "-0"}, "Unschedulable", "anti-affinity rules", /*may_pend=*/true},
+          {"named", {t + "-0"}, "Unschedulable", "anti-affinity rules", /*may_pend=*/true}}};
+  c.check = Bound({"guard", "named"}, 1, /*apart=*/false);
+  RunBoth(c);
+}
+
+// Two new pods with affinity to their own label, created together: the first goes to
+// either zone, the second follows it (in one cycle for gantry).
+TEST_F(SideBySide, PodAffinityFirstOfItsKindTogether) {
+  const std::string t = "sbs-affinity-pair";
+  CaseNode(t, t + "-a", "4", {{kZone, t + "-za"}});
+  CaseNode(t, t + "-b", "4", {{kZone, t + "-zb"}});
+  const json near = PodTerm(
+      "podAffinity", {{"labelSelector", MatchLabels("app", "pair")}, {"topologyKey", kZone}});
+  const std::set<std::string> both = {t + "-a", t + "-b"};
+  Case c{.name = t,
+         .pods = {Labelled(CasePod(t, "pair-1", near), {{"app", "pair"}}),
+                  Labelled(CasePod(t, "pair-2", near), {{"app", "pair"}})},
+         .expect = {{"pair-1", both, "", ""}, {"pair-2", both, "", ""}},
+         .check = [](const std::map<std::string, json>& pods) -> std::string {
+           auto node = [&](const char* pod) {
+             auto it = pods.find(pod);
+             return it == pods.end() ? std::string() : NodeOf(it->second);
+           };
+           if (node("pair-1") != node("pair-2"))
+             return "pair-1 on " + node("pair-1") + ", pair-2 on " + node("pair-2");
+           return "";
+         }};
+  RunBoth(c);
+}
+
+// A node without the term's topology label is in no domain: a pod's anti-affinity does
+// not keep it off such a node, nor does the anti-affinity of a pod running there.
+TEST_F(SideBySide, AntiAffinityOnANodeWithoutTheTopologyLabel) {
+  const std::string t = "sbs-anti-unlabelled";
+  CaseNode(t, t + "-zoned", "4", {{kZone, t + "-z1"}});
+  CaseNode(t, t + "-bare", "4");
+  json guard = CasePod(t, "guard",
+                       PodTerm("podAntiAffinity", {{"labelSelector", MatchLabels("app", "named")},
+                                                   {"topologyKey", kZone}}));
+  json on_bare =
+      NodeAffinity(json::array({{{"matchExpressions", {Expr(kHostname, "In", {t + "-bare"})}}}}));
+  Case c{t,
+         {Labelled(BoundTo(CasePod(t, "web"), t + "-zoned"), {{"app", "web"}}),
+          Labelled(BoundTo(guard, t + "-bare"), {{"app", "guard"}}),
+          CasePod(t, "away-from-web",
+                  PodTerm("podAntiAffinity",
+                          {{"labelSelector", MatchLabels("app", "web")}, {"topologyKey", kZone}})),
+          Labelled(CasePod(t, "named-beside-guard", on_bare), {{"app", "named"}})},
+         {{"away-from-web", {t + "-bare"}, "", ""}, {"named-beside-guard", {t + "-bare"}, "", ""}}};
   RunBoth(c);
 }
 
