@@ -32,7 +32,8 @@ struct SchedulerConfig {
   TieBreak tie_break = TieBreak::kLowest;
 
   // enqueue, allocate, backfill with priority, gang, drf, proportion, predicates, nodeports,
-  // interpodaffinity, binpack, nodeaffinity (weight 2) and tainttoleration (weight 3).
+  // interpodaffinity (weight 2), podtopologyspread (weight 2), binpack, nodeaffinity
+  // (weight 2) and tainttoleration (weight 3).
   static SchedulerConfig Default();
 };
 

@@ -65,6 +65,7 @@ PlacementSearch::PlacementSearch(const Session& session, WorkingState& state,
     for (size_t i = 0; i < n; ++i) tie_rank_[order[i]] = static_cast<uint32_t>(i);
   }
   static_verdicts_.assign(c.specs().size(), {});
+  spec_plugins_.assign(c.specs().size(), {});
   unschedulable_.assign(c.specs().size(), 0);
   unschedulable_why_.assign(c.specs().size(), {});
 }
@@ -90,10 +91,24 @@ const FilterResult& PlacementSearch::StaticResult(const TaskSpec& spec,
   return v.result;
 }
 
+void PlacementSearch::LearnPlugins(const TaskSpec& spec, SpecPlugins* out) const {
+  for (const NodePredicate* predicate : plugins_.predicates()) {
+    if (predicate->FiltersDynamically(session_, spec)) out->dynamic.push_back(predicate);
+  }
+  const auto& scorers = plugins_.scorers();
+  for (uint32_t i = 0; i < scorers.size(); ++i) {
+    if (!scorers[i]->Scores(session_, spec)) continue;
+    out->scorers.push_back(i);
+    out->normalizing =
+        out->normalizing || (scorers[i]->normalizes() && scorers[i]->NormalizesFor(spec));
+  }
+  out->known = true;
+}
+
 FilterResult PlacementSearch::Filter(const TaskSpec& spec, SpecId spec_id, NodeId node) {
   FilterResult r = StaticResult(spec, StaticVerdictsOf(spec_id), node);
   if (!r.ok()) return r;
-  for (const NodePredicate* p : plugins_.predicates()) {
+  for (const NodePredicate* p : PluginsOf(spec_id, spec).dynamic) {
     r = p->FilterDynamic(session_, spec, node);
     if (!r.ok()) return r;
   }
@@ -101,29 +116,12 @@ FilterResult PlacementSearch::Filter(const TaskSpec& spec, SpecId spec_id, NodeI
 }
 
 bool PlacementSearch::Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts,
-                             NodeId node) {
+                             const std::vector<const NodePredicate*>& dynamic, NodeId node) {
   if (!StaticResult(spec, verdicts, node).ok()) return false;
-  for (const NodePredicate* p : dynamic_predicates_) {
+  for (const NodePredicate* p : dynamic) {
     if (!p->FilterDynamic(session_, spec, node).ok()) return false;
   }
   return true;
-}
-
-void PlacementSearch::SelectPlugins(const TaskSpec& spec) {
-  dynamic_predicates_.clear();
-  for (const NodePredicate* p : plugins_.predicates()) {
-    if (p->ChecksDynamically(spec)) dynamic_predicates_.push_back(p);
-  }
-  scorers_.clear();
-  weights_.clear();
-  normalizing_ = false;
-  const auto& scorers = plugins_.scorers();
-  for (size_t i = 0; i < scorers.size(); ++i) {
-    if (!scorers[i]->Scores(spec)) continue;
-    scorers_.push_back(scorers[i]);
-    weights_.push_back(plugins_.scorer_weights()[i]);
-    normalizing_ = normalizing_ || scorers[i]->normalizes();
-  }
 }
 
 template <typename Fn>
@@ -213,10 +211,10 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   }
   std::optional<WorkingState::FutureView> future;
   if (scope.future) future.emplace(&state_);
-  SelectPlugins(spec);
-  const auto& scorers = scorers_;
-  const auto& weights = weights_;
-  const bool normalizing = normalizing_;
+  const auto& scorers = plugins_.scorers();
+  const auto& weights = plugins_.scorer_weights();
+  const SpecPlugins& active = PluginsOf(spec_id, spec);
+  const bool normalizing = active.normalizing;
   BestCandidate best(config_.tie_break == SchedulerConfig::TieBreak::kRandom, &rng_, tie_rank_);
   int32_t found = 0;
   size_t visited = 0;
@@ -233,20 +231,20 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   std::vector<StaticVerdict>& verdicts = StaticVerdictsOf(spec_id);
   ForEachCandidate(spec, scope, [&](NodeId n) {
     ++visited;
-    if (!Passes(spec, verdicts, n)) return true;
+    if (!Passes(spec, verdicts, active.dynamic, n)) return true;
     if (!ChooseDevicesFor(spec, n, &choice, &chosen)) return true;
     ++found;
     if (normalizing) {
       candidate_nodes_.push_back(n);
       candidate_gpus_.push_back(choice);
-      for (size_t i = 0; i < scorers.size(); ++i) {
+      for (uint32_t i : active.scorers) {
         candidate_scores_[i].push_back(scorers[i] == chosen.scorer
                                            ? chosen.score
                                            : scorers[i]->ScoreNode(session_, spec, n, choice));
       }
     } else {
       int64_t score = 0;
-      for (size_t i = 0; i < scorers.size(); ++i) {
+      for (uint32_t i : active.scorers) {
         const int64_t s = scorers[i] == chosen.scorer
                               ? chosen.score
                               : scorers[i]->ScoreNode(session_, spec, n, choice);
@@ -258,11 +256,15 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   });
   rotation_ += visited;
   if (normalizing && found > 0) {
-    for (size_t i = 0; i < scorers.size(); ++i) scorers[i]->NormalizeScores(candidate_scores_[i]);
+    for (uint32_t i : active.scorers) {
+      if (scorers[i]->normalizes() && scorers[i]->NormalizesFor(spec)) {
+        scorers[i]->NormalizeCandidates(session_, spec, candidate_nodes_, candidate_scores_[i]);
+      }
+    }
     size_t chosen = 0;
     for (size_t k = 0; k < candidate_nodes_.size(); ++k) {
       int64_t score = 0;
-      for (size_t i = 0; i < scorers.size(); ++i) score += weights[i] * candidate_scores_[i][k];
+      for (uint32_t i : active.scorers) score += weights[i] * candidate_scores_[i][k];
       if (best.Offer(candidate_nodes_[k], score)) chosen = k;
     }
     out->gpus = candidate_gpus_[chosen];

@@ -65,13 +65,28 @@ class PlacementSearch {
     FilterResult result;
   };
   std::vector<StaticVerdict>& StaticVerdictsOf(SpecId spec_id);
+  // Per spec: the predicates whose FilterDynamic it needs and the scorers (by index in
+  // PluginSet::scorers()) that tell its candidates apart, so that a rule a spec does not
+  // use costs its searches nothing; and whether some scorer normalizes its scores.
+  struct SpecPlugins {
+    bool known = false;
+    bool normalizing = false;
+    std::vector<const NodePredicate*> dynamic;
+    std::vector<uint32_t> scorers;
+  };
+  // Inline: the diagnosis asks it for every node.
+  const SpecPlugins& PluginsOf(SpecId spec_id, const TaskSpec& spec) {
+    SpecPlugins& p = spec_plugins_[spec_id];
+    if (!p.known) LearnPlugins(spec, &p);
+    return p;
+  }
+  void LearnPlugins(const TaskSpec& spec, SpecPlugins* out) const;
   const FilterResult& StaticResult(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts,
                                    NodeId node);
-  // Filter(...).ok(), for the hot loop: no result to copy, verdicts already at hand, and
-  // only the predicates that check `spec` dynamically (SelectPlugins).
-  bool Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts, NodeId node);
-  // The predicates and scorers that have something to say about `spec`, for one search.
-  void SelectPlugins(const TaskSpec& spec);
+  // Filter(...).ok(), for the hot loop: no result to copy, verdicts and the spec's
+  // dynamic predicates (PluginsOf) already at hand.
+  bool Passes(const TaskSpec& spec, std::vector<StaticVerdict>& verdicts,
+              const std::vector<const NodePredicate*>& dynamic, NodeId node);
   // fn(node) returns false to stop.
   template <typename Fn>
   void ForEachCandidate(const TaskSpec& spec, const SearchScope& scope, Fn&& fn) const;
@@ -85,6 +100,7 @@ class PlacementSearch {
   uint64_t rotation_ = 0;           // start offset for unordered candidate scans
 
   std::vector<std::vector<StaticVerdict>> static_verdicts_;
+  std::vector<SpecPlugins> spec_plugins_;
   // Per spec: 1 when it found no node, so that its other tasks fail fast.
   std::vector<uint8_t> unschedulable_;
   std::vector<std::string> unschedulable_why_;
@@ -94,12 +110,6 @@ class PlacementSearch {
   };
   std::vector<Marked> unschedulable_log_;  // in the order they were marked
   uint64_t next_stamp_ = 0;
-  // Of the spec being placed (SelectPlugins): the predicates that check it dynamically,
-  // the scorers that score it with their weights, and whether one of those normalizes.
-  std::vector<const NodePredicate*> dynamic_predicates_;
-  std::vector<const NodeScorer*> scorers_;
-  std::vector<int64_t> weights_;
-  bool normalizing_ = false;
   // Candidates of the task being placed, when scores are normalized.
   std::vector<NodeId> candidate_nodes_;
   std::vector<GpuChoice> candidate_gpus_;

@@ -97,10 +97,13 @@ class NodePredicate {
   virtual FilterResult FilterStatic(const TaskSpec& spec, const Node& node) const = 0;
   // The node's current free resources in the session.
   virtual FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId node) const = 0;
-  // Whether FilterDynamic may refuse any node for `spec`. A predicate with nothing to check
-  // for it (host ports for a pod that asks for none) says false, and a search for the spec
-  // does not ask it per node; its FilterDynamic must then pass every node.
-  virtual bool ChecksDynamically(const TaskSpec& /*spec*/) const { return true; }
+  // False when FilterDynamic passes every node for tasks of this spec all session long (a
+  // rule the spec does not use: host ports for a pod that asks for none, pod affinity for
+  // a spec that no term bears on): the search then does not ask it for them. Asked once
+  // per spec and session, after OnSessionOpen.
+  virtual bool FiltersDynamically(const Session& /*s*/, const TaskSpec& /*spec*/) const {
+    return true;
+  }
 };
 
 inline constexpr int64_t kMaxNodeScore = 1'000'000;
@@ -117,16 +120,28 @@ class NodeScorer {
   virtual GpuPacking packing() const { return GpuPacking::kNone; }
   // The factor its scores are multiplied by (the plugin's `weight` argument).
   virtual int64_t weight() const { return 1; }
+  // False when it scores every node alike for tasks of this spec all session long
+  // (preferred node affinity for a pod with no preferred terms: kube-scheduler's PreScore
+  // answers Skip): the search then neither asks it for them nor scores every candidate
+  // first for its normalization. Asked once per spec and session, after OnSessionOpen.
+  virtual bool Scores(const Session& /*s*/, const TaskSpec& /*spec*/) const { return true; }
   // A scorer whose scores only mean something relative to the other candidates (min-max
   // scaling) rescales the raw scores of all candidates of one task here. When any scorer
   // does, the session scores every candidate before choosing.
   virtual bool normalizes() const { return false; }
   virtual void NormalizeScores(std::span<int64_t> /*scores*/) const {}
-  // Whether the scorer tells nodes apart for `spec` at all. One that would score every
-  // node alike (preferred node affinity for a pod with no preferred terms: kube-scheduler's
-  // PreScore answers Skip) says false, and a search for the spec neither asks it nor
-  // scores every candidate first for its normalization.
-  virtual bool Scores(const TaskSpec& /*spec*/) const { return true; }
+  // A scorer that normalizes only some specs' scores (those with rules of their own) says
+  // which here, so that the others' candidates are scored as they are found: asked once
+  // per spec and session, and only of scorers whose normalizes() is true.
+  virtual bool NormalizesFor(const TaskSpec& /*spec*/) const { return normalizes(); }
+  // The normalization, told the candidates the scores are of (in the same order), for a
+  // scorer whose scores depend on the whole set of candidates (kube-scheduler's
+  // PodTopologySpread weighs a domain by how many domains the candidates are in).
+  virtual void NormalizeCandidates(const Session& /*s*/, const TaskSpec& /*spec*/,
+                                   std::span<const NodeId> /*nodes*/,
+                                   std::span<int64_t> scores) const {
+    NormalizeScores(scores);
+  }
 };
 
 // Which devices does a task get on a node? A scorer that cares chooses them: return true

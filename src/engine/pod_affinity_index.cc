@@ -65,7 +65,6 @@ PodAffinityIndex::PodAffinityIndex(const ClusterState& cluster, const std::vecto
       }
     }
   }
-  BuildDomains();
   present_.assign(sets_.size(), 0);
   present_releasing_.assign(sets_.size(), 0);
   infos_.resize(cluster.specs().size());
@@ -93,6 +92,7 @@ uint32_t PodAffinityIndex::InternKey(const std::string& key) {
 }
 
 void PodAffinityIndex::BuildDomains() {
+  if (domains_built_) return;
   const size_t n = cluster_.nodes().size();
   node_domains_.assign(n, {});
   std::vector<std::unordered_map<std::string_view, uint32_t>> ids(keys_.size());
@@ -111,6 +111,14 @@ void PodAffinityIndex::BuildDomains() {
               [](const KeyDomain& a, const KeyDomain& b) { return a.key < b.key; });
   }
   domains_built_ = true;
+}
+
+void PodAffinityIndex::CountRunning() {
+  BuildDomains();
+  for (NodeId node = 0; node < cluster_.nodes().size(); ++node) {
+    if (cluster_.node(node).removed) continue;
+    for (TaskId t : cluster_.tasks_on(node)) Count(cluster_.task(t).spec, node, false, +1);
+  }
 }
 
 uint32_t PodAffinityIndex::InternTerm(const PodAffinityTerm& term, const std::string& owner) {

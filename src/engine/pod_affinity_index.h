@@ -34,10 +34,18 @@ namespace gantry {
 
 class PodAffinityIndex {
  public:
-  // `specs`: the specs with pod affinity terms whose terms are indexed. The index counts
-  // no pod until Count is called.
+  // `specs`: the specs with pod affinity terms whose terms are indexed. Only the terms:
+  // what a spec matches and owns can be asked at once (Filters, Scores, Inert), and
+  // costs no pass over the nodes or the pods.
   PodAffinityIndex(const ClusterState& cluster, const std::vector<SpecId>& specs,
                    int32_t hard_pod_affinity_weight);
+
+  // Each node's domains for the terms' keys: one pass over the nodes' labels.
+  // REQUIRES: before Count, Filter and Score.
+  void BuildDomains();
+  // BuildDomains, then counts the cluster's running tasks (the session as it opened).
+  void CountRunning();
+  bool counting() const { return domains_built_; }
 
   // A pod of `spec` starts (sign +1) or stops (-1) counting on `node`. `releasing`: the
   // pod, counted already, starts (stops) releasing: the future view takes it away.
@@ -51,6 +59,18 @@ class PodAffinityIndex {
                       std::span<const TaskId> nominated);
   // The raw score (positive for affinity, negative for anti-affinity), before min-max.
   int64_t Score(const TaskSpec& spec, NodeId node, bool future);
+  // Whether some node can fail Filter (score other than 0) for a pod of `spec`: it has
+  // terms of its own, or other pods' terms match it.
+  bool Filters(const TaskSpec& spec) {
+    const SpecInfo& info = InfoOf(spec);
+    return !info.affinity_keys.empty() || !info.anti.empty() || !info.existing_anti.empty();
+  }
+  bool Scores(const TaskSpec& spec) {
+    const SpecInfo& info = InfoOf(spec);
+    return !info.preferred.empty() || !info.existing_score.empty();
+  }
+  // Whether a pod of `spec` adds to no count (matches no counted set, owns no term).
+  bool Inert(SpecId spec) { return InfoOf(spec).inert; }
 
  private:
   static constexpr uint32_t kNoDomain = UINT32_MAX;
@@ -116,8 +136,6 @@ class PodAffinityIndex {
   uint32_t FindTerm(const PodAffinityTerm& term, const std::string& owner) const;
   // A key's id. Once the domains are built, a new key gets each node's domain for it.
   uint32_t InternKey(const std::string& key);
-  // Each node's domains for the keys interned so far: one pass over the nodes' labels.
-  void BuildDomains();
   // The set of these terms (a term's own set when there is one).
   uint32_t InternConjunction(const std::vector<uint32_t>& terms);
   static std::string ConjunctionKey(const std::vector<uint32_t>& terms);

@@ -30,6 +30,7 @@ constexpr PluginEntry kPlugins[] = {
     {"nodeaffinity", NewNodeAffinityPlugin},
     {"tainttoleration", NewTaintTolerationPlugin},
     {"interpodaffinity", NewInterPodAffinityPlugin},
+    {"podtopologyspread", NewPodTopologySpreadPlugin},
 };
 
 struct ActionEntry {

@@ -410,13 +410,6 @@ Status ParsePodClaims(const json& spec, const std::string& where, const std::str
 }
 
 std::string UnsupportedField(const json& spec) {
-  // PodTopologySpread is built (branch h-spread) but not merged yet: until it is, a pod
-  // that asks for spreading waits rather than be placed as if it did not.
-  const json& spread = Field(spec, "topologySpreadConstraints");
-  if (spread.is_array() && !spread.empty()) {
-    return "spec.topologySpreadConstraints: topology spread constraints are not enforced by "
-           "this build of gantry yet; the pod stays pending rather than be placed unspread";
-  }
   const json& claims = Field(spec, "resourceClaims");
   if (claims.is_array() && !claims.empty()) {
     return "spec.resourceClaims: dynamic resource allocation (DRA) is not supported by gantry; "

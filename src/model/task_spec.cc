@@ -47,8 +47,14 @@ size_t TaskShapeHash::operator()(const TaskShape& shape) const {
   return h.value();
 }
 
+// Out of line: inlined, GCC 12 warns that an empty optional's selector "may be used
+// uninitialized" (a false -Wmaybe-uninitialized).
+bool TaskSpec::default_spreading() const {
+  return spread.empty() && default_spread_selector.has_value() && !default_spread_selector->empty();
+}
+
 bool TaskSpec::placements_can_unblock() const {
-  return !pod_affinity.required_affinity.empty() ||
+  return !pod_affinity.required_affinity.empty() || default_spreading() ||
          std::any_of(spread.begin(), spread.end(),
                      [](const TopologySpreadConstraint& c) { return c.filters(); });
 }

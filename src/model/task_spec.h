@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,12 @@ struct TaskSpec {
   Labels labels;
   PodAffinity pod_affinity;
   std::vector<TopologySpreadConstraint> spread;
+  // The selector of kube-scheduler's default spreading, whose constraints (the
+  // podtopologyspread plugin's defaultConstraints) apply to a pod without `spread` of its
+  // own: filled by the daemon from the pod's Services and owners (ReplicationControllers,
+  // ReplicaSets, StatefulSets), as kube-scheduler's DefaultSelector builds it. Empty (none,
+  // or a selector without requirements): no default spreading.
+  std::optional<LabelSelector> default_spread_selector;
   std::vector<HostPort> host_ports;
   // Where its bound PersistentVolumes can be reached: every volume's required node
   // affinity must match the node's labels (VolumeBinding; matchFields see no node name,
@@ -69,12 +76,15 @@ struct TaskSpec {
   std::vector<std::string> rwop_claims;
   bool operator==(const TaskSpec&) const = default;
 
+  // Whether default spread constraints apply to it (see default_spread_selector).
+  bool default_spreading() const;
   // Whether placing it depends on the other tasks on the nodes, beyond their resources.
   bool has_pod_constraints() const {
-    return !pod_affinity.empty() || !spread.empty() || !host_ports.empty();
+    return !pod_affinity.empty() || !spread.empty() || default_spreading() || !host_ports.empty();
   }
   // Whether placing other tasks can make a node feasible for it that was not (a pod its
   // required affinity wants arrives; a domain its spread constraint counts fills up).
+  // Default spreading counts: its constraints are the plugin's, and may be DoNotSchedule.
   // Otherwise placements only take room, and "fits nowhere" stays true in a session.
   bool placements_can_unblock() const;
 };

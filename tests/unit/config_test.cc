@@ -24,19 +24,29 @@ std::vector<std::string> PluginNames(const SchedulerConfig& c) {
 }
 
 const std::vector<std::string> kDefaultActions = {"enqueue", "allocate", "backfill"};
-const std::vector<std::string> kDefaultPlugins = {
-    "priority",         "gang",    "drf",          "proportion",     "predicates", "nodeports",
-    "interpodaffinity", "binpack", "nodeaffinity", "tainttoleration"};
+const std::vector<std::string> kDefaultPlugins = {"priority",
+                                                  "gang",
+                                                  "drf",
+                                                  "proportion",
+                                                  "predicates",
+                                                  "nodeports",
+                                                  "interpodaffinity",
+                                                  "podtopologyspread",
+                                                  "binpack",
+                                                  "nodeaffinity",
+                                                  "tainttoleration"};
 
 TEST(SchedulerConfigTest, DefaultIsValid) {
   SchedulerConfig c = SchedulerConfig::Default();
   EXPECT_EQ(c.actions, kDefaultActions);
   EXPECT_EQ(PluginNames(c), kDefaultPlugins);
-  // kube-scheduler's default profile: TaintToleration 3, NodeAffinity 2, NodeResourcesFit
-  // (binpack here) 1.
+  // kube-scheduler's default profile: TaintToleration 3, NodeAffinity, InterPodAffinity
+  // and PodTopologySpread 2, NodeResourcesFit (binpack here) 1.
   for (const PluginConfig& p : c.plugins) {
     std::map<std::string, std::string> want;
-    if (p.name == "nodeaffinity") want = {{"weight", "2"}};
+    if (p.name == "nodeaffinity" || p.name == "interpodaffinity" || p.name == "podtopologyspread") {
+      want = {{"weight", "2"}};
+    }
     if (p.name == "tainttoleration") want = {{"weight", "3"}};
     EXPECT_EQ(p.arguments, want) << p.name;
   }

@@ -551,9 +551,7 @@ TEST(InterPodAffinityScoreTest, RawScoresAddEveryKindOfTerm) {
     if (!c.spec(id).pod_affinity.empty()) with_terms.push_back(id);
   }
   PodAffinityIndex index(c, with_terms, /*hard_pod_affinity_weight=*/2);
-  for (NodeId n = 0; n < c.nodes().size(); ++n) {
-    for (TaskId t : c.tasks_on(n)) index.Count(c.task(t).spec, n, false, +1);
-  }
+  index.CountRunning();
   const TaskSpec& spec = c.spec(in_id);
   EXPECT_EQ(index.Score(spec, a1, false), 5 * 2 - 4);
   EXPECT_EQ(index.Score(spec, a2, false), 5 * 2 - 3);
@@ -646,7 +644,7 @@ TEST(InterPodAffinityIndexTest, ASpecTheClusterDoesNotHoldUsesWhatTheIndexKnows)
   const TaskId running = RunPod(c, q, anti, n1);
   const SpecId live = c.task(running).spec;
   PodAffinityIndex index(c, {live}, 1);
-  index.Count(live, n1, false, +1);
+  index.CountRunning();
   TaskSpec copy = c.spec(live);  // not the cluster's: the same term
   EXPECT_EQ(index.Filter(copy, n1, false, {}).code, FilterCode::kPodAntiAffinity);
   EXPECT_TRUE(index.Filter(copy, n0, false, {}).ok());
@@ -654,6 +652,40 @@ TEST(InterPodAffinityIndexTest, ASpecTheClusterDoesNotHoldUsesWhatTheIndexKnows)
   own.pod_affinity.required_affinity = {Term("app", "b", "rack")};
   EXPECT_TRUE(index.Filter(own, n0, false, {}).ok());  // the first of its group
   EXPECT_EQ(index.Filter(own, n1, false, {}).code, FilterCode::kPodAffinity);  // no rack
+}
+
+// In a session where some pods have terms, the search still leaves the plugin out for a
+// spec that no term bears on.
+TEST(InterPodAffinityCostTest, SearchesSkipThePluginForSpecsNoTermBearsOn) {
+  ClusterState c;
+  NodeId n0 = AddHost(c, "n0", "");
+  QueueId q = AddQueue(c, "q");
+  TaskSpec loner = Pod(LabelsOf({{"app", "loner"}}));
+  loner.pod_affinity.required_anti_affinity = {Term("app", "web", kHostname)};
+  RunPod(c, q, loner, n0);
+  TaskSpec fan = Pod(LabelsOf({{"app", "fan"}}));
+  fan.pod_affinity.preferred_affinity = {Term("app", "star", kHostname, 1)};
+  RunPod(c, q, fan, n0);
+  const TaskSpec plain = Pod(LabelsOf({{"app", "plain"}}));
+  const TaskSpec web = Pod(LabelsOf({{"app", "web"}}));
+  const TaskSpec star = Pod(LabelsOf({{"app", "star"}}));
+  const Policy policy = MustCompile(SchedulerConfig::Default());
+  Snapshot snapshot(c);
+  Session s(snapshot, policy);
+  std::unique_ptr<Plugin> plugin =
+      Must(MakePlugin(PluginConfig{"interpodaffinity", {}}))->NewSessionCopy();
+  plugin->OnSessionOpen(s);
+  ASSERT_TRUE(plugin->ActiveInSession());
+  auto* predicate = dynamic_cast<NodePredicate*>(plugin.get());
+  auto* scorer = dynamic_cast<NodeScorer*>(plugin.get());
+  EXPECT_FALSE(predicate->FiltersDynamically(s, plain));
+  EXPECT_FALSE(scorer->Scores(s, plain));
+  EXPECT_TRUE(predicate->FiltersDynamically(s, web));  // the loner's term matches it
+  EXPECT_FALSE(scorer->Scores(s, web));
+  EXPECT_FALSE(predicate->FiltersDynamically(s, star));
+  EXPECT_TRUE(scorer->Scores(s, star));  // the fan's preference matches it
+  EXPECT_TRUE(predicate->FiltersDynamically(s, loner));
+  EXPECT_TRUE(scorer->Scores(s, fan));
 }
 
 // ---------------------------------------------------------------- undo is exact
@@ -789,8 +821,9 @@ TEST(InterPodAffinityPropertyTest, CountsDoNotDependOnOrderAndUndoExactly) {
       return out;
     };
     PodAffinityIndex fresh(c, with_terms, 1);
-    for (TaskId t : m.running) fresh.Count(c.task(t).spec, c.task(t).node, false, +1);
+    fresh.CountRunning();
     PodAffinityIndex churned(c, with_terms, 1);
+    churned.BuildDomains();
     for (size_t i = m.running.size(); i-- > 0;) {
       const TaskId t = m.running[i];
       churned.Count(c.task(t).spec, c.task(t).node, false, +1);

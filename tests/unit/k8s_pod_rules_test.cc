@@ -129,12 +129,9 @@ TEST(PodRules, TopologySpreadConstraints) {
        "labelSelector": {"matchLabels": {"app": "web"}}, "matchLabelKeys": ["pod-template-hash"],
        "minDomains": 3, "nodeTaintsPolicy": "Honor"},
       {"maxSkew": 2, "topologyKey": "node", "whenUnsatisfiable": "ScheduleAnyway",
-       "nodeAffinityPolicy": "Ignore"}]})"), &problem));
-  // Read whole, but not enforced until PodTopologySpread is merged: the pod waits.
-  EXPECT_NE(problem.find("spec.topologySpreadConstraints: topology spread constraints are not "
-                         "enforced"),
-            std::string::npos)
-      << problem;
+       "nodeAffinityPolicy": "Ignore"}]})"),
+                                   &problem));
+  EXPECT_EQ(problem, "") << "spreading is enforced (podtopologyspread): the pod may be placed";
   ASSERT_EQ(p.spec.spread.size(), 2u);
   const TopologySpreadConstraint& zone = p.spec.spread[0];
   EXPECT_EQ(zone.max_skew, 1);

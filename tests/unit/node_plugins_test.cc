@@ -119,8 +119,12 @@ TEST(NodePortsTest, NoSpecWithPortsBuildsNothingAndChecksNothing) {
   auto plugin = Must(MakePlugin(config));
   auto* predicate = dynamic_cast<NodePredicate*>(plugin.get());
   ASSERT_NE(predicate, nullptr);
-  EXPECT_FALSE(predicate->ChecksDynamically(CpuSpec(1000)));
-  EXPECT_TRUE(predicate->ChecksDynamically(CpuWithPorts({Port(1)})));
+  ClusterState c;
+  const Snapshot snapshot(c);
+  const Policy policy = MustCompile(SchedulerConfig::Default());
+  const Session s(snapshot, policy);
+  EXPECT_FALSE(predicate->FiltersDynamically(s, CpuSpec(1000)));
+  EXPECT_TRUE(predicate->FiltersDynamically(s, CpuWithPorts({Port(1)})));
 }
 
 // A releasing task holds its ports until it has ended; a pipelined one holds them once the
@@ -223,11 +227,15 @@ TEST(NodePreferenceScoresTest, NormalizeAsKubeSchedulersDefaultNormalizeScore) {
 
 TEST(NodePreferenceScoresTest, SpecsWithoutPreferencesAreNotScored) {
   auto affinity = Must(MakePlugin(PluginConfig{"nodeaffinity", {}}));
+  ClusterState c;
+  const Snapshot snapshot(c);
+  const Policy policy = MustCompile(SchedulerConfig::Default());
+  const Session s(snapshot, policy);
   TaskSpec plain = CpuSpec(1000);
-  EXPECT_FALSE(ScorerOf(affinity)->Scores(plain));
+  EXPECT_FALSE(ScorerOf(affinity)->Scores(s, plain));
   plain.affinity.preferred.push_back(
       PreferredNodeTerm{1, {{"zone", SelectorRequirement::Op::kExists, {}}}});
-  EXPECT_TRUE(ScorerOf(affinity)->Scores(plain));
+  EXPECT_TRUE(ScorerOf(affinity)->Scores(s, plain));
 }
 
 SelectorRequirement Req(std::string key, SelectorRequirement::Op op,

@@ -24,7 +24,9 @@
 //
 // Costs nothing in a session where no pod (running or pending) has a term: the plugin is
 // left out of the session (ActiveInSession). Otherwise its index (pod_affinity_index.h)
-// is built on first need and kept in step with every change of the session.
+// holds the live specs' terms, and the search leaves the plugin out for specs that no
+// term bears on (FiltersDynamically, Scores); the pods are counted on the first search or
+// change that needs counts, and kept in step with every change of the session since.
 #include <algorithm>
 #include <memory>
 
@@ -85,7 +87,8 @@ class InterPodAffinityPlugin : public SessionCopyable<InterPodAffinityPlugin>,
   }
 
   FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId node) const override {
-    PodAffinityIndex& index = Index(s);
+    if (!Terms(s).Filters(spec)) return FilterResult::Ok();
+    PodAffinityIndex& index = Counted(s);
     nominated_.clear();
     if (node < nominated_on_.size()) {
       for (TaskId q : nominated_on_[node]) {
@@ -95,9 +98,17 @@ class InterPodAffinityPlugin : public SessionCopyable<InterPodAffinityPlugin>,
     return index.Filter(spec, node, s.viewing_future(), nominated_);
   }
 
+  bool FiltersDynamically(const Session& s, const TaskSpec& spec) const override {
+    return Terms(s).Filters(spec);
+  }
+  bool Scores(const Session& s, const TaskSpec& spec) const override {
+    return Terms(s).Scores(spec);
+  }
+
   int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId node,
                     const GpuChoice& /*gpus*/) const override {
-    return Index(s).Score(spec, node, s.viewing_future());
+    if (!Terms(s).Scores(spec)) return 0;
+    return Counted(s).Score(spec, node, s.viewing_future());
   }
 
   // (s - min) * kMaxNodeScore / (max - min) over the candidates; all zero when they are
@@ -114,14 +125,12 @@ class InterPodAffinityPlugin : public SessionCopyable<InterPodAffinityPlugin>,
 
   void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId node,
                      const GpuChoice& /*gpus*/, int sign) override {
-    PodAffinityIndex& index = Index(s);
     const SpecId spec = s.cluster().task(task).spec;
     switch (change) {
       case StateChange::kAllocate:
-        index.Count(spec, node, /*releasing=*/false, sign);
-        break;
       case StateChange::kEvict:
-        index.Count(spec, node, /*releasing=*/true, sign);
+        if (Terms(s).Inert(spec)) break;
+        Counted(s).Count(spec, node, /*releasing=*/change == StateChange::kEvict, sign);
         break;
       case StateChange::kPipeline: {
         if (nominated_on_.size() <= node) nominated_on_.resize(s.cluster().nodes().size());
@@ -137,18 +146,20 @@ class InterPodAffinityPlugin : public SessionCopyable<InterPodAffinityPlugin>,
   }
 
  private:
-  // The index, built at the first search or change of the session: from the running
-  // tasks, before any change (the session's changes come through OnStateChange).
-  PodAffinityIndex& Index(const Session& s) const {
+  // The index of the live specs' terms, made on first need.
+  PodAffinityIndex& Terms(const Session& s) const {
     if (index_ == nullptr) {
-      const ClusterState& c = s.cluster();
-      index_ = std::make_unique<PodAffinityIndex>(c, specs_, hard_weight_);
-      for (NodeId node = 0; node < c.nodes().size(); ++node) {
-        if (c.node(node).removed) continue;
-        for (TaskId t : c.tasks_on(node)) index_->Count(c.task(t).spec, node, false, +1);
-      }
+      index_ = std::make_unique<PodAffinityIndex>(s.cluster(), specs_, hard_weight_);
     }
     return *index_;
+  }
+  // The index counting pods, on the first search or change that needs counts: from the
+  // running tasks, then every change since (changes of pods that add to no count, the
+  // only ones that may come before, need not be replayed).
+  PodAffinityIndex& Counted(const Session& s) const {
+    PodAffinityIndex& index = Terms(s);
+    if (!index.counting()) index.CountRunning();
+    return index;
   }
 
   int64_t weight_;

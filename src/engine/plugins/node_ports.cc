@@ -5,7 +5,7 @@
 // The ports in use per node are an index of the session, built on the first search for a
 // task that asks for host ports (from the running tasks and what the session changed so
 // far) and kept by OnStateChange after that, each change undone exactly. A session in which
-// no spec has host ports builds nothing and is never asked per node (ChecksDynamically).
+// no spec has host ports builds nothing and is never asked per node (FiltersDynamically).
 //
 // Which tasks hold a port follows the three views of the working state: a releasing task
 // holds its ports until it has ended (kube-scheduler counts a terminating pod's ports), a
@@ -31,7 +31,9 @@ class NodePortsPlugin : public SessionCopyable<NodePortsPlugin>,
     return FilterResult::Ok();
   }
 
-  bool ChecksDynamically(const TaskSpec& spec) const override { return !spec.host_ports.empty(); }
+  bool FiltersDynamically(const Session& /*s*/, const TaskSpec& spec) const override {
+    return !spec.host_ports.empty();
+  }
 
   FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId node) const override {
     if (spec.host_ports.empty()) return FilterResult::Ok();

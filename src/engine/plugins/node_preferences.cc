@@ -35,7 +35,9 @@ class NodeAffinityScorer : public SessionCopyable<NodeAffinityScorer>, public No
   explicit NodeAffinityScorer(int64_t weight) : weight_(weight) {}
   std::string_view name() const override { return "nodeaffinity"; }
   int64_t weight() const override { return weight_; }
-  bool Scores(const TaskSpec& spec) const override { return !spec.affinity.preferred.empty(); }
+  bool Scores(const Session& /*s*/, const TaskSpec& spec) const override {
+    return !spec.affinity.preferred.empty();
+  }
   bool normalizes() const override { return true; }
 
   int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId id,
@@ -67,7 +69,9 @@ class TaintTolerationScorer : public SessionCopyable<TaintTolerationScorer>, pub
     });
   }
   // Every node scores alike while none has a PreferNoSchedule taint.
-  bool Scores(const TaskSpec& /*spec*/) const override { return any_preference_; }
+  bool Scores(const Session& /*s*/, const TaskSpec& /*spec*/) const override {
+    return any_preference_;
+  }
 
   int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId id,
                     const GpuChoice& /*gpus*/) const override {

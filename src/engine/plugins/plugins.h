@@ -40,6 +40,11 @@ Result<std::unique_ptr<Plugin>> NewInterPodAffinityPlugin(const PluginConfig& co
 // Arguments: weight, and a weight per resource name (cpu, memory, nvidia.com/gpu, ...).
 Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const PluginConfig& config);
 Result<std::unique_ptr<Plugin>> NewSpreadPlugin(const PluginConfig& config);
+// kube-scheduler's PodTopologySpread: DoNotSchedule constraints filter, ScheduleAnyway
+// ones score (see pod_topology_spread.cc). Arguments: weight; defaultingType (System, the
+// default, or List) and defaultConstraints (a YAML list, as kube-scheduler's
+// PodTopologySpreadArgs) for pods without constraints of their own.
+Result<std::unique_ptr<Plugin>> NewPodTopologySpreadPlugin(const PluginConfig& config);
 
 // Policies of the FGD paper's experiment (Weng et al., ATC '23), each as that paper's
 // simulator defines it; see docs/research/fgd-simulator-notes.md. They score in 0..100.
