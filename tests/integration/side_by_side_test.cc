@@ -3,11 +3,13 @@
 // pods that ask for it), once by `gantry serve`. Each case says what kube-scheduler's
 // rules allow: which pods run and on which nodes they may, which stay pending and why.
 // Both schedulers are held to it, so the reference shows that the case says what
-// kube-scheduler does, and gantry must do the same.
+// kube-scheduler does, and gantry must do the same. At its end the suite prints a table
+// (case | pod | kube-scheduler | gantry | allowed) of where each pod went.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -284,60 +286,7 @@ class SideBySide : public ::testing::Test {
     EXPECT_EQ(SanitizerReport(daemon_->Log()), "");
   }
 
-  // PodTopologySpread: kube-scheduler is always held to the case; gantry only once it
-  // enforces the constraints. Until the podtopologyspread plugin (branch h-spread) is
-  // merged, gantry keeps such pods pending with a message naming the field, and the
-  // gantry half of the case is skipped, saying so.
-  static void RunBothSpread(const Case& c) {
-    const auto reference = Schedule(c, kReference, c.name + "-kube");
-    ExpectAsKubeSchedulerAllows(c, reference, "kube-scheduler");
-    DeletePods(c.name + "-kube");
-    if (GantryRefusesSpread()) {
-      for (const Expect& e : c.expect) Record(c, e, "gantry", "(skipped)");
-      GTEST_SKIP() << "gantry half skipped: this build of gantry refuses "
-                      "spec.topologySpreadConstraints (PodTopologySpread not merged yet)";
-    }
-    const auto ours = Schedule(c, kGantry, c.name + "-gantry");
-    ExpectAsKubeSchedulerAllows(c, ours, "gantry");
-    ASSERT_TRUE(daemon_->running()) << daemon_->Log();
-  }
-
-  // Asks gantry once, with a pod that has a spread constraint and no node to go to,
-  // whether it refuses the field.
-  static bool GantryRefusesSpread() {
-    if (gantry_refuses_spread_ >= 0) return gantry_refuses_spread_ == 1;
-    const std::string ns = "sbs-spread-probe";
-    EXPECT_TRUE(Env().CreateNamespace(ns).ok());
-    json constraint = {{"maxSkew", 1},
-                       {"topologyKey", "topology.kubernetes.io/zone"},
-                       {"whenUnsatisfiable", "DoNotSchedule"},
-                       {"labelSelector", {{"matchLabels", {{"app", "probe"}}}}}};
-    json pod = {
-        {"apiVersion", "v1"},
-        {"kind", "Pod"},
-        {"metadata", {{"name", "probe"}, {"namespace", ns}, {"labels", {{"app", "probe"}}}}},
-        {"spec",
-         {{"schedulerName", kGantry},
-          {"nodeSelector", {{"sbs-case", ns}}},
-          {"topologySpreadConstraints", {constraint}},
-          {"containers", {Container("main", "100m")}}}}};
-    auto r = Env().Call("POST", "/api/v1/namespaces/" + ns + "/pods", pod);
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    std::string message;
-    TestEnv::WaitFor(
-        [&] {
-          auto got = Env().Call("GET", "/api/v1/namespaces/" + ns + "/pods/probe");
-          const json* condition = got.ok() ? PodScheduledFalse(*got) : nullptr;
-          if (condition != nullptr) message = condition->value("message", "");
-          return condition != nullptr;
-        },
-        seconds(30), milliseconds(100));
-    gantry_refuses_spread_ = message.find("spec.topologySpreadConstraints") != std::string::npos;
-    return gantry_refuses_spread_ == 1;
-  }
-
   static DaemonProcess* daemon_;
-  static inline int gantry_refuses_spread_ = -1;  // not asked yet
 
  private:
   // One line of the table the suite prints at its end, for the notes.
@@ -1075,7 +1024,7 @@ TEST_F(SideBySide, TopologySpreadOverZones) {
     }
     return "";
   };
-  RunBothSpread(c);
+  RunBoth(c);
 }
 
 // minDomains 3 over two zones: the global minimum counts as 0, so with one pod running in
@@ -1090,7 +1039,7 @@ TEST_F(SideBySide, TopologySpreadMinDomains) {
                   SpreadPod(t, "one-more", three)},
          .expect = {{"next", {t + "-b"}, "", ""}, {"one-more", {}, "Unschedulable", kSkew}},
          .one_by_one = true};
-  RunBothSpread(c);
+  RunBoth(c);
 }
 
 // nodeTaintsPolicy: zone b's only node is tainted. Ignored (the default), zone b counts
@@ -1104,7 +1053,57 @@ TEST_F(SideBySide, TopologySpreadNodeTaintsPolicy) {
          {BoundTo(SpreadPod(t, "running"), t + "-a"), SpreadPod(t, "taints-ignored"),
           SpreadPod(t, "taints-honoured", {{"nodeTaintsPolicy", "Honor"}})},
          {{"taints-ignored", {}, "Unschedulable", kSkew}, {"taints-honoured", {t + "-a"}, "", ""}}};
-  RunBothSpread(c);
+  RunBoth(c);
+}
+
+// A node without the topology label takes no pod of a DoNotSchedule constraint: three
+// pods created together go to zones a and b only, two and one.
+TEST_F(SideBySide, TopologySpreadNodeWithoutTheKey) {
+  const std::string t = "sbs-spread-nokey";
+  CaseNode(t, t + "-a", "4", {{kZone, t + "-za"}});
+  CaseNode(t, t + "-b", "4", {{kZone, t + "-zb"}});
+  CaseNode(t, t + "-bare", "4");
+  Case c{.name = t};
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "spread-" + std::to_string(i);
+    c.pods.push_back(SpreadPod(t, name));
+    c.expect.push_back({name, {t + "-a", t + "-b"}, "", ""});
+  }
+  c.check = [t](const std::map<std::string, json>& pods) -> std::string {
+    int in_a = 0, in_b = 0;
+    for (const auto& [name, pod] : pods) (NodeOf(pod) == t + "-a" ? in_a : in_b)++;
+    if (std::abs(in_a - in_b) != 1) {
+      return std::to_string(in_a) + " pods in zone a, " + std::to_string(in_b) + " in zone b";
+    }
+    return "";
+  };
+  RunBoth(c);
+}
+
+// matchLabelKeys: the pod counts only pods with its own value of "version". Two v1 pods
+// run in zone a; a v2 pod too large for zone b's node still fits zone a, a v1 one does
+// not (zone b counts, with 0, though the pod does not fit there).
+TEST_F(SideBySide, TopologySpreadMatchLabelKeys) {
+  const std::string t = "sbs-spread-labelkeys";
+  CaseNode(t, t + "-a", "8", {{kZone, t + "-za"}});
+  CaseNode(t, t + "-b", "2", {{kZone, t + "-zb"}});
+  auto versioned = [&](const std::string& name, const std::string& version,
+                       const std::string& cpu) {
+    json pod = SpreadPod(t, name, {{"matchLabelKeys", {"version"}}});
+    pod["metadata"]["labels"]["version"] = version;
+    pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = cpu;
+    return pod;
+  };
+  auto running = [&](const std::string& name) {
+    json pod = BoundTo(SpreadPod(t, name), t + "-a");
+    pod["metadata"]["labels"]["version"] = "v1";
+    return pod;
+  };
+  Case c{t,
+         {running("v1-a"), running("v1-b"), versioned("new-v2", "v2", "3"),
+          versioned("new-v1", "v1", "3")},
+         {{"new-v2", {t + "-a"}, "", ""}, {"new-v1", {}, "Unschedulable", kSkew}}};
+  RunBoth(c);
 }
 
 // nodeAffinityPolicy: the pods select pool x (zone a) only. Honoured (the default), zone
@@ -1122,7 +1121,7 @@ TEST_F(SideBySide, TopologySpreadNodeAffinityPolicy) {
           in_pool_x(SpreadPod(t, "affinity-ignored", {{"nodeAffinityPolicy", "Ignore"}}))},
          {{"affinity-honoured", {t + "-a"}, "", ""},
           {"affinity-ignored", {}, "Unschedulable", kSkew}}};
-  RunBothSpread(c);
+  RunBoth(c);
 }
 
 // ---------------------------------------------------------------------------------------
