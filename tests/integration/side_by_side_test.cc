@@ -309,6 +309,7 @@ class SideBySide : public ::testing::Test {
                 << " | " << r.allowed << " |\n";
     }
     std::cout << std::flush;
+    rows_.clear();  // a suite derived from this one prints its own cases
   }
 
   static inline std::vector<Row> rows_;
