@@ -32,7 +32,15 @@
 //   held (ReadWriteOncePod) by a bound or assumed pod keeps it pending with their words;
 //   delayed binding (WaitForFirstConsumer) and volumes that attach are not implemented
 //   and keep it pending too, saying so. A claim, volume or class that changes re-syncs
-//   only the pending pods that name (the claims of) it.
+//   only the pending pods that name (the claims of) it;
+// - a pending pod without topology spread constraints of its own is spread by the
+//   selector kube-scheduler's default spreading builds (helper.DefaultSelector, see
+//   cluster_cache_spread.cc): the selectors of the Services in its namespace that select
+//   it, with its controller's when that is a ReplicationController, ReplicaSet or
+//   StatefulSet, when the engine's podtopologyspread plugin has default constraints. A
+//   Service or controller that cannot be read keeps the pods it may spread pending,
+//   saying why; a change re-syncs only the pending pods of its namespace (Services) or
+//   those it controls.
 //
 // Nothing outlives its object: deleted pods, jobs, groups and refused nodes leave every
 // index, and specs are shared by pods of one shape and reused once no pod has it.
@@ -51,6 +59,7 @@
 #include "k8s/informer.h"
 #include "k8s/objects.h"
 #include "k8s/volumes.h"
+#include "k8s/workloads.h"
 #include "model/cluster.h"
 
 namespace gantry {
@@ -109,6 +118,11 @@ class ClusterCache {
  public:
   explicit ClusterCache(std::string scheduler_name);
 
+  // Whether pending pods get TaskSpec::default_spread_selector (the engine's
+  // podtopologyspread plugin has default constraints: PodTopologySpreadHasDefaults). Set
+  // before the first event.
+  void EnableDefaultSpreading(bool enabled) { default_spreading_ = enabled; }
+
   ClusterState& state() { return state_; }
   const ClusterState& state() const { return state_; }
 
@@ -122,6 +136,9 @@ class ClusterCache {
   void OnClaim(k8s::EventType type, const nlohmann::json& object);
   void OnPersistentVolume(k8s::EventType type, const nlohmann::json& object);
   void OnStorageClass(k8s::EventType type, const nlohmann::json& object);
+  // Services and the controllers default spreading reads (cluster_cache_spread.cc).
+  void OnService(k8s::EventType type, const nlohmann::json& object);
+  void OnSpreadOwner(k8s::SpreadOwnerKind kind, k8s::EventType type, const nlohmann::json& object);
 
   // Records a session's binds as assumed (they count at once) and returns them to send.
   std::vector<BindRequest> Assume(const Decisions& decisions);
@@ -174,6 +191,9 @@ class ClusterCache {
     size_t volumes = 0;          // PersistentVolumes, read or not
     size_t storage_classes = 0;  // read or not
     size_t claim_index = 0;      // entries of the indexes from pods and objects to claims
+    size_t services = 0;         // read or not
+    size_t spread_owners = 0;    // ReplicationControllers, ReplicaSets, StatefulSets, read or not
+    size_t spread_index = 0;     // entries of the indexes of pods by namespace and owner
   };
   Sizes sizes() const;
 
@@ -207,6 +227,13 @@ class ClusterCache {
     std::string volume_problem;   // why its volumes keep it pending; empty when they do not
     bool holds_claims = false;    // bound and not finished, or assumed: its claims are in use
     std::vector<std::string> indexed_claims;  // its keys in pods_by_claim_
+    // Why default spreading keeps it pending (an unreadable Service or controller), or "".
+    std::string spread_problem;
+    // The Services that selected it when its default selector was last made (sorted), or
+    // none when it was not made.
+    std::vector<std::string> spread_services;
+    bool spread_indexed = false;   // in spread_pods_by_namespace_ (and by owner, if any)
+    std::string spread_owner_key;  // its key in spread_pods_by_owner_; "": none
   };
   struct JobRecord {
     std::string key;
@@ -291,6 +318,16 @@ class ClusterCache {
   void IndexClaim(const std::string& key, const k8s::ClaimInfo* before,
                   const k8s::ClaimInfo* after);
 
+  // Default spreading (cluster_cache_spread.cc). Sets spec->default_spread_selector for a
+  // pod to place, as kube-scheduler's DefaultSelector builds it; returns why an object it
+  // needs cannot be read (the pod then waits), or "".
+  std::string ResolveDefaultSpread(PodRecord& pod, TaskSpec* spec);
+  // Keeps the pod in the indexes a Service's or a controller's change reads (pods of ours
+  // not bound, without constraints of their own); out of them once `gone`.
+  void IndexSpreadPod(PodRecord& pod, const std::string& key, bool gone);
+  // Syncs the pods in `keys` that wait to be placed.
+  void ResyncSpreadPods(const std::vector<std::string>& keys);
+
   std::string scheduler_name_;
   ClusterState state_;
   std::unordered_map<std::string, PodRecord> pods_;
@@ -327,6 +364,16 @@ class ClusterCache {
   std::unordered_map<std::string, std::set<std::string>> pods_by_claim_;     // claim -> pods
   std::unordered_map<std::string, std::set<std::string>> claims_by_volume_;  // PV -> claims
   std::unordered_map<std::string, std::set<std::string>> claims_by_class_;   // class -> claims
+  // Default spreading: Services by namespace then name (their selectors, or why they could
+  // not be read), the controllers by "kind|namespace/name", and the pods their changes
+  // re-sync.
+  bool default_spreading_ = false;
+  std::unordered_map<std::string, std::map<std::string, Labels>> services_;
+  std::unordered_map<std::string, std::map<std::string, std::string>> bad_services_;
+  std::unordered_map<std::string, k8s::SpreadOwnerInfo> spread_owners_;
+  std::unordered_map<std::string, std::string> bad_spread_owners_;
+  std::unordered_map<std::string, std::set<std::string>> spread_pods_by_namespace_;
+  std::unordered_map<std::string, std::set<std::string>> spread_pods_by_owner_;
   int64_t assumed_ = 0;
   int64_t pod_records_visited_ = 0;
   // Jobs whose pods or group changed since the last CollectStatus: with the session's

@@ -228,6 +228,11 @@ Status AffinityTerms(const json& group, const std::string& at, const Labels& pod
 
 }  // namespace
 
+Status ParseLabelSelector(const json& object, const char* key, const std::string& at,
+                          std::optional<LabelSelector>* out) {
+  return Selector(object, key, at, out);
+}
+
 Status ParseNodeSelector(const json& selector, const std::string& at, NodeAffinity* out) {
   const json* terms = nullptr;
   GANTRY_RETURN_IF_ERROR(ListOf(selector, "nodeSelectorTerms", at, &terms));

@@ -482,4 +482,19 @@ Result<std::unique_ptr<Plugin>> NewPodTopologySpreadPlugin(const PluginConfig& c
       new PodTopologySpreadPlugin(weight, std::move(constraints), /*system_defaulted=*/false));
 }
 
+bool PodTopologySpreadHasDefaults(const PluginConfig& config) {
+  std::vector<Constraint> constraints;
+  auto listed = config.arguments.find("defaultConstraints");
+  if (listed != config.arguments.end()) {
+    Result<std::vector<Constraint>> parsed = ParseDefaultConstraints(listed->second);
+    if (!parsed.ok()) return false;
+    constraints = std::move(parsed).value();
+  }
+  std::string defaulting = constraints.empty() ? "System" : "List";
+  auto type = config.arguments.find("defaultingType");
+  if (type != config.arguments.end()) defaulting = type->second;
+  if (defaulting == "System") return constraints.empty();
+  return defaulting == "List" && !constraints.empty();
+}
+
 }  // namespace gantry
