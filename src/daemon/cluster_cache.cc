@@ -425,9 +425,15 @@ void ClusterCache::SyncPodTask(const std::string& key) {
   // A pod to place is placed with what its volumes require, unless they keep it pending.
   TaskSpec pending_spec;
   pod.volume_problem.clear();
+  pod.spread_problem.clear();
+  pod.spread_services.clear();
   if (want == Want::kPending) {
     pod.volume_problem = Bounded(ResolveVolumes(pod, &pending_spec), kMaxMessage);
     if (!pod.volume_problem.empty()) want = Want::kUnschedulable;
+  }
+  if (want == Want::kPending) {
+    pod.spread_problem = Bounded(ResolveDefaultSpread(pod, &pending_spec), kMaxMessage);
+    if (!pod.spread_problem.empty()) want = Want::kUnschedulable;
   }
   WaitFor(pod, key, waiting_for);
   if (want == Want::kAsIs) return;
@@ -503,6 +509,7 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
     LeaveJob(pod);
     IndexPodClaims(pod, key, /*gone=*/true);
     UpdateClaimUse(pod, key, /*gone=*/true);
+    IndexSpreadPod(pod, key, /*gone=*/true);
     pods_.erase(it);
     return;
   }
@@ -520,6 +527,7 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
   pod.info = std::move(decoded).value();
   pod.problem = Bounded(std::move(problem), kMaxMessage);
   IndexPodClaims(pod, key, /*gone=*/false);
+  IndexSpreadPod(pod, key, /*gone=*/false);
   if (!pod.info.node_name.empty() && pod.assumed) {
     pod.assumed = false;
     assumed_--;

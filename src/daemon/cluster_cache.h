@@ -38,7 +38,15 @@
 //   and it is bound only when its claims are (kube-scheduler's PreBind), or placed again
 //   after a backoff when that fails or takes longer than the bind timeout. A claim,
 //   volume or class that changes re-syncs only the pending pods that name (the claims
-//   of) it, and a volume the pending pods of its class.
+//   of) it, and a volume the pending pods of its class;
+// - a pending pod without topology spread constraints of its own is spread by the
+//   selector kube-scheduler's default spreading builds (helper.DefaultSelector, see
+//   cluster_cache_spread.cc): the selectors of the Services in its namespace that select
+//   it, with its controller's when that is a ReplicationController, ReplicaSet or
+//   StatefulSet, when the engine's podtopologyspread plugin has default constraints. A
+//   Service or controller that cannot be read keeps the pods it may spread pending,
+//   saying why; a change re-syncs only the pending pods of its namespace (Services) or
+//   those it controls.
 //
 // Nothing outlives its object: deleted pods, jobs, groups and refused nodes leave every
 // index, and specs are shared by pods of one shape and reused once no pod has it.
@@ -59,6 +67,7 @@
 #include "k8s/informer.h"
 #include "k8s/objects.h"
 #include "k8s/volumes.h"
+#include "k8s/workloads.h"
 #include "model/cluster.h"
 
 namespace gantry {
@@ -143,6 +152,11 @@ class ClusterCache {
  public:
   explicit ClusterCache(std::string scheduler_name);
 
+  // Whether pending pods get TaskSpec::default_spread_selector (the engine's
+  // podtopologyspread plugin has default constraints: PodTopologySpreadHasDefaults). Set
+  // before the first event.
+  void EnableDefaultSpreading(bool enabled) { default_spreading_ = enabled; }
+
   ClusterState& state() { return state_; }
   const ClusterState& state() const { return state_; }
 
@@ -156,6 +170,9 @@ class ClusterCache {
   void OnClaim(k8s::EventType type, const nlohmann::json& object);
   void OnPersistentVolume(k8s::EventType type, const nlohmann::json& object);
   void OnStorageClass(k8s::EventType type, const nlohmann::json& object);
+  // Services and the controllers default spreading reads (cluster_cache_spread.cc).
+  void OnService(k8s::EventType type, const nlohmann::json& object);
+  void OnSpreadOwner(k8s::SpreadOwnerKind kind, k8s::EventType type, const nlohmann::json& object);
 
   // Records a session's binds as assumed (they count at once) and returns them to send.
   // A pod with delayed claims is not among them: its volume writes are queued
@@ -223,6 +240,9 @@ class ClusterCache {
     size_t claim_index = 0;      // entries of the indexes from pods and objects to claims
     size_t volume_waits = 0;     // pods waiting for their delayed claims to bind
     size_t volume_overlays = 0;  // choices assumed on volumes and claims (claimRef, node)
+    size_t services = 0;         // read or not
+    size_t spread_owners = 0;    // ReplicationControllers, ReplicaSets, StatefulSets, read or not
+    size_t spread_index = 0;     // entries of the indexes of pods by namespace and owner
   };
   Sizes sizes() const;
 
@@ -269,6 +289,13 @@ class ClusterCache {
       BindRequest bind;
     };
     std::optional<VolumeWait> volume_wait;
+    // Why default spreading keeps it pending (an unreadable Service or controller), or "".
+    std::string spread_problem;
+    // The Services that selected it when its default selector was last made (sorted), or
+    // none when it was not made.
+    std::vector<std::string> spread_services;
+    bool spread_indexed = false;   // in spread_pods_by_namespace_ (and by owner, if any)
+    std::string spread_owner_key;  // its key in spread_pods_by_owner_; "": none
   };
   struct JobRecord {
     std::string key;
@@ -376,6 +403,16 @@ class ClusterCache {
   // Syncs the pending pods that could use a volume of the class.
   void ResyncClassPods(const std::string& storage_class);
 
+  // Default spreading (cluster_cache_spread.cc). Sets spec->default_spread_selector for a
+  // pod to place, as kube-scheduler's DefaultSelector builds it; returns why an object it
+  // needs cannot be read (the pod then waits), or "".
+  std::string ResolveDefaultSpread(PodRecord& pod, TaskSpec* spec);
+  // Keeps the pod in the indexes a Service's or a controller's change reads (pods of ours
+  // not bound, without constraints of their own); out of them once `gone`.
+  void IndexSpreadPod(PodRecord& pod, const std::string& key, bool gone);
+  // Syncs the pods in `keys` that wait to be placed.
+  void ResyncSpreadPods(const std::vector<std::string>& keys);
+
   std::string scheduler_name_;
   ClusterState state_;
   std::unordered_map<std::string, PodRecord> pods_;
@@ -430,6 +467,16 @@ class ClusterCache {
   std::vector<VolumeWrites> volume_writes_;
   std::vector<BindRequest> ready_binds_;
   double volume_bind_timeout_s_ = 600;  // kube-scheduler's bindTimeoutSeconds
+  // Default spreading: Services by namespace then name (their selectors, or why they could
+  // not be read), the controllers by "kind|namespace/name", and the pods their changes
+  // re-sync.
+  bool default_spreading_ = false;
+  std::unordered_map<std::string, std::map<std::string, Labels>> services_;
+  std::unordered_map<std::string, std::map<std::string, std::string>> bad_services_;
+  std::unordered_map<std::string, k8s::SpreadOwnerInfo> spread_owners_;
+  std::unordered_map<std::string, std::string> bad_spread_owners_;
+  std::unordered_map<std::string, std::set<std::string>> spread_pods_by_namespace_;
+  std::unordered_map<std::string, std::set<std::string>> spread_pods_by_owner_;
   int64_t assumed_ = 0;
   int64_t pod_records_visited_ = 0;
   // Jobs whose pods or group changed since the last CollectStatus: with the session's

@@ -67,6 +67,7 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
       const std::string& message = gated                  ? std::string(kSchedulingGatedMessage)
                                    : !pod.problem.empty() ? pod.problem
                                    : !pod.volume_problem.empty() ? pod.volume_problem
+                                   : !pod.spread_problem.empty() ? pod.spread_problem
                                                                  : reason;
       if (!waiting || message.empty()) continue;
       if (message == pod.written_message || message == info.unschedulable_message) continue;
@@ -164,6 +165,12 @@ ClusterCache::Sizes ClusterCache::sizes() const {
   }
   s.volume_waits = volume_waits_.size() + volume_failures_.size() + volume_writes_.size();
   s.volume_overlays = assumed_claim_refs_.size() + assumed_selected_nodes_.size();
+  for (const auto& [ns, names] : services_) s.services += names.size();
+  for (const auto& [ns, names] : bad_services_) s.services += names.size();
+  s.spread_owners = spread_owners_.size() + bad_spread_owners_.size();
+  for (const auto* index : {&spread_pods_by_namespace_, &spread_pods_by_owner_}) {
+    for (const auto& [key, keys] : *index) s.spread_index += keys.size();
+  }
   return s;
 }
 

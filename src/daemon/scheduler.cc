@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "engine/plugins/plugins.h"
 #include "engine/session.h"
 #include "engine/snapshot.h"
 
@@ -75,6 +76,14 @@ Scheduler::Scheduler(DaemonConfig config, Policy policy, k8s::Client& client,
   m_.events_dropped = MustRegister(
       metrics.AddGauge("gantry_normal_events_dropped",
                        "Normal events (Scheduled) not written because of their rate limit."));
+  // Pods are given default spreading's selector only when the engine will use it.
+  bool default_spreading = false;
+  for (const PluginConfig& plugin : config_.engine.plugins) {
+    if (plugin.name == "podtopologyspread") {
+      default_spreading = default_spreading || PodTopologySpreadHasDefaults(plugin);
+    }
+  }
+  cache_.EnableDefaultSpreading(default_spreading);
   writer_ = std::make_unique<ApiWriter>(client_, config_.bind_workers, identity_,
                                         [this](BindResult r) { Push(std::move(r)); });
   heartbeat_ns_ = SteadyNanos();
@@ -146,6 +155,18 @@ void Scheduler::Apply(Item& item) {
         break;
       case Kind::kStorageClass:
         cache_.OnStorageClass(w->type, w->object);
+        break;
+      case Kind::kService:
+        cache_.OnService(w->type, w->object);
+        break;
+      case Kind::kReplicationController:
+        cache_.OnSpreadOwner(k8s::SpreadOwnerKind::kReplicationController, w->type, w->object);
+        break;
+      case Kind::kReplicaSet:
+        cache_.OnSpreadOwner(k8s::SpreadOwnerKind::kReplicaSet, w->type, w->object);
+        break;
+      case Kind::kStatefulSet:
+        cache_.OnSpreadOwner(k8s::SpreadOwnerKind::kStatefulSet, w->type, w->object);
         break;
     }
     return;
@@ -272,6 +293,11 @@ void Scheduler::Run(const std::atomic<bool>& stop) {
       {Kind::kStorageClass, "/apis/storage.k8s.io/v1/storageclasses"},
       {Kind::kPersistentVolume, "/api/v1/persistentvolumes"},
       {Kind::kClaim, "/api/v1/persistentvolumeclaims"},
+      // What default topology spreading selects a pod's peers by.
+      {Kind::kService, "/api/v1/services"},
+      {Kind::kReplicationController, "/api/v1/replicationcontrollers"},
+      {Kind::kReplicaSet, "/apis/apps/v1/replicasets"},
+      {Kind::kStatefulSet, "/apis/apps/v1/statefulsets"},
       {Kind::kPod, "/api/v1/pods"},
   };
   for (const Source& s : sources) {

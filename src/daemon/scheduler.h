@@ -59,6 +59,10 @@ class Scheduler {
     kClaim,
     kPersistentVolume,
     kStorageClass,
+    kService,
+    kReplicationController,
+    kReplicaSet,
+    kStatefulSet,
   };
   struct WatchItem {
     Kind kind;

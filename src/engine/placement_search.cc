@@ -92,8 +92,11 @@ const FilterResult& PlacementSearch::StaticResult(const TaskSpec& spec,
 }
 
 void PlacementSearch::LearnPlugins(const TaskSpec& spec, SpecPlugins* out) const {
+  out->unblockable = spec.placements_can_unblock();
   for (const NodePredicate* predicate : plugins_.predicates()) {
-    if (predicate->FiltersDynamically(session_, spec)) out->dynamic.push_back(predicate);
+    if (!predicate->FiltersDynamically(session_, spec)) continue;
+    out->dynamic.push_back(predicate);
+    out->unblockable = out->unblockable || predicate->PlacementsCanUnblock(spec);
   }
   const auto& scorers = plugins_.scorers();
   for (uint32_t i = 0; i < scorers.size(); ++i) {
@@ -204,7 +207,8 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   const TaskSpec& spec = c.spec(spec_id);
   // The memo is of searches over every node's free room; others neither read nor write
   // it. Nor do specs that placements can unblock: their "fits nowhere" may not last.
-  const bool memo = scope.nodes == nullptr && !scope.future && !spec.placements_can_unblock();
+  const bool memo =
+      scope.nodes == nullptr && !scope.future && !PluginsOf(spec_id, spec).unblockable;
   if (memo && unschedulable_[spec_id]) {
     *why_not = unschedulable_why_[spec_id];
     return false;

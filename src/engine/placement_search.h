@@ -71,6 +71,7 @@ class PlacementSearch {
   struct SpecPlugins {
     bool known = false;
     bool normalizing = false;
+    bool unblockable = false;  // placements can unblock it: its "fits nowhere" is not kept
     std::vector<const NodePredicate*> dynamic;
     std::vector<uint32_t> scorers;
   };

@@ -104,6 +104,11 @@ class NodePredicate {
   virtual bool FiltersDynamically(const Session& /*s*/, const TaskSpec& /*spec*/) const {
     return true;
   }
+  // Whether placing other tasks can make a node pass FilterDynamic for `spec` that did not
+  // (beyond TaskSpec::placements_can_unblock, which the spec alone says): the default
+  // spread constraints of podtopologyspread, when they are DoNotSchedule. Such a spec's
+  // "fits nowhere" is not remembered in the session. Asked once per spec and session.
+  virtual bool PlacementsCanUnblock(const TaskSpec& /*spec*/) const { return false; }
 };
 
 inline constexpr int64_t kMaxNodeScore = 1'000'000;

@@ -397,6 +397,35 @@ Result<ObjectMeta> ParseMeta(const json& object) {
   return meta;
 }
 
+namespace {
+
+// The owner reference with controller: true (the API server allows one), when it is a
+// kind default spreading reads, by its apiVersion and kind exactly as kube-scheduler
+// compares them.
+SpreadOwner SpreadOwnerOf(const json& metadata) {
+  const json& owners = Field(metadata, "ownerReferences");
+  for (size_t i = 0; owners.is_array() && i < owners.size(); ++i) {
+    const json& controller = Field(owners[i], "controller");
+    if (!controller.is_boolean() || !controller.get<bool>()) continue;
+    const std::string api_version = String(owners[i], "apiVersion");
+    const std::string kind = String(owners[i], "kind");
+    SpreadOwner owner;
+    if (api_version == "v1" && kind == "ReplicationController") {
+      owner.kind = SpreadOwnerKind::kReplicationController;
+    } else if (api_version == "apps/v1" && kind == "ReplicaSet") {
+      owner.kind = SpreadOwnerKind::kReplicaSet;
+    } else if (api_version == "apps/v1" && kind == "StatefulSet") {
+      owner.kind = SpreadOwnerKind::kStatefulSet;
+    }
+    owner.name = String(owners[i], "name");
+    if (owner.kind == SpreadOwnerKind::kNone || owner.name.empty()) return {};
+    return owner;
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   auto meta = ParseMeta(object);
   if (!meta.ok()) return meta.status();
@@ -465,6 +494,7 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   // whole or not at all: a pod with a rule that cannot be read is not scheduled.
   pod.spec.namespace_ = pod.meta.namespace_;
   pod.spec.labels = LabelsOf(labels);
+  pod.spread_owner = SpreadOwnerOf(Field(object, "metadata"));
   PodAffinity pod_affinity;
   st = ParsePodAffinity(spec, where + ": spec", pod.spec.labels, &pod_affinity);
   if (st.ok()) {

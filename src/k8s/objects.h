@@ -45,6 +45,18 @@ struct ObjectMeta {
 
 enum class GroupApi { kNone, kVolcano, kCoscheduling };
 
+// The controllers whose selectors kube-scheduler's default topology spreading reads
+// (helper.DefaultSelector): v1 ReplicationController, apps/v1 ReplicaSet and StatefulSet.
+enum class SpreadOwnerKind { kNone, kReplicationController, kReplicaSet, kStatefulSet };
+
+// A pod's controller (the owner reference with controller: true), when it is one of those
+// kinds; looked up by name in the pod's namespace, as kube-scheduler's listers do.
+struct SpreadOwner {
+  SpreadOwnerKind kind = SpreadOwnerKind::kNone;
+  std::string name;
+  bool operator==(const SpreadOwner&) const = default;
+};
+
 // What could not be read of a pod's requests: amounts that are malformed, negative, too
 // large or whose sum overflows, and resource names that were refused. A pod bound to a
 // node counts as holding all of that node's amount of each (ClusterCache).
@@ -76,6 +88,8 @@ struct PodInfo {
   std::vector<int32_t> gpu_devices;  // from gantry.dev/gpu-devices, when bound by Gantry
   // The PersistentVolumeClaims its volumes name (ClusterCache resolves them).
   std::vector<PodClaimRef> claims;
+  // Its controller, for default topology spreading; kind kNone when it has none of those.
+  SpreadOwner spread_owner;
   // spec.schedulingGates: while any is there the pod is not scheduled (SchedulingGated).
   std::vector<std::string> scheduling_gates;
   // What could not be read of its requests; empty for a pod ParsePod accepts.

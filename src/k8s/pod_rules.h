@@ -29,6 +29,12 @@ struct PodClaimRef {
   std::string Field() const;
 };
 
+// object[key] as a metav1.LabelSelector (matchLabels, matchExpressions with In, NotIn,
+// Exists, DoesNotExist); absent or null stays std::nullopt (matches nothing). Errors
+// name `at`.key and the field within it.
+Status ParseLabelSelector(const nlohmann::json& object, const char* key, const std::string& at,
+                          std::optional<LabelSelector>* out);
+
 // spec.affinity.nodeAffinity into *out. `where` prefixes errors ("pod ns/name: spec").
 Status ParseNodeAffinity(const nlohmann::json& spec, const std::string& where, NodeAffinity* out);
 

@@ -56,7 +56,7 @@ bool TaskSpec::default_spreading() const {
 }
 
 bool TaskSpec::placements_can_unblock() const {
-  return !pod_affinity.required_affinity.empty() || default_spreading() ||
+  return !pod_affinity.required_affinity.empty() ||
          std::any_of(spread.begin(), spread.end(),
                      [](const TopologySpreadConstraint& c) { return c.filters(); });
 }

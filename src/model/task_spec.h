@@ -88,7 +88,8 @@ struct TaskSpec {
   }
   // Whether placing other tasks can make a node feasible for it that was not (a pod its
   // required affinity wants arrives; a domain its spread constraint counts fills up).
-  // Default spreading counts: its constraints are the plugin's, and may be DoNotSchedule.
+  // Default spreading is not counted here: whether its constraints filter is the plugin's
+  // to say (NodePredicate::PlacementsCanUnblock).
   // Otherwise placements only take room, and "fits nowhere" stays true in a session.
   bool placements_can_unblock() const;
 };

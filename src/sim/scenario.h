@@ -19,8 +19,12 @@ struct ScenarioExpectations {
   std::map<std::string, int32_t> placed;       // job -> tasks placed in the session
   std::map<std::string, std::string> pending;  // job -> substring of its pending reason
   std::map<std::string, std::vector<std::string>> on_nodes;  // job -> allowed nodes
-  std::map<std::string, std::vector<int32_t>> gpus;          // task -> device indexes
-  std::map<std::string, int32_t> placed_in_queue;            // queue -> tasks placed
+  // job -> its tasks placed in the session per node, exactly: a node it does not name
+  // holds none of them (for spreading, where the count per node is the point).
+  std::map<std::string, std::map<std::string, int32_t>> node_counts;
+  std::map<std::string, std::vector<int32_t>> gpus;  // task -> device indexes
+  std::map<std::string, int32_t> placed_in_queue;    // queue -> tasks placed
+  std::map<std::string, int32_t> placed_on_node;     // node -> tasks placed there, of all jobs
   // job -> evictions of its tasks in the session. Given at all, it accounts for every job:
   // one it does not name must evict nothing. Absent (nullopt): evictions are not checked.
   std::optional<std::map<std::string, int32_t>> evicted;

@@ -10,8 +10,9 @@ namespace gantry {
 
 Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const ClusterState& cluster,
                          ScenarioExpectations* out) {
-  GANTRY_RETURN_IF_ERROR(r.Map(
-      expect, "expect", {"placed", "pending", "onNodes", "gpus", "placedInQueue", "evicted"}));
+  GANTRY_RETURN_IF_ERROR(r.Map(expect, "expect",
+                               {"placed", "pending", "onNodes", "nodeCounts", "gpus",
+                                "placedInQueue", "placedOnNode", "evicted"}));
   out->present = true;
   auto check_job = [&](const YAML::Node& key, const std::string& field) -> Status {
     if (cluster.FindJob(key.Scalar()) == kNone) {
@@ -59,6 +60,30 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
       }
     }
   }
+  if (const YAML::Node& node_counts = expect["nodeCounts"]) {
+    if (!node_counts.IsMap()) {
+      return r.Error(node_counts, "expect.nodeCounts",
+                     "expected a mapping of job to a mapping of node to count");
+    }
+    for (const auto& kv : node_counts) {
+      const std::string field = "expect.nodeCounts." + kv.first.Scalar();
+      GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
+      if (!kv.second.IsMap()) {
+        return r.Error(kv.second, field, "expected a mapping of node to count");
+      }
+      auto& counts = out->node_counts[kv.first.Scalar()];
+      for (const auto& nc : kv.second) {
+        const std::string node = nc.first.Scalar();
+        const std::string node_field = field + "." + node;
+        if (cluster.FindNode(node) == kNone) {
+          return r.Error(nc.first, node_field, "unknown node " + QuoteForMessage(node));
+        }
+        int64_t n = 0;
+        GANTRY_RETURN_IF_ERROR(r.Int(nc.second, node_field, 0, kMaxTasksPerJob, &n));
+        counts[node] = static_cast<int32_t>(n);
+      }
+    }
+  }
   std::unordered_set<std::string_view> task_names;  // for expect.gpus, made once
   if (const YAML::Node& gpus = expect["gpus"]) {
     if (!gpus.IsMap())
@@ -92,6 +117,19 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
       int64_t n = 0;
       GANTRY_RETURN_IF_ERROR(r.Int(kv.second, field, 0, 1'000'000, &n));
       out->placed_in_queue[kv.first.Scalar()] = static_cast<int32_t>(n);
+    }
+  }
+  if (const YAML::Node& by_node = expect["placedOnNode"]) {
+    if (!by_node.IsMap())
+      return r.Error(by_node, "expect.placedOnNode", "expected a mapping of node to count");
+    for (const auto& kv : by_node) {
+      std::string field = "expect.placedOnNode." + kv.first.Scalar();
+      if (cluster.FindNode(kv.first.Scalar()) == kNone) {
+        return r.Error(kv.first, field, "unknown node " + QuoteForMessage(kv.first.Scalar()));
+      }
+      int64_t n = 0;
+      GANTRY_RETURN_IF_ERROR(r.Int(kv.second, field, 0, kMaxTasks, &n));
+      out->placed_on_node[kv.first.Scalar()] = static_cast<int32_t>(n);
     }
   }
   if (const YAML::Node& evicted = expect["evicted"]) {
@@ -158,6 +196,22 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
       }
     }
   }
+  for (const auto& [job, want] : scenario.expect.node_counts) {
+    std::map<std::string, int32_t> got;
+    for (const std::string& node : nodes_of[job]) got[node]++;
+    auto describe = [](const std::map<std::string, int32_t>& counts) {
+      std::string out;
+      for (const auto& [node, n] : counts) {
+        if (n == 0) continue;
+        out += (out.empty() ? "" : ", ") + node + ": " + std::to_string(n);
+      }
+      return "{" + out + "}";
+    };
+    if (describe(got) != describe(want)) {
+      unmet.push_back("job " + job + ": expected per node " + describe(want) + ", got " +
+                      describe(got));
+    }
+  }
   for (const auto& [task, want] : scenario.expect.gpus) {
     if (!gpus_of.count(task)) {
       unmet.push_back("task " + task + ": expected on GPUs " + list(want) +
@@ -171,6 +225,15 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
     int32_t got = placed_in_queue.count(queue) ? placed_in_queue[queue] : 0;
     if (got != want) {
       unmet.push_back("queue " + queue + ": expected " + std::to_string(want) + " placed, got " +
+                      std::to_string(got));
+    }
+  }
+  std::map<std::string, int32_t> placed_on_node;
+  for (const BindDecision& b : decisions.binds) placed_on_node[c.node(b.node).name]++;
+  for (const auto& [node, want] : scenario.expect.placed_on_node) {
+    const int32_t got = placed_on_node.count(node) ? placed_on_node[node] : 0;
+    if (got != want) {
+      unmet.push_back("node " + node + ": expected " + std::to_string(want) + " placed, got " +
                       std::to_string(got));
     }
   }

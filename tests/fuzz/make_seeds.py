@@ -233,7 +233,41 @@ def line(kind, event, obj):
     return "%s%s %s\n" % (kind, event, json.dumps(obj, separators=(",", ":")))
 
 
+def owned(obj, kind, name):
+    """The pod with a controller owner reference, as a ReplicaSet's controller makes it."""
+    api_version = "v1" if kind == "ReplicationController" else "apps/v1"
+    obj["metadata"]["ownerReferences"] = [{"apiVersion": api_version, "kind": kind, "name": name,
+                                           "uid": "uid-" + name, "controller": True}]
+    return obj
+
+
+def spread_object(kind, name, selector):
+    api_version = "v1" if kind in ("Service", "ReplicationController") else "apps/v1"
+    return {"apiVersion": api_version, "kind": kind,
+            "metadata": {"name": name, "namespace": "ml", "uid": "uid-" + name},
+            "spec": {"selector": selector}}
+
+
 streams = {
+    "default_spread": [line("N", "A", node("n1", 0, labels={"kubernetes.io/hostname": "n1"})),
+                       line("N", "A", node("n2", 0, labels={"kubernetes.io/hostname": "n2"})),
+                       line("E", "A", spread_object("Service", "web", {"app": "web"})),
+                       line("X", "A", spread_object("ReplicaSet", "web-1", {
+                           "matchLabels": {"app": "web"},
+                           "matchExpressions": [{"key": "pod-template-hash", "operator": "In",
+                                                 "values": ["1"]}]})),
+                       line("P", "A", owned(pod("w0", labels={"app": "web",
+                                                              "pod-template-hash": "1"}),
+                                            "ReplicaSet", "web-1")),
+                       line("P", "A", owned(pod("w1", labels={"app": "web"}),
+                                            "StatefulSet", "db")),
+                       line("T", "A", spread_object("StatefulSet", "db", {"matchLabels": 3})),
+                       line("O", "A", spread_object("ReplicationController", "old",
+                                                    {"app": "web"})),
+                       "S\n", "B0\n",
+                       line("E", "M", spread_object("Service", "web", {"app": 1})), "S\n",
+                       line("E", "D", spread_object("Service", "web", {})),
+                       line("T", "D", spread_object("StatefulSet", "db", {})), "S\n"],
     "nodes_pods_cycle": [line("N", "A", node("n1", 8)), line("N", "A", node("n2", 8)),
                          line("P", "A", pod("a", gpus=4)), line("P", "A", pod("b", gpus=8)),
                          "S\n", "B0\n", "F1\n", "S\n"],

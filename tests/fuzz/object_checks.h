@@ -9,6 +9,7 @@
 
 #include "k8s/objects.h"
 #include "k8s/volumes.h"
+#include "k8s/workloads.h"
 #include "model/limits.h"
 #include "tests/fuzz/cluster_checks.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -166,6 +167,11 @@ inline void CheckObjectCodecs(const nlohmann::json& object) {
     }
   }
   CheckRefusal(ParseStorageClass(object));
+  CheckRefusal(ParseService(object));
+  for (SpreadOwnerKind kind : {SpreadOwnerKind::kReplicationController,
+                               SpreadOwnerKind::kReplicaSet, SpreadOwnerKind::kStatefulSet}) {
+    CheckRefusal(ParseSpreadOwner(object, kind));
+  }
 }
 
 }  // namespace gantry::fuzz

@@ -464,6 +464,30 @@ TaskSpec ServicePod(const std::string& app) {
   return spec;
 }
 
+// Default constraints that filter can be unblocked by placements (a spec's "fits nowhere"
+// is then not kept in the session); the system defaults only score, so a pod of a Service
+// keeps the memo.
+TEST(PodTopologySpreadTest, OnlyFilteringDefaultsMakeASpecUnblockable) {
+  const auto unblockable = [](const PluginConfig& config, const TaskSpec& spec) {
+    std::unique_ptr<Plugin> made = Must(MakePlugin(config));
+    const auto* predicate = dynamic_cast<const NodePredicate*>(made.get());
+    EXPECT_NE(predicate, nullptr);
+    return predicate != nullptr && predicate->PlacementsCanUnblock(spec);
+  };
+  const PluginConfig system{"podtopologyspread", {}};
+  const PluginConfig list{
+      "podtopologyspread",
+      {{"defaultingType", "List"},
+       {"defaultConstraints",
+        "[{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]"}}};
+  EXPECT_FALSE(ServicePod("web").placements_can_unblock()) << "the spec alone cannot say";
+  EXPECT_FALSE(unblockable(system, ServicePod("web")));
+  EXPECT_TRUE(unblockable(list, ServicePod("web")));
+  TaskSpec lone = ServicePod("web");
+  lone.default_spread_selector.reset();
+  EXPECT_FALSE(unblockable(list, lone));
+}
+
 TEST(PodTopologySpreadTest, ListDefaultConstraintsFilter) {
   ClusterState c;
   const QueueId q = AddQueue(c, "q");

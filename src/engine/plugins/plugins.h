@@ -45,6 +45,11 @@ Result<std::unique_ptr<Plugin>> NewSpreadPlugin(const PluginConfig& config);
 // default, or List) and defaultConstraints (a YAML list, as kube-scheduler's
 // PodTopologySpreadArgs) for pods without constraints of their own.
 Result<std::unique_ptr<Plugin>> NewPodTopologySpreadPlugin(const PluginConfig& config);
+// Whether a podtopologyspread plugin so configured gives pods without constraints of their
+// own default constraints (System, or a List that is not empty), so that the selector they
+// are spread by (TaskSpec::default_spread_selector) is worth computing. False for
+// arguments the plugin refuses.
+bool PodTopologySpreadHasDefaults(const PluginConfig& config);
 
 // Policies of the FGD paper's experiment (Weng et al., ATC '23), each as that paper's
 // simulator defines it; see docs/research/fgd-simulator-notes.md. They score in 0..100.

@@ -91,6 +91,9 @@ class PodTopologySpreadPlugin : public SessionCopyable<PodTopologySpreadPlugin>,
     }
     return false;
   }
+  bool PlacementsCanUnblock(const TaskSpec& spec) const override {
+    return spec.spread.empty() && default_filters_ && spec.default_spreading();
+  }
 
   FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId node) const override {
     if (spec.spread.empty() && !(default_filters_ && spec.default_spreading())) {
@@ -480,6 +483,21 @@ Result<std::unique_ptr<Plugin>> NewPodTopologySpreadPlugin(const PluginConfig& c
   }
   return std::unique_ptr<Plugin>(
       new PodTopologySpreadPlugin(weight, std::move(constraints), /*system_defaulted=*/false));
+}
+
+bool PodTopologySpreadHasDefaults(const PluginConfig& config) {
+  std::vector<Constraint> constraints;
+  auto listed = config.arguments.find("defaultConstraints");
+  if (listed != config.arguments.end()) {
+    Result<std::vector<Constraint>> parsed = ParseDefaultConstraints(listed->second);
+    if (!parsed.ok()) return false;
+    constraints = std::move(parsed).value();
+  }
+  std::string defaulting = constraints.empty() ? "System" : "List";
+  auto type = config.arguments.find("defaultingType");
+  if (type != config.arguments.end()) defaulting = type->second;
+  if (defaulting == "System") return constraints.empty();
+  return defaulting == "List" && !constraints.empty();
 }
 
 }  // namespace gantry

@@ -3,8 +3,9 @@
 //
 //   <kind><event> <json>   kind: N node, P pod, V Volcano PodGroup, C scheduler-plugins
 //                          PodGroup, Q Queue, R PriorityClass, L PersistentVolumeClaim,
-//                          W PersistentVolume, K StorageClass; event: A added, M modified,
-//                          D deleted
+//                          W PersistentVolume, K StorageClass, E Service, O
+//                          ReplicationController, X ReplicaSet, T StatefulSet; event: A
+//                          added, M modified, D deleted
 //   S                      a cycle: a session (node table cache kept across cycles as the
 //                          daemon does), Assume, CollectStatus, TakeProblems
 //   B<i> / F<i>            bind i of the last cycle happened (the pod comes back bound) /
@@ -52,6 +53,10 @@ std::string NodeNameOf(const json& pod) {
 
 class Harness {
  public:
+  // As gantry serve sets it up for the default plugins (podtopologyspread with the system
+  // default constraints).
+  Harness() { cache_.EnableDefaultSpreading(true); }
+
   void Event(char kind, k8s::EventType type, const json& object) {
     switch (kind) {
       case 'N':
@@ -80,6 +85,18 @@ class Harness {
         break;
       case 'K':
         cache_.OnStorageClass(type, object);
+        break;
+      case 'E':
+        cache_.OnService(type, object);
+        break;
+      case 'O':
+        cache_.OnSpreadOwner(k8s::SpreadOwnerKind::kReplicationController, type, object);
+        break;
+      case 'X':
+        cache_.OnSpreadOwner(k8s::SpreadOwnerKind::kReplicaSet, type, object);
+        break;
+      case 'T':
+        cache_.OnSpreadOwner(k8s::SpreadOwnerKind::kStatefulSet, type, object);
         break;
       default:
         return;

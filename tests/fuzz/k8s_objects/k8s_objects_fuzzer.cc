@@ -1,7 +1,8 @@
 // The Kubernetes object codecs (k8s/objects.h) on any JSON, as the informers hand it over:
 // bytes -> nlohmann::json::parse (no exceptions) -> ParsePod, ParseNode, ParsePodGroup of
 // both APIs, ParseQueue, ParsePriorityClass, ParseClaim, ParsePersistentVolume,
-// ParseStorageClass, and ParseResourceList on the whole value.
+// ParseStorageClass, ParseService, ParseSpreadOwner of each kind, and ParseResourceList on
+// the whole value.
 //
 // Checks (tests/fuzz/object_checks.h): refusals have a message; what is accepted keeps the
 // limits (GPUs per pod and node, shares below one GPU, no negative amounts, a gang of at
