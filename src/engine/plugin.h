@@ -174,6 +174,10 @@ class PlacementListener {
   virtual ~PlacementListener() = default;
   virtual void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId node,
                              const GpuChoice& gpus, int sign) = 0;
+  // Whether it needs to be told in this session, asked once right after OnSessionOpen (the
+  // predicates plugin keeps claims only when some spec has claims). One that does not is
+  // not told, and costs the session's changes nothing.
+  virtual bool ListensInSession() const { return true; }
 };
 
 // Gang semantics.

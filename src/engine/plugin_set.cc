@@ -44,7 +44,9 @@ void PluginSet::Collect(bool only_active) {
     if (auto* x = dynamic_cast<const JobReadiness*>(p)) readiness_.push_back(x);
     if (auto* x = dynamic_cast<const QueueLimits*>(p)) queue_limits_.push_back(x);
     if (auto* x = dynamic_cast<const VictimFilter*>(p)) victim_filters_.push_back(x);
-    if (auto* x = dynamic_cast<PlacementListener*>(p)) listeners_.push_back(x);
+    if (auto* x = dynamic_cast<PlacementListener*>(p)) {
+      if (!only_active || x->ListensInSession()) listeners_.push_back(x);
+    }
   }
   for (const NodeScorer* scorer : scorers_) {
     if (scorer->packing() != GpuPacking::kNone) {
@@ -57,7 +59,12 @@ void PluginSet::Collect(bool only_active) {
 void PluginSet::Open(Session& s) {
   for (auto& plugin : plugins_) plugin->OnSessionOpen(s);
   bool all_active = true;
-  for (const auto& plugin : plugins_) all_active = all_active && plugin->ActiveInSession();
+  for (const auto& plugin : plugins_) {
+    all_active = all_active && plugin->ActiveInSession();
+    if (const auto* listener = dynamic_cast<const PlacementListener*>(plugin.get())) {
+      all_active = all_active && listener->ListensInSession();
+    }
+  }
   if (!all_active) Collect(/*only_active=*/true);
 }
 

@@ -34,6 +34,13 @@ class NodePortsPlugin : public SessionCopyable<NodePortsPlugin>,
   bool FiltersDynamically(const Session& /*s*/, const TaskSpec& spec) const override {
     return !spec.host_ports.empty();
   }
+  // Out of the session (not even told of its changes) while no spec has host ports.
+  void OnSessionOpen(Session& s) override {
+    const auto& specs = s.cluster().specs();
+    active_ = std::any_of(specs.begin(), specs.end(),
+                          [](const TaskSpec& spec) { return !spec.host_ports.empty(); });
+  }
+  bool ActiveInSession() const override { return active_; }
 
   FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId node) const override {
     if (spec.host_ports.empty()) return FilterResult::Ok();
@@ -117,6 +124,7 @@ class NodePortsPlugin : public SessionCopyable<NodePortsPlugin>,
 
   // Built on first need; FilterDynamic is const, as predicates are.
   mutable bool built_ = false;
+  bool active_ = true;                              // some spec of the session has host ports
   mutable std::vector<std::vector<PortUse>> used_;  // per node
 };
 

@@ -27,6 +27,7 @@
 // The counts come from a SpreadIndex, built lazily and kept in step through
 // PlacementListener, so that the members of a gang placed in one statement see each
 // other, and a rollback takes them back.
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <deque>
@@ -76,6 +77,17 @@ class PodTopologySpreadPlugin : public SessionCopyable<PodTopologySpreadPlugin>,
 
   std::string_view name() const override { return kName; }
   int64_t weight() const override { return weight_; }
+
+  // Out of the session (not even told of its changes) while no spec spreads, by
+  // constraints of its own or by the defaults.
+  void OnSessionOpen(Session& s) override {
+    const bool defaults = default_filters_ || default_scores_;
+    const auto& specs = s.cluster().specs();
+    active_ = std::any_of(specs.begin(), specs.end(), [&](const TaskSpec& spec) {
+      return !spec.spread.empty() || (defaults && spec.default_spreading());
+    });
+  }
+  bool ActiveInSession() const override { return active_; }
 
   // ---- NodePredicate. Nothing static: a topology key is a node label no shape class
   // holds (a hostname key would make a class of every node), so its absence is found with
@@ -164,6 +176,7 @@ class PodTopologySpreadPlugin : public SessionCopyable<PodTopologySpreadPlugin>,
   Plan MakePlan(const Session& s, const TaskSpec& spec) const;
 
   int64_t weight_;
+  bool active_ = true;  // some spec of the session spreads
   std::vector<Constraint> defaults_;
   bool system_defaulted_;
   bool default_filters_ = false;  // some default constraint is DoNotSchedule

@@ -89,6 +89,14 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   // and holds for the simulator too.) An eviction leaves the claim taken: the pod holds it
   // until it is gone. And the volumes the placements chose for delayed claims, so that
   // two pods of one session never count on one volume.
+  void OnSessionOpen(Session& s) override {
+    const auto& specs = s.cluster().specs();
+    claims_ = std::any_of(specs.begin(), specs.end(), [](const TaskSpec& spec) {
+      return !spec.rwop_claims.empty() || !spec.delayed_claims.empty();
+    });
+  }
+  bool ListensInSession() const override { return claims_; }
+
   void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId node,
                      const GpuChoice& /*gpus*/, int sign) override {
     if (change == StateChange::kEvict) return;
@@ -169,6 +177,7 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   // "namespace/claim" -> users (running and placed)
   mutable std::unordered_map<std::string, int32_t> rwop_taken_;
   mutable bool running_counted_ = false;
+  bool claims_ = false;  // some spec of the session has claims that these track
   VolumeReservations volumes_;
   std::unordered_map<TaskId, std::vector<std::string>> volume_choices_;  // placed task -> choices
 };
