@@ -74,6 +74,19 @@ START=$SECONDS
 # `go install k8s.io/kubernetes/cmd/...@vX` fails because k/k's go.mod replaces its staging
 # modules with ./staging/... paths; a module of our own requires k8s.io/kubernetes and pins
 # each staging module to its published v0.X.Y with a replace of its own.
+
+# -X flags that stamp Kubernetes' version into a binary, as its own build does.
+k8s_version_ldflags() {
+  local date pkg ld=""
+  date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ld+=" -X $pkg.gitVersion=v$K8S_VERSION -X $pkg.gitMajor=${K8S_VERSION%%.*}"
+    ld+=" -X $pkg.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2)"
+    ld+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$date"
+  done
+  printf '%s' "$ld"
+}
+
 build_k8s() {
   local src="$DIR/src/k8s"
   mkdir -p "$src"
@@ -109,13 +122,8 @@ EOF
     go mod tidy >&2
     touch .ready
   fi
-  local date pkg ld=""
-  date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ld+=" -X $pkg.gitVersion=v$K8S_VERSION -X $pkg.gitMajor=${K8S_VERSION%%.*}"
-    ld+=" -X $pkg.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2)"
-    ld+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$date"
-  done
+  local ld
+  ld=$(k8s_version_ldflags)
   log "building kube-apiserver and kube-scheduler v$K8S_VERSION (slow the first time)"
   mkdir -p "$DIR/out"
   go build -p "$JOBS" -trimpath -ldflags "-s -w$ld" -o "$DIR/out/" \
@@ -148,13 +156,8 @@ EOF
     go mod tidy >&2
     touch .ready
   fi
-  local date pkg ld=""
-  date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ld+=" -X $pkg.gitVersion=v$K8S_VERSION -X $pkg.gitMajor=${K8S_VERSION%%.*}"
-    ld+=" -X $pkg.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2)"
-    ld+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=$date"
-  done
+  local ld
+  ld=$(k8s_version_ldflags)
   log "building kube-controller-manager v$K8S_VERSION"
   mkdir -p "$DIR/out"
   go build -p "$JOBS" -trimpath -ldflags "-s -w$ld" -o "$DIR/out/" \

@@ -397,6 +397,17 @@ Result<ObjectMeta> ParseMeta(const json& object) {
   return meta;
 }
 
+Result<ObjectMeta> NamedMeta(const json& object, const char* kind) {
+  auto meta = ParseMeta(object);
+  if (!meta.ok()) return Status::Invalid(std::string(kind) + ": " + meta.status().message());
+  if (meta->name.size() > kMaxNameLength || meta->namespace_.size() > kMaxNameLength) {
+    return Status::Invalid(std::string(kind) + " " + meta->Key().substr(0, 80) +
+                           "...: metadata.name or namespace is longer than " +
+                           std::to_string(kMaxNameLength) + " bytes");
+  }
+  return meta;
+}
+
 namespace {
 
 // The owner reference with controller: true (the API server allows one), when it is a

@@ -124,6 +124,9 @@ struct PriorityClassInfo {
 };
 
 Result<ObjectMeta> ParseMeta(const nlohmann::json& object);
+// ParseMeta for an object of `kind` (in errors: "persistentvolume: ..."), with its name and
+// namespace held to the API server's limit (kMaxNameLength).
+Result<ObjectMeta> NamedMeta(const nlohmann::json& object, const char* kind);
 // Reads what can be read of a pod, however malformed the rest of it is: an error only
 // without metadata.name. Requests are read apart from the scheduling constraints, so that
 // a pod bound to a node always counts there with what it asks for (what cannot be read

@@ -13,18 +13,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// The object's metadata, with names held to the API server's limit.
-Result<ObjectMeta> NamedMeta(const json& object, const char* kind) {
-  auto meta = ParseMeta(object);
-  if (!meta.ok()) return Status::Invalid(std::string(kind) + ": " + meta.status().message());
-  if (meta->name.size() > kMaxNameLength || meta->namespace_.size() > kMaxNameLength) {
-    return Status::Invalid(std::string(kind) + " " + meta->Key().substr(0, 80) +
-                           "...: metadata.name or namespace is longer than " +
-                           std::to_string(kMaxNameLength) + " bytes");
-  }
-  return meta;
-}
-
 // object[key] as a string: absent or null is "", anything else an error.
 Status OptionalString(const json& object, const char* key, const std::string& at,
                       std::string* out) {
