@@ -276,7 +276,8 @@ class SideBySide : public ::testing::Test {
     }
   }
 
-  // Both schedulers, one after the other, on the case's nodes; each held to the case.
+  // Both schedulers, one after the other, on the case's nodes; each held to the case. Call
+  // it inside ASSERT_NO_FATAL_FAILURE: its ASSERTs end only it.
   static void RunBoth(const Case& c) {
     const auto reference = Schedule(c, kReference, c.name + "-kube");
     ExpectAsKubeSchedulerAllows(c, reference, "kube-scheduler");

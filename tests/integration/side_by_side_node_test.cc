@@ -28,7 +28,7 @@ TEST_F(SideBySide, NodeAffinityMatchFieldsOnTheNodeName) {
   Case c{t,
          {CasePod(t, "ds-1", on(t + "-1")), CasePod(t, "ds-none", on(t + "-none"))},
          {{"ds-1", {t + "-1"}, "", ""}, {"ds-none", {}, "Unschedulable", "node affinity"}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 TEST_F(SideBySide, NodeAffinityGtAndLt) {
@@ -45,7 +45,7 @@ TEST_F(SideBySide, NodeAffinityGtAndLt) {
       {CasePod(t, "gt4", expr("Gt", "4")), CasePod(t, "lt3", expr("Lt", "3")),
        CasePod(t, "gt8", expr("Gt", "8"))},
       {{"gt4", {t + "-2"}, "", ""}, {"lt3", {t + "-0"}, "", ""}, {"gt8", {}, "Unschedulable", ""}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // NoSchedule and NoExecute keep pods that do not tolerate them away; a NoExecute
@@ -72,7 +72,7 @@ TEST_F(SideBySide, TaintsAndTolerations) {
          {{"plain", {t + "-c"}, "", ""},
           {"maint-ok", {t + "-b", t + "-c"}, "", ""},
           {"anything", {t + "-a", t + "-b", t + "-c"}, "", ""}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // An init container runs after the sidecars started before it, which keep running beside
@@ -89,7 +89,7 @@ TEST_F(SideBySide, SidecarAndInitContainerRequests) {
       t,
       {CasePod(t, "too-big", with_init("3500m"), "1"), CasePod(t, "fits", with_init("2500m"), "1")},
       {{"too-big", {}, "Unschedulable", "cpu"}, {"fits", {t + "-0"}, "", ""}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // kube-scheduler: a gated pod is never scheduled, shows PodScheduled=False with reason
@@ -143,7 +143,7 @@ TEST_F(SideBySide, NodeNameSetByTheUser) {
                     {"nowhere", {t + "-gone"}, "", ""},
                     {"next", {t + "-1"}, "", ""}},
          .one_by_one = true};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // NodeUnschedulable: a cordoned node takes only pods that tolerate the taint Kubernetes
@@ -168,7 +168,7 @@ TEST_F(SideBySide, CordonedNode) {
           {"tolerates", {t + "-0"}, "", ""},
           {"tolerates-any-effect", {t + "-0"}, "", ""},
           {"wrong-effect", {}, "Unschedulable", "node(s) were unschedulable"}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 json HostPort(int port, const std::string& protocol = "TCP", const std::string& host_ip = "") {
@@ -209,7 +209,7 @@ TEST_F(SideBySide, HostPorts) {
           {"twin-b", {t + "-0"}, "Unschedulable", taken, /*may_pend=*/true}}};
   // Two new pods that want the same port, created together (one cycle for gantry): one runs.
   c.check = Bound({"twin-a", "twin-b"}, 1, /*apart=*/false);
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // NodeResourcesFit counts pods against allocatable "pods": a running pod and two of three
@@ -224,7 +224,7 @@ TEST_F(SideBySide, PodCountLimit) {
     c.expect.push_back({name, {t + "-0"}, "Unschedulable", "too many pods", /*may_pend=*/true});
   }
   c.check = Bound({"new-a", "new-b", "new-c"}, 1, /*apart=*/false);
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // A pod that has ended (Succeeded) no longer holds what it asked for; one being deleted
@@ -258,7 +258,7 @@ TEST_F(SideBySide, FinishedAndTerminatingPods) {
              EXPECT_TRUE(r.ok()) << r.status().message();
            }
          }};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // NodeResourcesFit on ephemeral-storage, hugepages and an extended resource: a node that
@@ -290,7 +290,7 @@ TEST_F(SideBySide, EphemeralStorageHugepagesAndExtendedResources) {
        {"huge-too-big", {}, "Unschedulable", "insufficient hugepages-2Mi"},
        {"widgets", {t + "-rich"}, "", ""},
        {"too-many-widgets", {}, "Unschedulable", "insufficient example.com/widget"}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // An init container larger than the app containers sets what the pod asks for, while it
@@ -309,7 +309,7 @@ TEST_F(SideBySide, InitContainerLargerThanTheContainers) {
                     {"init-fits", {t + "-0"}, "", ""},
                     {"after", {}, "Unschedulable", "insufficient cpu"}},
          .one_by_one = true};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // spec.overhead, which the RuntimeClass admission plugin copies from the pod's
@@ -340,7 +340,7 @@ TEST_F(SideBySide, RuntimeClassOverhead) {
              return "the API server did not set spec.overhead from the RuntimeClass";
            return "";
          }};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // Pod-level resources (spec.resources, PodLevelResources) replace the containers' sum:
@@ -368,7 +368,7 @@ TEST_F(SideBySide, PodLevelResources) {
                     {"pod-level-fits", {t + "-0"}, "", ""},
                     {"after", {}, "Unschedulable", "insufficient cpu"}},
          .one_by_one = true};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // Required node affinity: terms are ORed, a term's expressions ANDed; NotIn and
@@ -396,7 +396,7 @@ TEST_F(SideBySide, NodeAffinityOperatorsAndTerms) {
           {"doesnotexist", {t + "-bare"}, "", ""},
           {"tier-without-disk", {t + "-silver", t + "-bronze"}, "", ""},
           {"none", {}, "Unschedulable", "node affinity"}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 }  // namespace

@@ -39,7 +39,7 @@ TEST_F(SideBySidePodRules, PodAntiAffinityOnePerNode) {
     c.expect.push_back({name, nodes, "Unschedulable", "anti-affinity", /*may_pend=*/true});
   }
   c.check = Bound(replicas, 1, /*apart=*/true);
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // Required pod affinity: a pod goes to the zone of a running pod it names; no such pod, it
@@ -78,7 +78,7 @@ TEST_F(SideBySidePodRules, PodAffinityFollowsARunningPodsZone) {
              return "cache-1 in zone " + zone("cache-1") + ", cache-2 in " + zone("cache-2");
            return "";
          }};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // The symmetric rule: a running pod's required anti-affinity keeps the pods it names out
@@ -105,7 +105,7 @@ TEST_F(SideBySidePodRules, RunningPodsAntiAffinityKeepsOthersAway) {
            "Unschedulable",
            "node(s) didn't satisfy existing pods anti-affinity rules"},
           {"friend", {t + "-0", t + "-1", t + "-2"}, "", ""}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // A term looks at its pod's own namespace, at those it names (namespaces), at those its
@@ -146,7 +146,7 @@ TEST_F(SideBySidePodRules, PodAffinityNamespaces) {
                     {"any-namespace", {t + "-1", t + "-2"}, "", ""},
                     {"anti-by-selector", {t + "-2", t + "-3"}, "", ""}},
          .namespaces = {{"ml", {{"team", "ml"}}}, {"web", {{"team", "web"}}}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // The symmetric rule within one cycle: a new pod with anti-affinity and a new pod it
@@ -162,7 +162,7 @@ TEST_F(SideBySidePodRules, NewPodsAntiAffinityBothWays) {
          {{"guard", {t + "-0"}, "Unschedulable", "anti-affinity rules", /*may_pend=*/true},
           {"named", {t + "-0"}, "Unschedulable", "anti-affinity rules", /*may_pend=*/true}}};
   c.check = Bound({"guard", "named"}, 1, /*apart=*/false);
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // Two new pods with affinity to their own label, created together: the first goes to
@@ -187,7 +187,7 @@ TEST_F(SideBySidePodRules, PodAffinityFirstOfItsKindTogether) {
              return "pair-1 on " + node("pair-1") + ", pair-2 on " + node("pair-2");
            return "";
          }};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // A node without the term's topology label is in no domain: a pod's anti-affinity does
@@ -209,7 +209,7 @@ TEST_F(SideBySidePodRules, AntiAffinityOnANodeWithoutTheTopologyLabel) {
                           {{"labelSelector", MatchLabels("app", "web")}, {"topologyKey", kZone}})),
           Labelled(CasePod(t, "named-beside-guard", on_bare), {{"app", "named"}})},
          {{"away-from-web", {t + "-bare"}, "", ""}, {"named-beside-guard", {t + "-bare"}, "", ""}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // matchLabelKeys and mismatchLabelKeys: the API server adds the pod's own values of those
@@ -234,7 +234,7 @@ TEST_F(SideBySidePodRules, PodAffinityMatchLabelKeys) {
          {{"avoid-own-version", {t + "-0", t + "-2"}, "", ""},
           {"join-own-version", {t + "-0"}, "", ""},
           {"join-other-version", {t + "-1"}, "", ""}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -274,7 +274,7 @@ TEST_F(SideBySidePodRules, TopologySpreadOverZones) {
     }
     return "";
   };
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // minDomains 3 over two zones: the global minimum counts as 0, so with one pod running in
@@ -289,7 +289,7 @@ TEST_F(SideBySidePodRules, TopologySpreadMinDomains) {
                   SpreadPod(t, "one-more", three)},
          .expect = {{"next", {t + "-b"}, "", ""}, {"one-more", {}, "Unschedulable", kSkew}},
          .one_by_one = true};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // nodeTaintsPolicy: zone b's only node is tainted. Ignored (the default), zone b counts
@@ -303,7 +303,7 @@ TEST_F(SideBySidePodRules, TopologySpreadNodeTaintsPolicy) {
          {BoundTo(SpreadPod(t, "running"), t + "-a"), SpreadPod(t, "taints-ignored"),
           SpreadPod(t, "taints-honoured", {{"nodeTaintsPolicy", "Honor"}})},
          {{"taints-ignored", {}, "Unschedulable", kSkew}, {"taints-honoured", {t + "-a"}, "", ""}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // A node without the topology label takes no pod of a DoNotSchedule constraint: three
@@ -327,7 +327,7 @@ TEST_F(SideBySidePodRules, TopologySpreadNodeWithoutTheKey) {
     }
     return "";
   };
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // matchLabelKeys: the pod counts only pods with its own value of "version". Two v1 pods
@@ -353,7 +353,7 @@ TEST_F(SideBySidePodRules, TopologySpreadMatchLabelKeys) {
          {running("v1-a"), running("v1-b"), versioned("new-v2", "v2", "3"),
           versioned("new-v1", "v1", "3")},
          {{"new-v2", {t + "-a"}, "", ""}, {"new-v1", {}, "Unschedulable", kSkew}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // nodeAffinityPolicy: the pods select pool x (zone a) only. Honoured (the default), zone
@@ -371,7 +371,7 @@ TEST_F(SideBySidePodRules, TopologySpreadNodeAffinityPolicy) {
           in_pool_x(SpreadPod(t, "affinity-ignored", {{"nodeAffinityPolicy", "Ignore"}}))},
          {{"affinity-honoured", {t + "-a"}, "", ""},
           {"affinity-ignored", {}, "Unschedulable", kSkew}}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 }  // namespace

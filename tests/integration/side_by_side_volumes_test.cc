@@ -86,7 +86,7 @@ TEST_F(SideBySideVolumes, LocalVolumeNodeAffinity) {
          {{"local", {t + "-1"}, "", ""},
           {"stranded", {}, "Unschedulable", "node(s) had volume node affinity conflict"}},
          {Claim("data", t + "-pv", ""), Claim("gone", t + "-gone", "")}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // VolumeZone: a volume labelled with one zone takes its pod to that zone's node.
@@ -104,7 +104,7 @@ TEST_F(SideBySideVolumes, VolumeInOneZone) {
          {CasePod(t, "zoned", ClaimVolume("data"))},
          {{"zoned", {t + "-b"}, "", ""}},
          {Claim("data", t + "-pv", "")}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // A claim that does not exist, and one unbound in a class that binds immediately: the pod
@@ -124,7 +124,7 @@ TEST_F(SideBySideVolumes, MissingAndUnboundImmediateClaims) {
          {{"missing", {}, "Unschedulable", "persistentvolumeclaim \"no-such-claim\" not found"},
           {"unbound", {}, "Unschedulable", "pod has unbound immediate PersistentVolumeClaims"}},
          {Claim("unbound", "", t + "-immediate")}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // VolumeRestrictions: a ReadWriteOncePod claim that a bound pod uses keeps another pod
@@ -146,7 +146,7 @@ TEST_F(SideBySideVolumes, ReadWriteOncePodClaimUsedByARunningPod) {
            "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
            "access mode"}},
          {Claim("data", t + "-pv", "", "ReadWriteOncePod")}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -328,7 +328,7 @@ TEST_F(SideBySideWffc, NoVolumeAndNoProvisioner) {
            "Unschedulable",
            "node(s) didn't find available persistent volumes to bind"}},
          {Claim("data", "", t)}};
-  RunBoth(c);
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
 // Provisioned where the scheduler chose (by the test, standing in for an external
