@@ -46,7 +46,7 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
   std::map<std::string, int64_t> counts;
   for (const Kind& kind : kinds) {
     counts[kind.result.ok() ? std::string("would fit but were not scored")
-                            : DescribeFilter(kind.result, cluster.node(kind.example))] +=
+                            : DescribeFilter(kind.result, spec, cluster.node(kind.example))] +=
         kind.count;
   }
   std::vector<std::pair<std::string, int64_t>> sorted(counts.begin(), counts.end());

@@ -17,7 +17,7 @@ FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& 
   return FilterResult::Ok();
 }
 
-std::string DescribeFilter(const FilterResult& result, const Node& node) {
+std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec, const Node& node) {
   switch (result.code) {
     case FilterCode::kOk:
       return "fit";
@@ -67,6 +67,16 @@ std::string DescribeFilter(const FilterResult& result, const Node& node) {
              "access mode";
     case FilterCode::kVolumeBindConflict:
       return "node(s) didn't find available persistent volumes to bind";
+    case FilterCode::kNotEnoughStorage:
+      return "node(s) did not have enough free storage";
+    case FilterCode::kMaxVolumeCount:
+      return "node(s) exceed max volume count";
+    case FilterCode::kCsiDriverMissing:
+      if (result.detail < spec.attachable_volumes.size()) {
+        return spec.attachable_volumes[result.detail].driver +
+               " CSI driver is not installed on the node";
+      }
+      return "a CSI driver is not installed on the node";
   }
   return "rejected";
 }

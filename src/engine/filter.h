@@ -36,6 +36,11 @@ enum class FilterCode : uint8_t {
   kReadWriteOncePod,    // a ReadWriteOncePod claim of the pod is in use by another pod
   kVolumeBindConflict,  // a delayed claim has no volume reachable here and cannot be
                         // provisioned here (VolumeBinding's ErrReasonBindConflict)
+  kNotEnoughStorage,    // a delayed claim's class provisions here but no storage capacity
+                        // object offers room for it (VolumeBinding's ErrReasonNotEnoughSpace)
+  kMaxVolumeCount,      // the node's limit of attached volumes for a CSI driver (NodeVolumeLimits)
+  kCsiDriverMissing,    // detail: index in spec.attachable_volumes of a volume whose driver
+                        // the node lacks and must have
 };
 
 struct FilterResult {
@@ -55,7 +60,8 @@ FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& 
                               const Node& node);
 
 // "insufficient nvidia.com/gpu", "untolerated taint dedicated=infer:NoSchedule", ...
-// (kExtension results are described by the session, which knows the plugin names.)
-std::string DescribeFilter(const FilterResult& result, const Node& node);
+// for a task of `spec` on `node` (kExtension results are described by the session, which
+// knows the plugin names).
+std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec, const Node& node);
 
 }  // namespace gantry

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "k8s/csi_translation.h"
 #include "k8s/json_fields.h"
 #include "k8s/json_text.h"
 #include "model/limits.h"
@@ -420,22 +421,27 @@ std::string UnsupportedField(const json& spec) {
     return "spec.resourceClaims: dynamic resource allocation (DRA) is not supported by gantry; "
            "the pod stays pending rather than be placed without its claims";
   }
-  // Inline volumes that attach to a node: kube-scheduler counts them against the node's
-  // volume limits (NodeVolumeLimits) and keeps pods that share one apart
-  // (VolumeRestrictions).
-  static constexpr const char* kAttaching[] = {
-      "csi",    "gcePersistentDisk", "awsElasticBlockStore", "azureDisk", "azureFile",
-      "cinder", "vsphereVolume",     "portworxVolume",       "rbd",       "iscsi"};
+  // Inline disks that VolumeRestrictions keeps apart (two pods may not use one on a node
+  // unless both only read it), which gantry does not check yet; and an inline Azure disk
+  // that CSI migration cannot translate, which CSILimits fails on every node.
+  static constexpr const char* kConflicting[] = {"gcePersistentDisk", "awsElasticBlockStore", "rbd",
+                                                 "iscsi"};
   const json& volumes = Field(spec, "volumes");
   for (size_t i = 0; volumes.is_array() && i < volumes.size(); ++i) {
-    for (const char* kind : kAttaching) {
+    const std::string at = "spec.volumes[" + std::to_string(i) + "].";
+    const std::string named = " (volume \"" + KeyText(String(volumes[i], "name")) + "\")";
+    for (const char* kind : kConflicting) {
       if (Field(volumes[i], kind).is_null()) continue;
-      return "spec.volumes[" + std::to_string(i) + "]." + kind + " (volume \"" +
-             KeyText(String(volumes[i], "name")) +
-             "\"): volumes that attach to a node count against its volume limits and may "
-             "conflict with other pods' (kube-scheduler's NodeVolumeLimits and "
-             "VolumeRestrictions), which gantry does not implement yet; the pod stays pending "
-             "rather than be placed where its volume may not attach";
+      return at + kind + named +
+             ": inline disks that two pods on one node may not share (kube-scheduler's "
+             "VolumeRestrictions) are not implemented by gantry yet; the pod stays pending "
+             "rather than be placed beside a pod that uses the same disk";
+    }
+    const json& azure = Field(volumes[i], "azureDisk");
+    if (!azure.is_null() && !AttachableOfInlineVolume(volumes[i])) {
+      return at + "azureDisk.kind" + named + ": \"" + KeyText(String(azure, "kind")) +
+             "\" is not supported in CSI migration (only Managed disks are), so kube-scheduler "
+             "cannot count it against a node's volume limits and places the pod nowhere";
     }
   }
   return "";
