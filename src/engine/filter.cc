@@ -65,6 +65,8 @@ std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec, con
     case FilterCode::kReadWriteOncePod:
       return "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
              "access mode";
+    case FilterCode::kDiskConflict:
+      return "node(s) had no available disk";
     case FilterCode::kVolumeBindConflict:
       return "node(s) didn't find available persistent volumes to bind";
     case FilterCode::kNotEnoughStorage:

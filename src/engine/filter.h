@@ -34,6 +34,7 @@ enum class FilterCode : uint8_t {
   kVolumeNodeAffinity,  // a bound volume's node affinity does not match the node
   kVolumeZone,          // a bound volume's zone or region is not the node's
   kReadWriteOncePod,    // a ReadWriteOncePod claim of the pod is in use by another pod
+  kDiskConflict,        // an inline disk of the pod is in use by a pod on the node
   kVolumeBindConflict,  // a delayed claim has no volume reachable here and cannot be
                         // provisioned here (VolumeBinding's ErrReasonBindConflict)
   kNotEnoughStorage,    // a delayed claim's class provisions here but no storage capacity

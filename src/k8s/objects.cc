@@ -543,6 +543,7 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
       pod.spec.attachable_volumes.push_back(std::move(*attachable));
     }
   }
+  pod.spec.inline_disks = InlineDisksOf(spec);
   pod.scheduling_gates = SchedulingGates(spec);
   if (std::string unsupported = UnsupportedField(spec); !unsupported.empty()) {
     fail(Status::Invalid(where + ": " + unsupported));

@@ -1,6 +1,7 @@
 // Volumes that attach to a node, as kube-scheduler's NodeVolumeLimits counts them: per
 // CSI driver, the distinct volumes of the pods on a node (and those its VolumeAttachments
-// name) against the count the node's CSINode object allows for that driver.
+// name) against the count the node's CSINode object allows for that driver; and inline
+// disks, which VolumeRestrictions keeps apart.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,19 @@ struct AttachableVolume {
   }
   bool VolumeBefore(const AttachableVolume& other) const {
     return std::tie(driver, handle) < std::tie(other.driver, other.handle);
+  }
+};
+
+// An inline disk that kube-scheduler's VolumeRestrictions keeps from being used by two pods
+// on one node: a GCE PD by name, an AWS EBS volume by ID, an iSCSI disk by IQN, an RBD
+// image by pool, image and monitor (one entry per monitor, as any shared monitor makes
+// two the same image). Two uses conflict unless both only read it; an EBS volume always.
+struct InlineDisk {
+  std::string key;  // "gce-pd/NAME", "aws-ebs/ID", "iscsi/IQN", "rbd/POOL/IMAGE/MONITOR"
+  bool read_only = false;
+  bool operator==(const InlineDisk&) const = default;
+  bool ConflictsWith(const InlineDisk& other) const {
+    return key == other.key && !(read_only && other.read_only);
   }
 };
 

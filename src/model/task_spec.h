@@ -82,6 +82,8 @@ struct TaskSpec {
   // Its volumes that attach to a node and count against the node's limit for their CSI
   // driver (NodeVolumeLimits), sorted by driver and handle, each once.
   std::vector<AttachableVolume> attachable_volumes;
+  // Its inline disks that no other pod on its node may use (VolumeRestrictions), sorted.
+  std::vector<InlineDisk> inline_disks;
   bool operator==(const TaskSpec&) const = default;
 
   // Whether default spread constraints apply to it (see default_spread_selector).

@@ -214,7 +214,7 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
       r.Map(t, f,
             {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB", "gpuModels", "priority",
              "nodeSelector", "tolerations", "nodeAffinity", "namespace", "labels", "affinity",
-             "topologySpreadConstraints", "ports", "volumes"}));
+             "topologySpreadConstraints", "ports", "volumes", "inlineDisks"}));
   spec->role = "task";
   if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
   *replicas = 1;
@@ -306,6 +306,9 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
                                                          spec->labels, &spec->spread));
   }
   if (t["ports"]) GANTRY_RETURN_IF_ERROR(pod.Ports(t["ports"], f + ".ports", &spec->host_ports));
+  if (t["inlineDisks"]) {
+    GANTRY_RETURN_IF_ERROR(ReadScenarioInlineDisks(r, t["inlineDisks"], f + ".inlineDisks", spec));
+  }
   if (t["volumes"]) {
     GANTRY_RETURN_IF_ERROR(ReadScenarioVolumes(r, pod, t["volumes"], f + ".volumes", spec));
   }

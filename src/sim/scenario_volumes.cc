@@ -1,6 +1,8 @@
 #include "sim/scenario_volumes.h"
 
 #include <algorithm>
+#include <string_view>
+#include <vector>
 
 #include "model/delayed_claim.h"
 #include "model/limits.h"
@@ -267,6 +269,66 @@ Status ReadScenarioVolumes(const YamlReader& r, const PodSpecReader& pod, const 
   std::vector<DelayedClaim> sorted;
   for (size_t i : order) sorted.push_back(std::move(spec->delayed_claims[i]));
   spec->delayed_claims = std::move(sorted);
+  return Status::Ok();
+}
+
+Status ReadScenarioInlineDisks(const YamlReader& r, const YAML::Node& node,
+                               const std::string& field, TaskSpec* spec) {
+  GANTRY_RETURN_IF_ERROR(r.List(node, field));
+  struct Kind {
+    const char* name;       // the volume source, as in a pod's spec.volumes[]
+    const char* id;         // its field naming the disk
+    const char* prefix;     // of InlineDisk::key
+    bool read_only_shares;  // two readers may share it (not EBS)
+  };
+  static constexpr Kind kKinds[] = {{"gcePersistentDisk", "pdName", "gce-pd/", true},
+                                    {"awsElasticBlockStore", "volumeID", "aws-ebs/", false},
+                                    {"iscsi", "iqn", "iscsi/", true},
+                                    {"rbd", "image", "rbd/", true}};
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string f = field + "[" + std::to_string(i) + "]";
+    GANTRY_RETURN_IF_ERROR(
+        r.Map(node[i], f, {"gcePersistentDisk", "awsElasticBlockStore", "iscsi", "rbd"}));
+    if (node[i].size() != 1) {
+      return r.Error(node[i], f, "give one of gcePersistentDisk, awsElasticBlockStore, iscsi, rbd");
+    }
+    for (const Kind& kind : kKinds) {
+      const YAML::Node& source = node[i][kind.name];
+      if (!source) continue;
+      const std::string fk = f + "." + kind.name;
+      const bool rbd = std::string_view(kind.name) == "rbd";
+      GANTRY_RETURN_IF_ERROR(rbd ? r.Map(source, fk, {"image", "readOnly", "pool", "monitors"})
+                                 : r.Map(source, fk, {kind.id, "readOnly"}));
+      std::string id;
+      if (!source[kind.id]) return r.Error(source, fk + "." + kind.id, "required");
+      GANTRY_RETURN_IF_ERROR(r.String(source[kind.id], fk + "." + kind.id, &id));
+      bool read_only = false;
+      if (source["readOnly"]) {
+        GANTRY_RETURN_IF_ERROR(r.Bool(source["readOnly"], fk + ".readOnly", &read_only));
+      }
+      read_only = read_only && kind.read_only_shares;
+      if (!rbd) {
+        spec->inline_disks.push_back({kind.prefix + id, read_only});
+        continue;
+      }
+      std::string pool = "rbd";  // the API server's default
+      if (source["pool"]) GANTRY_RETURN_IF_ERROR(r.String(source["pool"], fk + ".pool", &pool));
+      const YAML::Node& monitors = source["monitors"];
+      if (!monitors) return r.Error(source, fk + ".monitors", "required");
+      GANTRY_RETURN_IF_ERROR(r.List(monitors, fk + ".monitors"));
+      for (size_t m = 0; m < monitors.size(); ++m) {
+        std::string monitor;
+        GANTRY_RETURN_IF_ERROR(
+            r.String(monitors[m], fk + ".monitors[" + std::to_string(m) + "]", &monitor));
+        spec->inline_disks.push_back({kind.prefix + pool + "/" + id + "/" + monitor, read_only});
+      }
+    }
+  }
+  std::vector<InlineDisk>& disks = spec->inline_disks;
+  std::sort(disks.begin(), disks.end(), [](const InlineDisk& a, const InlineDisk& b) {
+    return a.key != b.key ? a.key < b.key : a.read_only < b.read_only;
+  });
+  disks.erase(std::unique(disks.begin(), disks.end()), disks.end());
   return Status::Ok();
 }
 

@@ -42,4 +42,15 @@ namespace gantry {
 Status ReadScenarioVolumes(const YamlReader& r, const PodSpecReader& pod, const YAML::Node& node,
                            const std::string& field, TaskSpec* spec);
 
+// Reads `inlineDisks:` (inline volumes that VolumeRestrictions keeps from two pods on one
+// node, in a pod's spec.volumes[] shapes):
+//   inlineDisks:
+//     - gcePersistentDisk: {pdName: pd-1, readOnly: true}
+//     - awsElasticBlockStore: {volumeID: vol-1}
+//     - iscsi: {iqn: iqn.2001-04.com.example:disk, readOnly: false}
+//     - rbd: {monitors: [10.0.0.1:6789], pool: rbd, image: img}
+// into spec->inline_disks.
+Status ReadScenarioInlineDisks(const YamlReader& r, const YAML::Node& node,
+                               const std::string& field, TaskSpec* spec);
+
 }  // namespace gantry

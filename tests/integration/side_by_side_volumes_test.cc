@@ -149,6 +149,32 @@ TEST_F(SideBySideVolumes, ReadWriteOncePodClaimUsedByARunningPod) {
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
+// VolumeRestrictions for inline disks: a GCE PD that a pod on n0 writes keeps a reader of
+// it off n0; two readers of another disk share a node.
+TEST_F(SideBySideVolumes, InlineDiskConflicts) {
+  const std::string t = "sbs-disks";
+  CaseNode(t, t + "-0", "4");
+  CaseNode(t, t + "-1", "4");
+  auto disk = [](const std::string& name, bool read_only) {
+    return json{
+        {"volumes",
+         {{{"name", "disk"}, {"gcePersistentDisk", {{"pdName", name}, {"readOnly", read_only}}}}}}};
+  };
+  json writer = CasePod(t, "writer", disk("pd-1", false));
+  writer["spec"]["nodeName"] = t + "-0";
+  json reader = CasePod(t, "reader", disk("pd-2", true));
+  reader["spec"]["nodeName"] = t + "-1";
+  Case c{t,
+         {writer, reader, CasePod(t, "pd-1-reader", disk("pd-1", true)),
+          CasePod(t, "pd-2-reader", disk("pd-2", true))},
+         {{"writer", {t + "-0"}, "", ""},
+          {"reader", {t + "-1"}, "", ""},
+          {"pd-1-reader", {t + "-1"}, "", ""},
+          {"pd-2-reader", {t + "-0", t + "-1"}, "", ""}},
+         {}};
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
+}
+
 // NodeVolumeLimits: a node's CSINode says how many volumes of a CSI driver it takes. n0
 // takes one and runs a pod with its volume; n1 takes none. A pod sharing that pod's claim
 // goes beside it (the volume is attached there already); a pod with a volume of its own

@@ -214,8 +214,9 @@ TEST(PodRules, UnsupportedFieldsAreNamedNotIgnored) {
             std::string::npos)
       << problem;
   problem = ProblemOf(Pod(R"({"containers": [], "volumes": [{"name": "cfg", "configMap": {}},
-      {"name": "data", "iscsi": {"targetPortal": "10.0.0.1", "iqn": "iqn.x", "lun": 0}}]})"));
-  EXPECT_NE(problem.find("spec.volumes[1].iscsi (volume \"data\")"), std::string::npos) << problem;
+      {"name": "data", "azureDisk": {"diskName": "d", "diskURI": "u", "kind": "Shared"}}]})"));
+  EXPECT_NE(problem.find("spec.volumes[1].azureDisk (volume \"data\")"), std::string::npos)
+      << problem;
   // Inline CSI volumes count against no node limit: nothing to refuse.
   EXPECT_TRUE(ProblemOf(Pod(R"({"containers": [], "volumes": [
       {"name": "data", "csi": {"driver": "d"}}]})"))

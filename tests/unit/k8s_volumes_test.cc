@@ -274,18 +274,33 @@ TEST(PodClaims, PersistentVolumeClaimsAndEphemeralVolumes) {
   EXPECT_TRUE(Contains(problem, "claimName: must be 1..253 bytes long, got 300"));
 }
 
-// Inline disks that VolumeRestrictions keeps apart stay refused, with the field named;
-// inline CSI, Azure File and vSphere volumes count against no limit; Azure Disk, Cinder
-// and Portworx ones count as their CSI migration translates them.
+// Inline disks that VolumeRestrictions keeps apart (volume_restrictions.go,
+// isVolumeConflict): GCE PD by name, EBS by volume ID (even read-only), iSCSI by IQN, RBD
+// by pool, image and any shared monitor; inline CSI, Azure File and vSphere volumes count
+// against no limit; Azure Disk, Cinder and Portworx ones count as their CSI migration
+// translates them.
 TEST(PodClaims, InlineVolumesThatAttach) {
-  for (const char* kind : {"awsElasticBlockStore", "gcePersistentDisk", "rbd", "iscsi"}) {
-    std::string problem;
-    Must(DecodePod(Pod(std::string(R"({"containers": [], "volumes": [{"name": "v", ")") + kind +
-                       R"(": {}}]})"),
-                   &problem));
-    EXPECT_TRUE(Contains(problem, std::string("spec.volumes[0].") + kind + " (volume \"v\")"));
-    EXPECT_TRUE(Contains(problem, "VolumeRestrictions")) << problem;
-  }
+  std::string problem;
+  const PodInfo disks = Must(DecodePod(Pod(R"({"containers": [], "volumes": [
+      {"name": "pd", "gcePersistentDisk": {"pdName": "pd-1", "readOnly": true}},
+      {"name": "ebs", "awsElasticBlockStore": {"volumeID": "vol-1", "readOnly": true}},
+      {"name": "scsi", "iscsi": {"targetPortal": "10.0.0.1", "iqn": "iqn.x", "lun": 0}},
+      {"name": "ceph", "rbd": {"monitors": ["m1", "m2"], "pool": "p", "image": "i"}}]})"),
+                                       &problem));
+  EXPECT_EQ(problem, "");
+  EXPECT_EQ(disks.spec.inline_disks, (std::vector<InlineDisk>{{"aws-ebs/vol-1", false},
+                                                              {"gce-pd/pd-1", true},
+                                                              {"iscsi/iqn.x", false},
+                                                              {"rbd/p/i/m1", false},
+                                                              {"rbd/p/i/m2", false}}));
+  // EBS and GCE PD volumes also attach (once a node has a CSINode), in volume order.
+  ASSERT_EQ(disks.spec.attachable_volumes.size(), 2u);
+  EXPECT_EQ(disks.spec.attachable_volumes[0].handle,
+            "projects/UNSPECIFIED/zones/UNSPECIFIED/disks/pd-1");
+  EXPECT_EQ(disks.spec.attachable_volumes[1].driver, "ebs.csi.aws.com");
+  EXPECT_TRUE((InlineDisk{"gce-pd/a", true}).ConflictsWith({"gce-pd/a", false}));
+  EXPECT_FALSE((InlineDisk{"gce-pd/a", true}).ConflictsWith({"gce-pd/a", true}));
+  EXPECT_FALSE((InlineDisk{"gce-pd/a", false}).ConflictsWith({"gce-pd/b", false}));
   for (const char* kind : {"csi", "azureFile", "vsphereVolume"}) {
     std::string problem;
     const PodInfo pod =
@@ -295,7 +310,6 @@ TEST(PodClaims, InlineVolumesThatAttach) {
     EXPECT_EQ(problem, "") << kind;
     EXPECT_TRUE(pod.spec.attachable_volumes.empty()) << kind;
   }
-  std::string problem;
   const PodInfo pod = Must(DecodePod(Pod(R"({"containers": [], "volumes": [
       {"name": "a", "azureDisk": {"diskName": "d", "diskURI": "/subscriptions/s/disks/d"}},
       {"name": "c", "cinder": {"volumeID": "c-1"}},
@@ -306,12 +320,17 @@ TEST(PodClaims, InlineVolumesThatAttach) {
   AttachableVolume cinder{"cinder.csi.openstack.org", "c-1", true};
   AttachableVolume portworx{"pxd.portworx.com", "px-1", true};
   EXPECT_EQ(pod.spec.attachable_volumes, (std::vector<AttachableVolume>{azure, cinder, portworx}));
-  // Only managed Azure disks migrate; CSILimits fails a pod with another kind everywhere.
+  // Only managed Azure disks migrate, and EBS IDs of one form; CSILimits fails a pod with
+  // another everywhere.
   Must(DecodePod(Pod(R"({"containers": [], "volumes": [
       {"name": "a", "azureDisk": {"diskName": "d", "diskURI": "u", "kind": "Dedicated"}}]})"),
                  &problem));
-  EXPECT_TRUE(Contains(problem, "spec.volumes[0].azureDisk.kind (volume \"a\"): \"Dedicated\""))
-      << problem;
+  EXPECT_TRUE(Contains(problem, "spec.volumes[0].azureDisk (volume \"a\")")) << problem;
+  EXPECT_TRUE(Contains(problem, "cannot be translated to CSI")) << problem;
+  Must(DecodePod(Pod(R"({"containers": [], "volumes": [
+      {"name": "e", "awsElasticBlockStore": {"volumeID": "aws://zone/disk-1"}}]})"),
+                 &problem));
+  EXPECT_TRUE(Contains(problem, "spec.volumes[0].awsElasticBlockStore (volume \"e\")")) << problem;
 }
 
 // csi-translation-lib's handles for in-tree persistent volumes, which CSILimits counts

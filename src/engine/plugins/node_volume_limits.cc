@@ -5,11 +5,10 @@
 // once. A driver whose CSIDriver asks for it (preventPodSchedulingIfMissing) must also be
 // installed on the node.
 //
-// The volumes in use per node are an index of the session, built on the first search for
-// a task with attachable volumes and kept by OnStateChange after that, as nodeports keeps
-// its ports: a releasing task keeps its volumes attached until it has ended, a pipelined
-// task holds them once the releasing ones have. A session in which no spec has attachable
-// volumes builds nothing and is never asked per node.
+// The volumes in use per node are an index of the session (NodeHoldings, as nodeports
+// keeps its ports): a releasing task keeps its volumes attached until it has ended, a
+// pipelined task holds them once the releasing ones have. A session in which no spec has
+// attachable volumes builds nothing and is never asked per node.
 //
 // As kube-scheduler does, a task's volume that only a VolumeAttachment names on the node
 // counts as attached and as new (CSILimits subtracts only the pods' volumes from the new
@@ -17,6 +16,7 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/node_holdings.h"
 #include "engine/plugins/args.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
@@ -60,15 +60,11 @@ class NodeVolumeLimitsPlugin : public SessionCopyable<NodeVolumeLimitsPlugin>,
       }
     }
     if (!any || !csi.has_limits()) return FilterResult::Ok();
-    Build(s);
     const bool future = s.viewing_future();
-    auto held = [&](const VolumeUse& use) {
-      return future ? use.future > 0 : use.now > 0 || use.future > 0;
-    };
-    const std::vector<VolumeUse>& uses = used_[id];
+    const auto& uses = volumes_.On(s, id);
     auto used_by_tasks = [&](const AttachableVolume& v) {
-      return std::any_of(uses.begin(), uses.end(), [&](const VolumeUse& use) {
-        return held(use) && use.volume->SameVolume(v);
+      return std::any_of(uses.begin(), uses.end(), [&](const auto& use) {
+        return use.HeldIn(future) && use.item->SameVolume(v);
       });
     };
     // Per driver with a limit: attached (tasks' volumes, and attachments no task uses) and
@@ -81,9 +77,9 @@ class NodeVolumeLimitsPlugin : public SessionCopyable<NodeVolumeLimitsPlugin>,
       if (!used_by_tasks(v)) counts[v.driver].second++;
     }
     if (counts.empty()) return FilterResult::Ok();
-    for (const VolumeUse& use : uses) {
-      if (!held(use)) continue;
-      auto it = counts.find(use.volume->driver);
+    for (const auto& use : uses) {
+      if (!use.HeldIn(future)) continue;
+      auto it = counts.find(use.item->driver);
       if (it != counts.end()) it->second.first++;
     }
     for (const AttachableVolume& v : csi.attached) {
@@ -101,70 +97,17 @@ class NodeVolumeLimitsPlugin : public SessionCopyable<NodeVolumeLimitsPlugin>,
 
   void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId node,
                      const GpuChoice& /*gpus*/, int sign) override {
-    if (!built_) return;  // Build reads the working state as it is then
-    const TaskSpec& spec = s.cluster().spec_of(task);
-    if (spec.attachable_volumes.empty()) return;
-    switch (change) {
-      case StateChange::kAllocate:
-        Count(node, spec, sign, sign);
-        break;
-      case StateChange::kPipeline:
-        Count(node, spec, 0, sign);
-        break;
-      case StateChange::kEvict:  // its volumes stay attached until it has ended
-        Count(node, spec, 0, -sign);
-        break;
-    }
+    volumes_.OnStateChange(s, change, task, node, sign);
   }
 
  private:
-  // One volume in use on a node, and by how many tasks in each view.
-  struct VolumeUse {
-    const AttachableVolume* volume;  // in a spec of the session's cluster
-    int32_t now = 0;                 // tasks that hold it now
-    int32_t future = 0;              // tasks that will hold it
+  struct SameVolume {
+    bool operator()(const AttachableVolume& a, const AttachableVolume& b) const {
+      return a.SameVolume(b);
+    }
   };
-
-  void Count(NodeId node, const TaskSpec& spec, int32_t now, int32_t future) const {
-    std::vector<VolumeUse>& uses = used_[node];
-    for (const AttachableVolume& v : spec.attachable_volumes) {
-      auto it = std::find_if(uses.begin(), uses.end(),
-                             [&](const VolumeUse& use) { return use.volume->SameVolume(v); });
-      if (it == uses.end()) it = uses.insert(uses.end(), VolumeUse{&v});
-      it->now += now;
-      it->future += future;
-    }
-  }
-
-  // The index from the cluster's running tasks and the session's changes so far.
-  void Build(const Session& s) const {
-    if (built_) return;
-    built_ = true;
-    const ClusterState& c = s.cluster();
-    used_.assign(c.nodes().size(), {});
-    for (NodeId node = 0; node < c.nodes().size(); ++node) {
-      for (TaskId task : c.tasks_on(node)) {
-        const TaskSpec& spec = c.spec_of(task);
-        if (spec.attachable_volumes.empty()) continue;
-        const bool releasing = s.task_status(task) == TaskStatus::kReleasing;
-        Count(node, spec, 1, releasing ? 0 : 1);
-      }
-    }
-    for (JobId job : s.pending_jobs()) {
-      for (TaskId task : c.job(job).tasks) {
-        const TaskSpec& spec = c.spec_of(task);
-        if (spec.attachable_volumes.empty()) continue;
-        const TaskStatus status = s.task_status(task);
-        if (status != TaskStatus::kAllocated && status != TaskStatus::kPipelined) continue;
-        const bool allocated = status == TaskStatus::kAllocated;
-        Count(s.state().placement_of(task).node, spec, allocated ? 1 : 0, 1);
-      }
-    }
-  }
-
-  mutable bool built_ = false;
   bool active_ = true;  // some spec of the session has attachable volumes
-  mutable std::vector<std::vector<VolumeUse>> used_;  // per node
+  NodeHoldings<AttachableVolume, &TaskSpec::attachable_volumes, SameVolume> volumes_;
 };
 
 }  // namespace
