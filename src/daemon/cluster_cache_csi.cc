@@ -26,6 +26,38 @@ void Unindex(std::unordered_map<std::string, std::set<std::string>>& index, cons
   if (it->second.empty()) index.erase(it);
 }
 
+// How an event about a CSI object was applied.
+enum class Applied { kRead, kDeleted, kUnreadable };
+
+// Applies an event about an object of `kind` (storage.k8s.io/v1) to `known`, keyed by
+// `key`: read (what was known is replaced), deleted (forgotten), or unreadable: `known`
+// keeps what it had, and `report` is called with the message the first time it is seen
+// (`said` keeps what was said per object).
+template <typename Info, typename Report>
+Applied ApplyCsiObject(const std::string& kind, k8s::EventType type, const json& object,
+                       const std::string& key, Result<Info> (*parse)(const json&),
+                       std::unordered_map<std::string, Info>& known,
+                       std::unordered_map<std::string, std::string>& said, Report report) {
+  const std::string said_key = kind + "/" + key;
+  if (type == k8s::EventType::kDeleted) {
+    known.erase(key);
+    said.erase(said_key);
+    return Applied::kDeleted;
+  }
+  Result<Info> info = parse(object);
+  if (info.ok()) {
+    known[key] = std::move(info).value();
+    said.erase(said_key);
+    return Applied::kRead;
+  }
+  std::string& before = said[said_key];
+  if (before != info.status().message()) {
+    before = info.status().message();
+    report(before);
+  }
+  return Applied::kUnreadable;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -126,24 +158,15 @@ void ClusterCache::RefreshAttachmentsOf(const std::string& volume) {
 void ClusterCache::OnCsiNode(k8s::EventType type, const json& object) {
   auto meta = k8s::ParseMeta(object);
   if (!meta.ok()) return;
-  const std::string& name = meta->name;
-  if (type == k8s::EventType::kDeleted) {
-    csi_nodes_.erase(name);
-    bad_csi_objects_.erase("CSINode/" + name);
-  } else if (auto info = k8s::ParseCsiNode(object); info.ok()) {
-    csi_nodes_[name] = std::move(info).value();
-    bad_csi_objects_.erase("CSINode/" + name);
-  } else {
-    std::string message = Bounded(info.status().message(), kMaxMessage);
-    std::string& said = bad_csi_objects_["CSINode/" + name];
-    if (said != message) {
-      said = message;
-      Problem({"storage.k8s.io/v1", "CSINode", "", name, meta->uid, "Warning", "InvalidCSINode",
-               said + " (gantry keeps the node's volume limits as it last read them)"});
-    }
-    return;
-  }
-  RefreshNodeCsi(name);
+  const Applied applied = ApplyCsiObject(
+      "CSINode", type, object, meta->name, &k8s::ParseCsiNode, csi_nodes_, bad_csi_objects_,
+      [&](const std::string& message) {
+        Problem({"storage.k8s.io/v1", "CSINode", "", meta->name, meta->uid, "Warning",
+                 "InvalidCSINode",
+                 Bounded(message, kMaxMessage) +
+                     " (gantry keeps the node's volume limits as it last read them)"});
+      });
+  if (applied != Applied::kUnreadable) RefreshNodeCsi(meta->name);
 }
 
 void ClusterCache::OnVolumeAttachment(k8s::EventType type, const json& object) {
@@ -155,30 +178,17 @@ void ClusterCache::OnVolumeAttachment(k8s::EventType type, const json& object) {
     nodes.insert(known->second.node_name);
     Unindex(attachments_by_node_, known->second.node_name, name);
     Unindex(attachments_by_volume_, known->second.persistent_volume, name);
-    if (type == k8s::EventType::kDeleted) volume_attachments_.erase(known);
   }
-  if (type != k8s::EventType::kDeleted) {
-    auto info = k8s::ParseVolumeAttachment(object);
-    if (info.ok()) {
-      volume_attachments_[name] = std::move(info).value();
-      bad_csi_objects_.erase("VolumeAttachment/" + name);
-    } else {
-      std::string message = Bounded(info.status().message(), kMaxMessage);
-      std::string& said = bad_csi_objects_["VolumeAttachment/" + name];
-      if (said != message) {
-        said = message;
-        Problem({"storage.k8s.io/v1", "VolumeAttachment", "", name, meta->uid, "Warning",
-                 "InvalidVolumeAttachment", said});
-      }
-    }
-    // What was read last (now, or before) stays indexed.
-    if (auto it = volume_attachments_.find(name); it != volume_attachments_.end()) {
-      nodes.insert(it->second.node_name);
-      attachments_by_node_[it->second.node_name].insert(name);
-      attachments_by_volume_[it->second.persistent_volume].insert(name);
-    }
-  } else {
-    bad_csi_objects_.erase("VolumeAttachment/" + name);
+  ApplyCsiObject("VolumeAttachment", type, object, name, &k8s::ParseVolumeAttachment,
+                 volume_attachments_, bad_csi_objects_, [&](const std::string& message) {
+                   Problem({"storage.k8s.io/v1", "VolumeAttachment", "", name, meta->uid, "Warning",
+                            "InvalidVolumeAttachment", Bounded(message, kMaxMessage)});
+                 });
+  // What is known of it (read now, or before) is indexed again.
+  if (auto it = volume_attachments_.find(name); it != volume_attachments_.end()) {
+    nodes.insert(it->second.node_name);
+    attachments_by_node_[it->second.node_name].insert(name);
+    attachments_by_volume_[it->second.persistent_volume].insert(name);
   }
   for (const std::string& node : nodes) RefreshNodeCsi(node);
 }
@@ -186,23 +196,14 @@ void ClusterCache::OnVolumeAttachment(k8s::EventType type, const json& object) {
 void ClusterCache::OnCsiDriver(k8s::EventType type, const json& object) {
   auto meta = k8s::ParseMeta(object);
   if (!meta.ok()) return;
-  const std::string& name = meta->name;
-  if (type == k8s::EventType::kDeleted) {
-    csi_drivers_.erase(name);
-    bad_csi_objects_.erase("CSIDriver/" + name);
-  } else if (auto info = k8s::ParseCsiDriver(object); info.ok()) {
-    csi_drivers_[name] = std::move(info).value();
-    bad_csi_objects_.erase("CSIDriver/" + name);
-  } else {
-    std::string message = Bounded(info.status().message(), kMaxMessage);
-    std::string& said = bad_csi_objects_["CSIDriver/" + name];
-    if (said != message) {
-      said = message;
-      Problem({"storage.k8s.io/v1", "CSIDriver", "", name, meta->uid, "Warning", "InvalidCSIDriver",
-               said + " (gantry keeps what it last read of it)"});
-    }
-    return;
-  }
+  const Applied applied = ApplyCsiObject(
+      "CSIDriver", type, object, meta->name, &k8s::ParseCsiDriver, csi_drivers_, bad_csi_objects_,
+      [&](const std::string& message) {
+        Problem({"storage.k8s.io/v1", "CSIDriver", "", meta->name, meta->uid, "Warning",
+                 "InvalidCSIDriver",
+                 Bounded(message, kMaxMessage) + " (gantry keeps what it last read of it)"});
+      });
+  if (applied == Applied::kUnreadable) return;
   // Whether a driver must be on the node, and whether its classes track capacity: the
   // pods to place that have volumes read both. Drivers change rarely.
   std::vector<std::string> keys;
@@ -225,23 +226,14 @@ void ClusterCache::OnStorageCapacity(k8s::EventType type, const json& object) {
   if (auto known = storage_capacities_.find(key); known != storage_capacities_.end()) {
     class_before = known->second.storage_class;
   }
-  if (type == k8s::EventType::kDeleted) {
-    storage_capacities_.erase(key);
-    bad_csi_objects_.erase("CSIStorageCapacity/" + key);
-  } else if (auto info = k8s::ParseStorageCapacity(object); info.ok()) {
-    storage_capacities_[key] = std::move(info).value();
-    bad_csi_objects_.erase("CSIStorageCapacity/" + key);
-  } else {
-    // Offers no room: kube-scheduler would not have it either.
-    storage_capacities_.erase(key);
-    std::string message = Bounded(info.status().message(), kMaxMessage);
-    std::string& said = bad_csi_objects_["CSIStorageCapacity/" + key];
-    if (said != message) {
-      said = message;
-      Problem({"storage.k8s.io/v1", "CSIStorageCapacity", meta->namespace_, meta->name, meta->uid,
-               "Warning", "InvalidCSIStorageCapacity", said});
-    }
-  }
+  const Applied applied = ApplyCsiObject(
+      "CSIStorageCapacity", type, object, key, &k8s::ParseStorageCapacity, storage_capacities_,
+      bad_csi_objects_, [&](const std::string& message) {
+        Problem({"storage.k8s.io/v1", "CSIStorageCapacity", meta->namespace_, meta->name, meta->uid,
+                 "Warning", "InvalidCSIStorageCapacity", Bounded(message, kMaxMessage)});
+      });
+  // One that cannot be read offers no room: kube-scheduler would not have it either.
+  if (applied == Applied::kUnreadable) storage_capacities_.erase(key);
   Unindex(capacities_by_class_, class_before, key);
   if (auto now = storage_capacities_.find(key); now != storage_capacities_.end()) {
     class_now = now->second.storage_class;

@@ -39,21 +39,6 @@ TaskSpec WithVolumes(std::vector<AttachableVolume> volumes) {
   return spec;
 }
 
-std::string Binds(const ClusterState& c, const Decisions& d) {
-  std::string out;
-  for (const BindDecision& b : d.binds) {
-    out += (out.empty() ? "" : " ") + c.task(b.task).name + "@" + c.node(b.node).name;
-  }
-  return out;
-}
-
-std::string ReasonOf(const Decisions& d, JobId job) {
-  for (const PendingJob& p : d.pending) {
-    if (p.job == job) return p.reason;
-  }
-  return "";
-}
-
 TEST(NodeVolumeLimitsTest, NoMoreVolumesThanTheDriverAllowsPerNode) {
   ClusterState c;
   AddCsiNode(c, "a", 2);
@@ -66,9 +51,9 @@ TEST(NodeVolumeLimitsTest, NoMoreVolumesThanTheDriverAllowsPerNode) {
   JobId fifth = AddJob(c, "j4", q, WithVolumes({Ebs("vol-4")}), 1, 1, 0, 4);
   Decisions d = RunSession(c);
   // binpack would stack all of them on "a"; the limit takes two per node.
-  EXPECT_EQ(Binds(c, d), "j0-0@a j1-0@a j2-0@b j3-0@b");
-  EXPECT_TRUE(Contains(ReasonOf(d, fifth), "2 node(s) exceed max volume count"))
-      << ReasonOf(d, fifth);
+  EXPECT_EQ(BindsOf(c, d), "j0-0@a j1-0@a j2-0@b j3-0@b");
+  EXPECT_TRUE(Contains(PendingReasonOf(d, fifth), "2 node(s) exceed max volume count"))
+      << PendingReasonOf(d, fifth);
 }
 
 TEST(NodeVolumeLimitsTest, AVolumeSharedWithATaskOnTheNodeCountsOnce) {
@@ -80,8 +65,8 @@ TEST(NodeVolumeLimitsTest, AVolumeSharedWithATaskOnTheNodeCountsOnce) {
   AddJob(c, "same", q, WithVolumes({Ebs("vol-1")}), 1, 1, 0, 1);
   JobId other = AddJob(c, "other", q, WithVolumes({Ebs("vol-2")}), 1, 1, 0, 2);
   Decisions d = RunSession(c);
-  EXPECT_EQ(Binds(c, d), "same-0@a");
-  EXPECT_TRUE(Contains(ReasonOf(d, other), "exceed max volume count"));
+  EXPECT_EQ(BindsOf(c, d), "same-0@a");
+  EXPECT_TRUE(Contains(PendingReasonOf(d, other), "exceed max volume count"));
 }
 
 // getNodeVolumeAttachmentInfo: attachments no pod uses count too; and a new volume that
@@ -93,7 +78,7 @@ TEST(NodeVolumeLimitsTest, AttachmentsCountAndOneNoPodUsesIsStillNew) {
     QueueId q = AddQueue(c, "q");
     AddJob(c, "uses-attached", q, WithVolumes({Ebs("vol-1")}), 1);
     Decisions d = RunSession(c);
-    EXPECT_EQ(Binds(c, d), limit == 3 ? "uses-attached-0@a" : "") << "limit " << limit;
+    EXPECT_EQ(BindsOf(c, d), limit == 3 ? "uses-attached-0@a" : "") << "limit " << limit;
   }
 }
 
@@ -108,7 +93,7 @@ TEST(NodeVolumeLimitsTest, OnlyDriversWithALimitOnTheNodeCount) {
   TaskSpec many =
       WithVolumes({Ebs("v1"), Ebs("v2"), Ebs("v3"), AttachableVolume{"other.csi.io", "x"}});
   AddJob(c, "many", q, many, 2, 2);
-  EXPECT_EQ(Binds(c, RunSession(c)), "many-0@a many-1@a");
+  EXPECT_EQ(BindsOf(c, RunSession(c)), "many-0@a many-1@a");
 }
 
 TEST(NodeVolumeLimitsTest, AMigratedVolumeCountsOnlyWhereTheNodeHasACsiNode) {
@@ -122,7 +107,7 @@ TEST(NodeVolumeLimitsTest, AMigratedVolumeCountsOnlyWhereTheNodeHasACsiNode) {
   migrated.migrated = true;
   migrated.driver_required = true;  // not checked: the volume does not count there
   AddJob(c, "in-tree", q, WithVolumes({migrated}), 1);
-  EXPECT_EQ(Binds(c, RunSession(c)), "in-tree-0@no-csinode");
+  EXPECT_EQ(BindsOf(c, RunSession(c)), "in-tree-0@no-csinode");
 }
 
 TEST(NodeVolumeLimitsTest, ADriverThatMustBeOnTheNode) {
@@ -137,13 +122,13 @@ TEST(NodeVolumeLimitsTest, ADriverThatMustBeOnTheNode) {
   JobId stuck = AddJob(c, "stuck", q, WithVolumes({v}), 1, 1, 0, 2);
   ClusterState copy = c;
   Decisions d = RunSession(c);
-  EXPECT_EQ(Binds(c, d), "needs-ebs-0@has-ebs also-0@has-ebs stuck-0@has-ebs");
+  EXPECT_EQ(BindsOf(c, d), "needs-ebs-0@has-ebs also-0@has-ebs stuck-0@has-ebs");
   // Without the node that has it, the words kube-scheduler gives.
   copy.RemoveNode(copy.FindNode("has-ebs"));
   Decisions none = RunSession(copy);
-  EXPECT_TRUE(
-      Contains(ReasonOf(none, stuck), "1 ebs.csi.aws.com CSI driver is not installed on the node"))
-      << ReasonOf(none, stuck);
+  EXPECT_TRUE(Contains(PendingReasonOf(none, stuck),
+                       "1 ebs.csi.aws.com CSI driver is not installed on the node"))
+      << PendingReasonOf(none, stuck);
 }
 
 TEST(NodeVolumeLimitsTest, MembersOfOneGangCountEachOthersVolumesAndAFailedGangGivesThemBack) {
@@ -158,8 +143,8 @@ TEST(NodeVolumeLimitsTest, MembersOfOneGangCountEachOthersVolumesAndAFailedGangG
   }
   AddJob(c, "single", q, WithVolumes({Ebs("s"), Ebs("t")}), 1, 1, 0, 1);
   Decisions d = RunSession(c);
-  EXPECT_EQ(Binds(c, d), "single-0@a");
-  EXPECT_FALSE(ReasonOf(d, gang).empty());
+  EXPECT_EQ(BindsOf(c, d), "single-0@a");
+  EXPECT_FALSE(PendingReasonOf(d, gang).empty());
 }
 
 // A releasing task keeps its volumes attached until it has ended; a pipelined task holds

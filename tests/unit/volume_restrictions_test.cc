@@ -21,21 +21,6 @@ TaskSpec WithDisks(std::vector<InlineDisk> disks) {
   return spec;
 }
 
-std::string Binds(const ClusterState& c, const Decisions& d) {
-  std::string out;
-  for (const BindDecision& b : d.binds) {
-    out += (out.empty() ? "" : " ") + c.task(b.task).name + "@" + c.node(b.node).name;
-  }
-  return out;
-}
-
-std::string ReasonOf(const Decisions& d, JobId job) {
-  for (const PendingJob& p : d.pending) {
-    if (p.job == job) return p.reason;
-  }
-  return "";
-}
-
 TEST(VolumeRestrictionsTest, ReadersShareADiskAWriterHasItAlone) {
   ClusterState c;
   NodeId a = AddCpuNode(c, "a", 64000);
@@ -49,9 +34,9 @@ TEST(VolumeRestrictionsTest, ReadersShareADiskAWriterHasItAlone) {
   Decisions d = RunSession(c);
   // The second reader joins the first (binpack); the writer can only go to b, and the
   // second writer conflicts with the readers on a and the writer on b.
-  EXPECT_EQ(Binds(c, d), "reader-2-0@a writer-0@b");
-  EXPECT_TRUE(Contains(ReasonOf(d, third), "2 node(s) had no available disk"))
-      << ReasonOf(d, third);
+  EXPECT_EQ(BindsOf(c, d), "reader-2-0@a writer-0@b");
+  EXPECT_TRUE(Contains(PendingReasonOf(d, third), "2 node(s) had no available disk"))
+      << PendingReasonOf(d, third);
 }
 
 TEST(VolumeRestrictionsTest, MembersOfOneGangSeeEachOther) {
@@ -61,7 +46,7 @@ TEST(VolumeRestrictionsTest, MembersOfOneGangSeeEachOther) {
   QueueId q = AddQueue(c, "q");
   // EBS volumes conflict even when read-only (the reader keeps read_only false).
   AddJob(c, "gang", q, WithDisks({{"aws-ebs/vol-1", false}}), 2, /*min_member=*/2);
-  EXPECT_EQ(Binds(c, RunSession(c)), "gang-0@a gang-1@b");
+  EXPECT_EQ(BindsOf(c, RunSession(c)), "gang-0@a gang-1@b");
 }
 
 TEST(VolumeRestrictionsTest, AReleasingPodKeepsItsDiskUntilItHasEnded) {
