@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "model/limits.h"
+#include "model/queue_tree.h"
 
 namespace gantry {
 namespace {
@@ -653,6 +654,15 @@ void ClusterCache::OnQueue(k8s::EventType type, const json& object) {
       return;
     }
     info = std::move(parsed).value();
+    if (!info.deserved.FitsInNamed(info.capability)) {
+      Problem({"scheduling.volcano.sh/v1beta1", "Queue", "", meta->name, meta->uid, "Warning",
+               "InvalidQueue",
+               Bounded("queue " + meta->name + ": spec.deserved (" + info.deserved.ToString() +
+                           ") exceeds spec.capability (" + info.capability.ToString() +
+                           "); the queue is shared by weight instead",
+                       kMaxMessage)});
+      info.deserved = {};
+    }
     queues_[meta->name] = info;
   } else {
     queues_.erase(meta->name);
@@ -662,6 +672,42 @@ void ClusterCache::OnQueue(k8s::EventType type, const json& object) {
   if (!st.ok()) {
     Problem({"scheduling.volcano.sh/v1beta1", "Queue", "", meta->name, meta->uid, "Warning",
              "InvalidQueue", st.message()});
+  }
+  if (type == k8s::EventType::kDeleted) {
+    // What is left is a plain top-level queue for the jobs that still name it.
+    (void)state_.SetQueueTree(id, kNone, "", true, {});
+    queue_problems_.erase(meta->name);
+  }
+  RelinkQueues();
+}
+
+void ClusterCache::RelinkQueues() {
+  for (const auto& [name, info] : queues_) {
+    const QueueId id = state_.FindQueue(name);
+    if (id == kNone) continue;
+    QueueId parent = kNone;
+    std::string missing;
+    if (!info.parent.empty()) {
+      parent = queues_.count(info.parent) ? state_.FindQueue(info.parent) : kNone;
+      if (parent == kNone && info.parent != "root") missing = info.parent;
+    }
+    // A deserved amount that does not fit the capability the queue has now (its update was
+    // refused, and reported, by UpdateQueue) is left out.
+    if (!state_.SetQueueTree(id, parent, missing, info.reclaimable, info.deserved).ok()) {
+      (void)state_.SetQueueTree(id, parent, missing, info.reclaimable, {});
+    }
+  }
+  const QueueTree tree = BuildQueueTree(state_.queues());
+  for (const auto& [name, info] : queues_) {
+    const QueueId id = state_.FindQueue(name);
+    if (id == kNone) continue;
+    std::string& reported = queue_problems_[name];
+    if (reported == tree.problem[id]) continue;
+    reported = tree.problem[id];
+    if (!reported.empty()) {
+      Problem({"scheduling.volcano.sh/v1beta1", "Queue", "", name, info.meta.uid, "Warning",
+               "InvalidQueue", Bounded(reported, kMaxMessage)});
+    }
   }
 }
 

@@ -339,6 +339,11 @@ class ClusterCache {
   // The queue's id, made on first use; kNone when a queue named by a workload (not by a
   // Queue object) would go beyond kMaxQueuesFromWorkloads.
   QueueId QueueFor(const std::string& name, bool from_workload);
+  // Links every Queue object to its parent (spec.parent, by name, among Queue objects;
+  // "root" with no Queue of that name is the top level, as Volcano's implicit root), and
+  // reports each queue that is out of the tree (a missing parent, a cycle, a guarantee
+  // that does not fit its parent's) with a Warning. Their jobs wait with that reason.
+  void RelinkQueues();
   bool QueueRefused(const std::string& name) const;
   // Makes the job exist in ClusterState with its current gang size, priority, queue and
   // place in line.
@@ -454,6 +459,9 @@ class ClusterCache {
   std::unordered_map<std::string, std::string> bad_groups_;
   std::unordered_map<std::string, k8s::QueueInfo> queues_;
   size_t queues_from_workloads_ = 0;  // queues made for a name no Queue object had
+  // By Queue object name: the tree problem last reported for it, so that each is
+  // reported once (see RelinkQueues).
+  std::unordered_map<std::string, std::string> queue_problems_;
   std::unordered_map<std::string, int32_t> priority_classes_;
   std::unordered_map<std::string, std::set<std::string>> waiting_for_node_;
   std::map<std::string, std::string> refused_nodes_;             // node name -> why

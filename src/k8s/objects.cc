@@ -693,6 +693,24 @@ Result<QueueInfo> ParseQueue(const json& object) {
   GANTRY_RETURN_IF_ERROR(ParseResourceList(Field(Field(spec, "guarantee"), "resource"),
                                            where + ": spec.guarantee.resource",
                                            NameSource::kTrusted, &queue.guarantee));
+  GANTRY_RETURN_IF_ERROR(ParseResourceList(Field(spec, "deserved"), where + ": spec.deserved",
+                                           NameSource::kTrusted, &queue.deserved));
+  const json& parent = Field(spec, "parent");
+  if (!parent.is_null()) {
+    if (!parent.is_string() || parent.get<std::string>().size() > kMaxNameLength) {
+      return Status::Invalid(where + ": spec.parent: expected a queue name, got " +
+                             JsonText(parent).substr(0, 64));
+    }
+    queue.parent = parent.get<std::string>();
+  }
+  const json& reclaimable = Field(spec, "reclaimable");
+  if (!reclaimable.is_null()) {
+    if (!reclaimable.is_boolean()) {
+      return Status::Invalid(where + ": spec.reclaimable: expected true or false, got " +
+                             JsonText(reclaimable).substr(0, 64));
+    }
+    queue.reclaimable = reclaimable.get<bool>();
+  }
   return queue;
 }
 

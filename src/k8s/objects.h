@@ -116,6 +116,9 @@ struct QueueInfo {
   int64_t weight = 1;
   ResourceVector capability;
   ResourceVector guarantee;
+  ResourceVector deserved;  // spec.deserved: an explicit deserved amount per resource
+  std::string parent;       // spec.parent; "" for a top-level queue
+  bool reclaimable = true;  // spec.reclaimable
 };
 
 struct PriorityClassInfo {

@@ -235,6 +235,13 @@ Result<QueueId> ClusterState::AddQueue(Queue queue) {
                            queue.guarantee.ToString() + ") exceeds capability (" +
                            queue.capability.ToString() + ")");
   }
+  if (!queue.deserved.FitsInNamed(queue.capability)) {
+    return Status::Invalid("queue \"" + queue.name + "\": deserved (" + queue.deserved.ToString() +
+                           ") exceeds capability (" + queue.capability.ToString() + ")");
+  }
+  if (queue.parent != kNone && queue.parent >= queues_.size()) {
+    return Status::Invalid("queue \"" + queue.name + "\": parent id out of range");
+  }
   queue.allocated = ResourceVector();
   auto id = static_cast<QueueId>(queues_.size());
   queue_ids_.emplace(queue.name, id);

@@ -110,6 +110,16 @@ struct Queue {
   int64_t weight = 1;
   ResourceVector guarantee;   // always available to this queue when it asks
   ResourceVector capability;  // never exceeded; a resource it does not name is unlimited
+  // An explicit deserved amount per resource it names (Volcano's spec.deserved): the queue
+  // deserves that much (up to its demand) instead of a share by weight.
+  ResourceVector deserved;
+  // The queue tree (engine/queue_tree.h): kNone for a top-level queue. Jobs belong to leaf
+  // queues only.
+  QueueId parent = kNone;
+  // Set by a loader when the queue names a parent it does not know: the queue and what is
+  // below it are out of the tree, and their jobs wait, until the parent appears.
+  std::string missing_parent;
+  bool reclaimable = true;  // false: reclaim never takes back what it borrowed
   // Kept by ClusterState:
   ResourceVector allocated;
 };
@@ -175,6 +185,11 @@ class ClusterState {
   void ReplaceSpec(SpecId id, TaskSpec spec);
   Status UpdateQueue(QueueId id, int64_t weight, ResourceVector guarantee,
                      ResourceVector capability);
+  // Sets the tree links and the rest of a queue's description (cycles are found by
+  // BuildQueueTree, not here, a queue that is its own parent included). `parent` is kNone
+  // or an existing queue.
+  Status SetQueueTree(QueueId id, QueueId parent, std::string missing_parent, bool reclaimable,
+                      ResourceVector deserved);
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Queue>& queues() const { return queues_; }

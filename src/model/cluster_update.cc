@@ -152,4 +152,21 @@ Status ClusterState::UpdateQueue(QueueId id, int64_t weight, ResourceVector guar
   return Status::Ok();
 }
 
+Status ClusterState::SetQueueTree(QueueId id, QueueId parent, std::string missing_parent,
+                                  bool reclaimable, ResourceVector deserved) {
+  Queue& queue = queues_[id];
+  if (parent != kNone && parent >= queues_.size()) {
+    return Status::Invalid("queue \"" + queue.name + "\": parent id out of range");
+  }
+  if (!deserved.FitsInNamed(queue.capability)) {
+    return Status::Invalid("queue \"" + queue.name + "\": deserved (" + deserved.ToString() +
+                           ") exceeds capability (" + queue.capability.ToString() + ")");
+  }
+  queue.parent = parent;
+  queue.missing_parent = std::move(missing_parent);
+  queue.reclaimable = reclaimable;
+  queue.deserved = std::move(deserved);
+  return Status::Ok();
+}
+
 }  // namespace gantry

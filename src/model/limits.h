@@ -41,6 +41,10 @@ inline constexpr size_t kMaxResourceNamesFromWorkloads = 256;
 // A job naming a new queue beyond this waits, with a message. Queue objects are not counted.
 inline constexpr size_t kMaxQueuesFromWorkloads = 1024;
 
+// Levels of the queue tree (a top-level queue is level 1): bounds the walks up a queue's
+// ancestors that ordering and limits do for every job.
+inline constexpr int kMaxQueueDepth = 16;
+
 // One input file (scenario, node or pod list, job CSV, configuration, manifest).
 inline constexpr int64_t kMaxInputFileBytes = int64_t{1} << 30;  // 1 GiB
 

@@ -7,6 +7,7 @@
 
 #include "model/input_file.h"
 #include "model/limits.h"
+#include "model/queue_tree.h"
 #include "sim/pod_spec_reader.h"
 #include "sim/scenario_expect.h"
 #include "sim/scenario_volumes.h"
@@ -185,10 +186,12 @@ Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cl
 
 Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* cluster) {
   GANTRY_RETURN_IF_ERROR(r.List(queues, "queues"));
+  std::vector<QueueId> ids(queues.size(), kNone);
   for (size_t i = 0; i < queues.size(); ++i) {
     const YAML::Node& q = queues[i];
     const std::string f = "queues[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(r.Map(q, f, {"name", "weight", "capability", "guarantee"}));
+    GANTRY_RETURN_IF_ERROR(r.Map(
+        q, f, {"name", "weight", "capability", "guarantee", "deserved", "parent", "reclaimable"}));
     Queue queue;
     if (!q["name"]) return r.Error(q, f + ".name", "required");
     GANTRY_RETURN_IF_ERROR(r.Name(q["name"], f + ".name", &queue.name));
@@ -202,8 +205,39 @@ Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* 
       GANTRY_RETURN_IF_ERROR(
           r.Resources(q["guarantee"], f + ".guarantee", NameSource::kTrusted, &queue.guarantee));
     }
+    if (q["deserved"]) {
+      GANTRY_RETURN_IF_ERROR(
+          r.Resources(q["deserved"], f + ".deserved", NameSource::kTrusted, &queue.deserved));
+    }
+    if (q["reclaimable"])
+      GANTRY_RETURN_IF_ERROR(r.Bool(q["reclaimable"], f + ".reclaimable", &queue.reclaimable));
     auto added = cluster->AddQueue(std::move(queue));
     if (!added.ok()) return r.Error(q, f, added.status().message());
+    ids[i] = *added;
+  }
+  // Parents by name, once every queue is known (a child may come before its parent).
+  for (size_t i = 0; i < queues.size(); ++i) {
+    const YAML::Node& q = queues[i];
+    if (!q["parent"]) continue;
+    const std::string f = "queues[" + std::to_string(i) + "].parent";
+    std::string parent_name;
+    GANTRY_RETURN_IF_ERROR(r.Name(q["parent"], f, &parent_name));
+    const QueueId parent = cluster->FindQueue(parent_name);
+    if (parent == kNone) {
+      return r.Error(q["parent"], f, "unknown parent queue " + QuoteForMessage(parent_name));
+    }
+    const Queue& queue = cluster->queue(ids[i]);
+    Status set = cluster->SetQueueTree(ids[i], parent, "", queue.reclaimable, queue.deserved);
+    if (!set.ok()) return r.Error(q["parent"], f, set.message());
+  }
+  const QueueTree tree = BuildQueueTree(cluster->queues());
+  for (size_t i = 0; i < queues.size(); ++i) {
+    if (!tree.in_tree(ids[i])) {
+      const YAML::Node& q = queues[i];
+      const std::string f = "queues[" + std::to_string(i) + "]";
+      return q["parent"] ? r.Error(q["parent"], f + ".parent", tree.problem[ids[i]])
+                         : r.Error(q, f, tree.problem[ids[i]]);
+    }
   }
   return Status::Ok();
 }

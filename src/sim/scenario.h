@@ -24,7 +24,9 @@ struct ScenarioExpectations {
   std::map<std::string, std::map<std::string, int32_t>> node_counts;
   std::map<std::string, std::vector<int32_t>> gpus;  // task -> device indexes
   std::map<std::string, int32_t> placed_in_queue;    // queue -> tasks placed
-  std::map<std::string, int32_t> placed_on_node;     // node -> tasks placed there, of all jobs
+  std::map<std::string, ResourceVector> deserved;    // queue -> deserved amounts it names
+  std::map<std::string, std::vector<ResourceId>> deserved_named;  // the resources checked
+  std::map<std::string, int32_t> placed_on_node;  // node -> tasks placed there, of all jobs
   // job -> evictions of its tasks in the session. Given at all, it accounts for every job:
   // one it does not name must evict nothing. Absent (nullopt): evictions are not checked.
   std::optional<std::map<std::string, int32_t>> evicted;

@@ -12,7 +12,7 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
                          ScenarioExpectations* out) {
   GANTRY_RETURN_IF_ERROR(r.Map(expect, "expect",
                                {"placed", "pending", "onNodes", "nodeCounts", "gpus",
-                                "placedInQueue", "placedOnNode", "evicted"}));
+                                "placedInQueue", "placedOnNode", "evicted", "deserved"}));
   out->present = true;
   auto check_job = [&](const YAML::Node& key, const std::string& field) -> Status {
     if (cluster.FindJob(key.Scalar()) == kNone) {
@@ -117,6 +117,25 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
       int64_t n = 0;
       GANTRY_RETURN_IF_ERROR(r.Int(kv.second, field, 0, 1'000'000, &n));
       out->placed_in_queue[kv.first.Scalar()] = static_cast<int32_t>(n);
+    }
+  }
+  if (const YAML::Node& deserved = expect["deserved"]) {
+    if (!deserved.IsMap())
+      return r.Error(deserved, "expect.deserved", "expected a mapping of queue to resources");
+    for (const auto& kv : deserved) {
+      std::string field = "expect.deserved." + kv.first.Scalar();
+      if (cluster.FindQueue(kv.first.Scalar()) == kNone) {
+        return r.Error(kv.first, field, "unknown queue " + QuoteForMessage(kv.first.Scalar()));
+      }
+      // An amount of 0 is a check too: keep the names it lists, zeros included.
+      ResourceVector& want = out->deserved[kv.first.Scalar()];
+      GANTRY_RETURN_IF_ERROR(r.Resources(kv.second, field, NameSource::kTrusted, &want));
+      if (kv.second.IsMap()) {
+        for (const auto& amount : kv.second) {
+          auto id = InternResourceName(amount.first.Scalar(), NameSource::kTrusted);
+          if (id.ok()) out->deserved_named[kv.first.Scalar()].push_back(*id);
+        }
+      }
     }
   }
   if (const YAML::Node& by_node = expect["placedOnNode"]) {
@@ -226,6 +245,19 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
     if (got != want) {
       unmet.push_back("queue " + queue + ": expected " + std::to_string(want) + " placed, got " +
                       std::to_string(got));
+    }
+  }
+  for (const auto& [queue, want] : scenario.expect.deserved) {
+    const QueueId q = c.FindQueue(queue);
+    const auto named = scenario.expect.deserved_named.find(queue);
+    if (named == scenario.expect.deserved_named.end()) continue;
+    for (ResourceId r : named->second) {
+      const Milli got = q < decisions.deserved.size() ? decisions.deserved[q].Get(r) : 0;
+      if (got != want.Get(r)) {
+        unmet.push_back("queue " + queue + ": expected deserved " + ResourceName(r) + " " +
+                        FormatQuantity(want.Get(r), r == kMemory) + ", got " +
+                        FormatQuantity(got, r == kMemory));
+      }
     }
   }
   std::map<std::string, int32_t> placed_on_node;

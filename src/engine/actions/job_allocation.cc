@@ -4,7 +4,7 @@
 
 namespace gantry {
 
-int32_t AllocateJob(Session& session, JobId job_id) {
+JobStepResult AllocateJob(Session& session, JobId job_id, JobStep step, int32_t placed_before) {
   const ClusterState& cluster = session.cluster();
   const Job& job = cluster.job(job_id);
   const JobWork& work = session.job(job_id);
@@ -12,8 +12,11 @@ int32_t AllocateJob(Session& session, JobId job_id) {
   Statement statement = session.NewStatement();
   std::string why_not;
   TaskId failed_task = kNone;
+  const bool ready_before = session.JobReady(job_id);
+  bool step_ended = false;
   // Placing tasks does not change `unplaced` until the statement commits.
   for (TaskId task : work.unplaced) {
+    if (step_ended) break;
     Placement placement;
     if (!session.FindPlacement(task, &placement, &why_not)) {
       failed_task = task;
@@ -34,21 +37,26 @@ int32_t AllocateJob(Session& session, JobId job_id) {
       failed_task = task;
       break;
     }
+    // One turn: the gang minimum in one go, then one task at a time, so that the job's
+    // further tasks go back into the queue order like any other job's.
+    step_ended = step == JobStep::kOneTurn && (ready_before || session.JobReady(job_id));
   }
   const int32_t placed = static_cast<int32_t>(statement.size());
+  const int32_t unplaced_before = static_cast<int32_t>(work.unplaced.size());
   const int32_t ready = session.job(job_id).ready;
   std::string task_reason =
       failed_task == kNone ? "" : "task " + cluster.task(failed_task).name + ": " + why_not;
   if (session.JobReady(job_id)) {
     statement.Commit();
+    const int32_t total = placed_before + placed;
     if (failed_task != kNone) {
-      session.SetJobReason(job_id, placed > 0 ? "placed " + std::to_string(placed) +
-                                                    " task(s); the rest wait: " + task_reason
-                                              : task_reason);
+      session.SetJobReason(job_id, total > 0 ? "placed " + std::to_string(total) +
+                                                   " task(s); the rest wait: " + task_reason
+                                             : task_reason);
     } else {
       session.SetJobReason(job_id, "");
     }
-    return placed;
+    return {placed, failed_task == kNone && placed > 0 && placed < unplaced_before};
   }
   statement.Discard();
   if (job.min_member > 1) {
@@ -60,7 +68,7 @@ int32_t AllocateJob(Session& session, JobId job_id) {
   } else {
     session.SetJobReason(job_id, task_reason);
   }
-  return 0;
+  return {};
 }
 
 QueueId NextQueue(const Session& session, const std::vector<std::vector<JobId>>& jobs,

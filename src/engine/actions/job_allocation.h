@@ -8,11 +8,24 @@
 
 namespace gantry {
 
+// How many of a job's tasks one AllocateJob tries.
+enum class JobStep {
+  kAll,      // every unplaced task (backfill)
+  kOneTurn,  // up to its gang minimum, or one task when it has that already (allocate)
+};
+
+struct JobStepResult {
+  int32_t placed = 0;  // tasks placed and committed
+  bool more = false;   // it stopped at the step's end with tasks left that may still fit
+};
+
 // Tries to place the job's unplaced tasks in task order inside one Statement, stopping
-// at the first task that cannot be placed. Commits when the job is ready (its gang
-// minimum is met), else discards every placement. Records why tasks stay pending.
-// Returns the number of tasks placed and committed.
-int32_t AllocateJob(Session& session, JobId job);
+// at the first task that cannot be placed (or at the end of the step). Commits when the
+// job is ready (its gang minimum is met), else discards every placement. Records why
+// tasks stay pending; `placed_before` (tasks placed by earlier steps this session) makes
+// that reason count the job's tasks, not the step's.
+JobStepResult AllocateJob(Session& session, JobId job, JobStep step = JobStep::kAll,
+                          int32_t placed_before = 0);
 
 // Jobs with pending tasks grouped by queue, each group in job order. Only jobs for
 // which `wanted` is true.

@@ -19,8 +19,9 @@ Result<std::unique_ptr<Plugin>> NewGangPlugin(const PluginConfig& config);
 Result<std::unique_ptr<Plugin>> NewPriorityPlugin(const PluginConfig& config);
 // Job order inside a queue by dominant resource share, lower first.
 Result<std::unique_ptr<Plugin>> NewDrfPlugin(const PluginConfig& config);
-// Queues: deserved shares by weight (water-filled over capacity, lifted to guarantees,
-// capped by capabilities), queue order by share, admission and limits.
+// Queues: the queue tree's deserved shares by weight (water-filled top-down, lifted to
+// guarantees, capped by capabilities and demand), hierarchical DRF queue order, admission
+// and limits.
 Result<std::unique_ptr<Plugin>> NewProportionPlugin(const PluginConfig& config);
 // Feasibility: cordon, node selector, required affinity, taints, GPU model, resources,
 // GPUs per device, pod count.

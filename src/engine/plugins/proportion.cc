@@ -1,21 +1,29 @@
-// proportion: fair shares between queues.
+// proportion: fair shares between queues, over the queue tree.
 //
-// Each queue deserves a share of the cluster's capacity by weight, water-filled: every
-// queue first gets what it asks for up to its guarantee; the rest of the capacity goes
-// round the queues that still want more, in proportion to their weights, never above
-// what a queue asks for nor above its capability, until nothing is left or everyone has
-// enough. Amounts are integers (milli-units), so the result is exact and deterministic.
+// Each queue deserves a share of its parent's deserved amount (the cluster's capacity for
+// a top-level queue), water-filled by weight after guarantees and capped by capability and
+// demand: see engine/queue_shares.h. Queues are ordered by hierarchical DRF (a queue below
+// its guarantee first, then the lowest dominant share of the cluster divided by weight,
+// then the name, among siblings at each level); admission and allocations respect the
+// capability of the queue and of each of its ancestors; a queue is overused when it or an
+// ancestor has its deserved share. Jobs in inner queues, or in queues out of the tree
+// (a cycle, a missing parent, a guarantee that does not fit), wait with the reason.
 #include <algorithm>
 
 #include "engine/plugins/args.h"
 #include "engine/plugins/plugins.h"
+#include "engine/queue_shares.h"
 #include "engine/session.h"
 #include "model/int128.h"
+#include "model/queue_tree.h"
 
 namespace gantry {
 namespace {
 
 constexpr int64_t kShareScale = 1'000'000;
+// Dominant shares of the cluster for the queue order, in units of 10^-12: fine enough to
+// tell one milli-unit from the next on any cluster, small enough that share * weight fits.
+constexpr int64_t kOrderScale = 1'000'000'000'000;
 
 class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
                          public QueueOrder,
@@ -28,65 +36,33 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   void OnSessionOpen(Session& s) override {
     const auto& queues = s.cluster().queues();
     const size_t n = queues.size();
-    deserved_.assign(n, {});
+    tree_ = BuildQueueTree(queues);
     admitted_.assign(n, {});
     shares_.assign(n, {});
-    // What each queue can use at most: its request, capped by its capability.
-    std::vector<ResourceVector> want(n);
-    for (size_t q = 0; q < n; ++q) {
-      want[q] = s.queue(static_cast<QueueId>(q)).request;
-      for (const auto& cap : queues[q].capability.entries()) {
-        want[q].Set(cap.id, std::min(want[q].Get(cap.id), cap.amount));
-      }
-      deserved_[q] = Min(queues[q].guarantee, want[q]);
-    }
-    // Water-fill each resource separately.
-    for (const auto& total : s.capacity().entries()) {
-      const ResourceId r = total.id;
-      Milli given = 0;
-      for (size_t q = 0; q < n; ++q) given = SaturatingAdd(given, deserved_[q].Get(r));
-      Milli remaining = std::max<Milli>(0, total.amount - given);
-      while (remaining > 0) {
-        int64_t weight_sum = 0;
-        for (size_t q = 0; q < n; ++q) {
-          if (deserved_[q].Get(r) < want[q].Get(r)) weight_sum += queues[q].weight;
-        }
-        if (weight_sum == 0) break;
-        Milli handed = 0;
-        for (size_t q = 0; q < n; ++q) {
-          Milli have = deserved_[q].Get(r);
-          Milli need = want[q].Get(r) - have;
-          if (need <= 0) continue;
-          auto portion = static_cast<Milli>(MulDiv(remaining, queues[q].weight, weight_sum));
-          Milli give = std::min(need, portion);
-          deserved_[q].Set(r, have + give);
-          handed += give;
-        }
-        if (handed == 0) {
-          // Less is left than there are weight units: hand out the rest one milli-unit
-          // at a time in queue order, so that none is lost and the result is exact.
-          for (size_t q = 0; q < n && remaining > 0; ++q) {
-            if (deserved_[q].Get(r) < want[q].Get(r)) {
-              deserved_[q].Set(r, deserved_[q].Get(r) + 1);
-              --remaining;
-            }
-          }
-          continue;
-        }
-        remaining -= handed;
-      }
-    }
+    std::vector<ResourceVector> requests(n);
+    for (size_t q = 0; q < n; ++q) requests[q] = s.queue(static_cast<QueueId>(q)).request;
+    deserved_ = DeservedShares(queues, tree_, requests, s.capacity());
   }
 
+  // Hierarchical DRF: the two queues compare as their ancestors do just below the lowest
+  // ancestor they share, so that the least of all queues is the one reached by going down
+  // the best child at each level. A queue out of the tree compares as a top-level one.
   int CompareQueues(const Session& s, QueueId a, QueueId b) const override {
-    int64_t sa = Share(s, a);
-    int64_t sb = Share(s, b);
-    return sa == sb ? 0 : (sa < sb ? -1 : 1);
+    if (a == b) return 0;
+    const auto& queues = s.cluster().queues();
+    auto depth = [&](QueueId q) { return tree_.in_tree(q) ? tree_.depth[q] : 1; };
+    auto up = [&](QueueId q) { return tree_.in_tree(q) ? queues[q].parent : kNone; };
+    QueueId x = a, y = b;
+    int dx = depth(x), dy = depth(y);
+    for (; dx > dy; --dx) x = up(x);
+    for (; dy > dx; --dy) y = up(y);
+    if (x == y) return a == x ? -1 : 1;  // one is inside the other: the inner queue first
+    while (up(x) != up(y)) x = up(x), y = up(y);
+    return CompareSiblings(s, x, y);
   }
-
   bool Admit(Session& s, JobId job_id, std::string* reason) override {
     const Job& job = s.cluster().job(job_id);
-    const Queue& queue = s.cluster().queue(job.queue);
+    if (!UsableQueue(s, job.queue, reason)) return false;
     // What the job needs to start: its first (minMember - running) tasks in task order.
     ResourceVector need;
     int32_t missing = job.min_member - s.job(job_id).ready;
@@ -96,25 +72,30 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
       int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
       need.Add(ClusterState::Accounted(spec, n_gpus, s.cluster().EstimatedGpuShare(spec.gpu)));
     }
-    ResourceVector total = s.queue(job.queue).allocated;
-    total.Add(admitted_[job.queue]);
-    total.Add(need);
-    int64_t over = total.FirstExceeding(queue.capability, /*named_only=*/true);
-    if (over >= 0) {
-      auto r = static_cast<ResourceId>(over);
-      *reason = "queue " + queue.name + " capability: " + Amount(r, queue.capability.Get(r)) + " " +
-                ResourceName(r) + " (allocated " + Amount(r, s.queue(job.queue).allocated.Get(r)) +
-                ", admitted " + Amount(r, admitted_[job.queue].Get(r)) + ", this job needs " +
-                Amount(r, need.Get(r)) + ")";
-      return false;
+    // Within the capability of the queue and of each of its ancestors.
+    for (QueueId q = job.queue; q != kNone; q = s.cluster().queue(q).parent) {
+      const Queue& queue = s.cluster().queue(q);
+      const ResourceVector allocated = SubtreeAllocated(s, q);
+      ResourceVector total = allocated;
+      total.Add(admitted_[q]);
+      total.Add(need);
+      int64_t over = total.FirstExceeding(queue.capability, /*named_only=*/true);
+      if (over >= 0) {
+        auto r = static_cast<ResourceId>(over);
+        *reason = "queue " + queue.name + " capability: " + Amount(r, queue.capability.Get(r)) +
+                  " " + ResourceName(r) + " (allocated " + Amount(r, allocated.Get(r)) +
+                  ", admitted " + Amount(r, admitted_[q].Get(r)) + ", this job needs " +
+                  Amount(r, need.Get(r)) + ")";
+        return false;
+      }
     }
-    admitted_[job.queue].Add(need);
+    for (QueueId q = job.queue; q != kNone; q = s.cluster().queue(q).parent) admitted_[q].Add(need);
     return true;
   }
 
   // Reclaim takes only from other queues above their deserved share, and from each no
-  // more than takes it down to that share (victims in the caller's order). Preemption
-  // stays inside one queue: no opinion.
+  // more than takes it down to that share (victims in the caller's order); a queue that is
+  // not reclaimable keeps what it borrowed. Preemption stays inside one queue: no opinion.
   void FilterVictims(const Session& s, EvictionCause cause, TaskId preemptor,
                      std::vector<TaskId>* victims) const override {
     if (cause != EvictionCause::kReclaim) return;
@@ -124,7 +105,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     std::vector<uint8_t> known(c.queues().size(), 0);
     std::erase_if(*victims, [&](TaskId v) {
       const QueueId q = c.job(c.task(v).job).queue;
-      if (q == own) return true;
+      if (q == own || !c.queue(q).reclaimable) return true;
       if (!known[q]) left[q] = s.queue(q).allocated, known[q] = 1;
       if (!Above(left[q], deserved_[q])) return true;
       const Task& task = c.task(v);
@@ -134,35 +115,46 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     });
   }
 
-  bool Overused(const Session& s, QueueId q, std::string* reason) const override {
-    if (Share(s, q) < kShareScale) return false;
-    const Queue& queue = s.cluster().queue(q);
-    ResourceId worst = 0;
-    int64_t worst_share = -1;
-    for (const auto& e : deserved_[q].entries()) {
-      int64_t share = Ratio(s.queue(q).allocated.Get(e.id), e.amount);
-      if (share > worst_share) worst_share = share, worst = e.id;
+  // The queue, or one of its ancestors, has its deserved share.
+  bool Overused(const Session& s, QueueId leaf, std::string* reason) const override {
+    if (!tree_.in_tree(leaf)) return false;  // its jobs wait for the tree (Allocatable)
+    for (QueueId q = leaf; q != kNone; q = s.cluster().queue(q).parent) {
+      const ResourceVector allocated = SubtreeAllocated(s, q);
+      if ((q == leaf ? Share(s, q) : DeservedShare(allocated, q)) < kShareScale) continue;
+      const Queue& queue = s.cluster().queue(q);
+      ResourceId worst = 0;
+      int64_t worst_share = -1;
+      for (const auto& e : deserved_[q].entries()) {
+        int64_t share = Ratio(allocated.Get(e.id), e.amount);
+        if (share > worst_share) worst_share = share, worst = e.id;
+      }
+      *reason = "queue " + queue.name + " has its deserved share (" + ResourceName(worst) + ": " +
+                Amount(worst, allocated.Get(worst)) + " allocated of " +
+                Amount(worst, deserved_[q].Get(worst)) + " deserved at weight " +
+                std::to_string(queue.weight) + ")";
+      if (q != leaf) *reason += ", so queue " + s.cluster().queue(leaf).name + " below it has too";
+      return true;
     }
-    *reason = "queue " + queue.name + " has its deserved share (" + ResourceName(worst) + ": " +
-              Amount(worst, s.queue(q).allocated.Get(worst)) + " allocated of " +
-              Amount(worst, deserved_[q].Get(worst)) + " deserved at weight " +
-              std::to_string(queue.weight) + ")";
-    return true;
+    return false;
   }
 
-  bool Allocatable(const Session& s, QueueId q, const ResourceVector& request,
+  bool Allocatable(const Session& s, QueueId leaf, const ResourceVector& request,
                    std::string* reason) const override {
-    const Queue& queue = s.cluster().queue(q);
-    ResourceVector after = s.queue(q).allocated;
-    after.Add(request);
-    int64_t over = after.FirstExceeding(queue.capability, /*named_only=*/true);
-    if (over < 0) return true;
-    auto r = static_cast<ResourceId>(over);
-    *reason = "queue " + queue.name + " would exceed its capability of " +
-              Amount(r, queue.capability.Get(r)) + " " + ResourceName(r) + " (allocated " +
-              Amount(r, s.queue(q).allocated.Get(r)) + ", the task needs " +
-              Amount(r, request.Get(r)) + ")";
-    return false;
+    if (!UsableQueue(s, leaf, reason)) return false;
+    for (QueueId q = leaf; q != kNone; q = s.cluster().queue(q).parent) {
+      const Queue& queue = s.cluster().queue(q);
+      const ResourceVector allocated = SubtreeAllocated(s, q);
+      ResourceVector after = allocated;
+      after.Add(request);
+      int64_t over = after.FirstExceeding(queue.capability, /*named_only=*/true);
+      if (over < 0) continue;
+      auto r = static_cast<ResourceId>(over);
+      *reason = "queue " + queue.name + " would exceed its capability of " +
+                Amount(r, queue.capability.Get(r)) + " " + ResourceName(r) + " (allocated " +
+                Amount(r, allocated.Get(r)) + ", the task needs " + Amount(r, request.Get(r)) + ")";
+      return false;
+    }
+    return true;
   }
 
   const ResourceVector& deserved(QueueId q) const { return deserved_[q]; }
@@ -186,6 +178,66 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     if (of <= 0) return 0;
     return static_cast<int64_t>(MulDiv(used, kShareScale, of));
   }
+  // Jobs belong to leaf queues in the tree.
+  bool UsableQueue(const Session& s, QueueId q, std::string* reason) const {
+    if (!tree_.in_tree(q)) {
+      *reason = tree_.problem[q];
+      return false;
+    }
+    if (!tree_.leaf(q)) {
+      *reason = "queue " + s.cluster().queue(q).name +
+                " has child queues; jobs belong to leaf queues only";
+      return false;
+    }
+    return true;
+  }
+  // What the queue's subtree holds (a leaf's own; inner queues hold only through leaves).
+  ResourceVector SubtreeAllocated(const Session& s, QueueId q) const {
+    if (!tree_.in_tree(q) || tree_.leaf(q)) return s.queue(q).allocated;
+    ResourceVector sum = s.queue(q).allocated;
+    for (QueueId c : tree_.children[q]) sum.Add(SubtreeAllocated(s, c));
+    return sum;
+  }
+  int64_t DeservedShare(const ResourceVector& allocated, QueueId q) const {
+    int64_t share = 0;
+    for (const auto& e : deserved_[q].entries()) {
+      share = std::max(share, Ratio(allocated.Get(e.id), e.amount));
+    }
+    return share;
+  }
+  // Siblings' order: below its guarantee first; then the lower dominant share of the
+  // cluster divided by weight; then the name.
+  int CompareSiblings(const Session& s, QueueId a, QueueId b) const {
+    const ResourceVector alloc_a = SubtreeAllocated(s, a);
+    const ResourceVector alloc_b = SubtreeAllocated(s, b);
+    const bool below_a = BelowGuarantee(alloc_a, a);
+    const bool below_b = BelowGuarantee(alloc_b, b);
+    if (below_a != below_b) return below_a ? -1 : 1;
+    const auto& queues = s.cluster().queues();
+    const Int128 share_a = static_cast<Int128>(DominantShare(s, alloc_a)) * queues[b].weight;
+    const Int128 share_b = static_cast<Int128>(DominantShare(s, alloc_b)) * queues[a].weight;
+    if (share_a != share_b) return share_a < share_b ? -1 : 1;
+    const int c = queues[a].name.compare(queues[b].name);
+    return c < 0 ? -1 : (c > 0 ? 1 : 0);
+  }
+  bool BelowGuarantee(const ResourceVector& allocated, QueueId q) const {
+    if (!tree_.in_tree(q)) return false;
+    for (const auto& e : tree_.guarantee[q].entries()) {
+      if (allocated.Get(e.id) < e.amount) return true;
+    }
+    return false;
+  }
+  // The largest allocated / capacity ratio over the cluster's resources, in kOrderScale.
+  static int64_t DominantShare(const Session& s, const ResourceVector& allocated) {
+    int64_t share = 0;
+    for (const auto& e : allocated.entries()) {
+      const Milli total = s.capacity().Get(e.id);
+      if (total <= 0 || e.amount <= 0) continue;
+      share = std::max(share,
+                       static_cast<int64_t>(MulDiv(std::min(e.amount, total), kOrderScale, total)));
+    }
+    return share;
+  }
   // The queue's dominant share of what it deserves, in millionths. Kept until the
   // queue's amounts change: the allocate action compares queues once per job it places.
   int64_t Share(const Session& s, QueueId q) const {
@@ -205,7 +257,8 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     int64_t share = 0;
   };
 
-  std::vector<ResourceVector> deserved_;
+  QueueTree tree_;
+  std::vector<ResourceVector> deserved_;    // by queue
   std::vector<ResourceVector> admitted_;    // min resources of jobs admitted this session
   mutable std::vector<KnownShare> shares_;  // by queue
 };
