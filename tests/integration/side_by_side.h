@@ -215,6 +215,12 @@ inline std::string Outcome(const json* pod) {
   return condition == nullptr ? "pending" : "pending (" + condition->value("reason", "") + ")";
 }
 
+// A pending pod's PodScheduled=False message ("" when it has none).
+inline std::string PendingMessage(const json& pod) {
+  const json* condition = PodScheduledFalse(pod);
+  return condition == nullptr || !NodeOf(pod).empty() ? "" : condition->value("message", "");
+}
+
 inline std::string Allowed(const Expect& e) {
   if (e.nodes.empty()) {
     return e.pending_reason.empty() ? "pending" : "pending (" + e.pending_reason + ")";
@@ -249,7 +255,8 @@ class SideBySide : public ::testing::Test {
     for (const Expect& e : c.expect) {
       SCOPED_TRACE(who + ": " + c.name + "/" + e.pod);
       auto it = pods.find(e.pod);
-      Record(c, e, who, Outcome(it == pods.end() ? nullptr : &it->second));
+      Record(c, e, who, Outcome(it == pods.end() ? nullptr : &it->second),
+             it == pods.end() ? "" : PendingMessage(it->second));
       ASSERT_NE(it, pods.end());
       const json& pod = it->second;
       const std::string node = NodeOf(pod);
@@ -295,14 +302,17 @@ class SideBySide : public ::testing::Test {
   // One line of the table the suite prints at its end, for the notes.
   struct Row {
     std::string case_name, pod, kube, gantry, allowed;
+    std::string kube_message, gantry_message;  // PodScheduled=False messages, if pending
   };
 
   static void Record(const Case& c, const Expect& e, const std::string& who,
-                     const std::string& outcome) {
+                     const std::string& outcome, const std::string& message) {
     auto row = std::find_if(rows_.begin(), rows_.end(),
                             [&](const Row& r) { return r.case_name == c.name && r.pod == e.pod; });
-    if (row == rows_.end()) row = rows_.insert(rows_.end(), Row{c.name, e.pod, "", "", Allowed(e)});
+    if (row == rows_.end())
+      row = rows_.insert(rows_.end(), Row{c.name, e.pod, "", "", Allowed(e), "", ""});
     (who == "gantry" ? row->gantry : row->kube) = outcome;
+    (who == "gantry" ? row->gantry_message : row->kube_message) = message;
   }
 
   static void PrintTable() {
@@ -310,6 +320,14 @@ class SideBySide : public ::testing::Test {
     for (const Row& r : rows_) {
       std::cout << "| " << r.case_name << " | " << r.pod << " | " << r.kube << " | " << r.gantry
                 << " | " << r.allowed << " |\n";
+    }
+    // The words of each pending pod, to hold gantry's to kube-scheduler's.
+    std::cout
+        << "\n| case | pod | kube-scheduler's message | gantry's message |\n|---|---|---|---|\n";
+    for (const Row& r : rows_) {
+      if (r.kube_message.empty() && r.gantry_message.empty()) continue;
+      std::cout << "| " << r.case_name << " | " << r.pod << " | " << r.kube_message << " | "
+                << r.gantry_message << " |\n";
     }
     std::cout << std::flush;
     rows_.clear();  // a suite derived from this one prints its own cases
