@@ -17,35 +17,33 @@ FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& 
   return FilterResult::Ok();
 }
 
-std::string DescribeFilter(const FilterResult& result, const Node& node) {
+std::string DescribeFilter(const FilterResult& result) {
+  // kube-scheduler's words (v1.37) where a plugin of its says the same; gantry's own
+  // reasons (GPUs) in the same style.
   switch (result.code) {
     case FilterCode::kOk:
       return "fit";
     case FilterCode::kUnschedulable:
       return "node(s) were unschedulable";
     case FilterCode::kNodeSelector:
-      return "node(s) didn't match the node selector";
-    case FilterCode::kNodeAffinity:
-      return "node(s) didn't match the required node affinity";
-    case FilterCode::kTaint:
-      if (result.detail < node.taints.size()) {
-        return "node(s) had untolerated taint {" + node.taints[result.detail].ToString() + "}";
-      }
-      return "node(s) had an untolerated taint";
+    case FilterCode::kNodeAffinity:  // one plugin (NodeAffinity) checks both
+      return "node(s) didn't match Pod's node affinity/selector";
+    case FilterCode::kTaint:  // TaintToleration does not name the taint
+      return "node(s) had untolerated taint(s)";
     case FilterCode::kGpuModel:
       return "node(s) had no GPU of an allowed model";
     case FilterCode::kNoGpus:
       return "node(s) had no GPUs";
     case FilterCode::kInsufficient:
-      return "insufficient " + ResourceName(static_cast<ResourceId>(result.detail));
+      return "Insufficient " + ResourceName(static_cast<ResourceId>(result.detail));
     case FilterCode::kInsufficientGpus:
-      return "insufficient free whole GPUs (nvidia.com/gpu)";
+      return "Insufficient free whole GPUs (nvidia.com/gpu)";
     case FilterCode::kNoGpuShareFits:
-      return "no single GPU with enough free share or memory";
+      return "node(s) had no single GPU with enough free share or memory";
     case FilterCode::kTooManyPods:
-      return "too many pods";
+      return "Too many pods";
     case FilterCode::kExtension:
-      return "rejected by a plugin";
+      return "node(s) were rejected by a plugin";
     case FilterCode::kPodAffinity:
       return "node(s) didn't match pod affinity rules";
     case FilterCode::kPodAntiAffinity:
@@ -59,16 +57,16 @@ std::string DescribeFilter(const FilterResult& result, const Node& node) {
     case FilterCode::kNodePorts:
       return "node(s) didn't have free ports for the requested pod ports";
     case FilterCode::kVolumeNodeAffinity:
-      return "node(s) had volume node affinity conflict";
+      return "node(s) didn't match PersistentVolume's node affinity";
     case FilterCode::kVolumeZone:
       return "node(s) had no available volume zone";
     case FilterCode::kReadWriteOncePod:
-      return "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
-             "access mode";
+      return "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access "
+             "mode already in-use by another pod";
     case FilterCode::kVolumeBindConflict:
       return "node(s) didn't find available persistent volumes to bind";
   }
-  return "rejected";
+  return "node(s) were rejected";
 }
 
 }  // namespace gantry

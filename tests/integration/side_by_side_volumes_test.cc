@@ -81,11 +81,12 @@ TEST_F(SideBySideVolumes, LocalVolumeNodeAffinity) {
   for (int i = 0; i < 3; ++i) CaseNode(t, t + "-" + std::to_string(i), "4");
   Volume(t + "-pv", LocalOn(t + "-1"));
   Volume(t + "-gone", LocalOn(t + "-gone"));
-  Case c{t,
-         {CasePod(t, "local", ClaimVolume("data")), CasePod(t, "stranded", ClaimVolume("gone"))},
-         {{"local", {t + "-1"}, "", ""},
-          {"stranded", {}, "Unschedulable", "node(s) had volume node affinity conflict"}},
-         {Claim("data", t + "-pv", ""), Claim("gone", t + "-gone", "")}};
+  Case c{
+      t,
+      {CasePod(t, "local", ClaimVolume("data")), CasePod(t, "stranded", ClaimVolume("gone"))},
+      {{"local", {t + "-1"}, "", ""},
+       {"stranded", {}, "Unschedulable", "node(s) didn't match PersistentVolume's node affinity"}},
+      {Claim("data", t + "-pv", ""), Claim("gone", t + "-gone", "")}};
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
@@ -143,8 +144,8 @@ TEST_F(SideBySideVolumes, ReadWriteOncePodClaimUsedByARunningPod) {
           {"second",
            {},
            "Unschedulable",
-           "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
-           "access mode"}},
+           "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access "
+           "mode already in-use by another pod"}},
          {Claim("data", t + "-pv", "", "ReadWriteOncePod")}};
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }

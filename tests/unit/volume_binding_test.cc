@@ -144,7 +144,7 @@ TEST(VolumeBinding, OneVolumeForOnePodOfTheSession) {
   ASSERT_EQ(d.pending.size(), 1u);
   EXPECT_EQ(d.pending[0].reason,
             "task b-0: 0/3 nodes are available: 3 node(s) didn't find available persistent "
-            "volumes to bind");
+            "volumes to bind.");
 }
 
 // A gang whose second member does not fit rolls back: the volume its first member took

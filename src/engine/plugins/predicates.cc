@@ -59,9 +59,7 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   // The node's room now: its pod count, free resources and GPUs.
   FilterResult FilterRoom(const Session& s, const TaskSpec& spec, NodeId id) const {
     const NodeWork& w = s.node(id);
-    if (w.max_pods > 0 && static_cast<Milli>(w.tasks + 1) * kMilliPerUnit > w.max_pods) {
-      return FilterResult::Fail(FilterCode::kTooManyPods);
-    }
+    if (w.pods_full()) return FilterResult::Fail(FilterCode::kTooManyPods);
     int64_t over = s.FirstShort(spec.requests, id);
     if (over >= 0)
       return FilterResult::Fail(FilterCode::kInsufficient, static_cast<uint32_t>(over));
