@@ -912,6 +912,28 @@ INSTANTIATE_TEST_SUITE_P(
                      AddJob(c, "j", q, spec, 1);
                    },
                    "task j-0: 0/2 nodes are available: pod affinity terms conflict."},
+        // kube-scheduler's filters run in its default profile's order: NodeUnschedulable,
+        // TaintToleration, NodeAffinity, ...; a node is counted for the first that fails.
+        ReasonCase{"a cordon before a taint before a node selector",
+                   [](ClusterState& c) {
+                     for (int i = 0; i < 2; ++i) {
+                       Node tainted;
+                       tainted.name = "tainted-" + std::to_string(i);
+                       tainted.allocatable = ResourceVector{{kCpu, 8000}};
+                       tainted.labels = PoolLabel("b");
+                       tainted.unschedulable = i == 1;
+                       tainted.taints = {Taint{"dedicated", "x", TaintEffect::kNoSchedule}};
+                       Must(c.AddNode(std::move(tainted)));
+                     }
+                     AddCpuNode(c, "other", 8000, PoolLabel("b"));
+                     QueueId q = AddQueue(c, "q");
+                     TaskSpec spec = CpuSpec(1000);
+                     spec.node_selector.Set("pool", "a");
+                     AddJob(c, "j", q, spec, 1);
+                   },
+                   "task j-0: 0/3 nodes are available: 1 node(s) didn't match Pod's node "
+                   "affinity/selector, 1 node(s) had untolerated taint(s), 1 node(s) were "
+                   "unschedulable."},
         ReasonCase{"no nodes at all",
                    [](ClusterState& c) {
                      QueueId q = AddQueue(c, "q");

@@ -23,20 +23,23 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
  public:
   std::string_view name() const override { return "predicates"; }
 
+  // In the order of kube-scheduler's default profile (NodeUnschedulable, TaintToleration,
+  // NodeAffinity, NodeResourcesFit, then the volume plugins), so that a node that fails
+  // several is counted for the reason kube-scheduler gives.
   FilterResult FilterStatic(const TaskSpec& spec, const Node& node) const override {
     if (node.unschedulable && !ToleratesCordon(spec.tolerations)) {
       return FilterResult::Fail(FilterCode::kUnschedulable);
+    }
+    const Taint* blocking = nullptr;
+    if (!ToleratesAll(spec.tolerations, node.taints, &blocking)) {
+      return FilterResult::Fail(FilterCode::kTaint,
+                                static_cast<uint32_t>(blocking - node.taints.data()));
     }
     if (!MatchesNodeSelector(spec.node_selector, node.labels)) {
       return FilterResult::Fail(FilterCode::kNodeSelector);
     }
     if (!spec.affinity.Matches(node.labels, node.name)) {
       return FilterResult::Fail(FilterCode::kNodeAffinity);
-    }
-    const Taint* blocking = nullptr;
-    if (!ToleratesAll(spec.tolerations, node.taints, &blocking)) {
-      return FilterResult::Fail(FilterCode::kTaint,
-                                static_cast<uint32_t>(blocking - node.taints.data()));
     }
     const FilterResult capacity = FilterByCapacity(spec.requests, spec.gpu, node);
     if (!capacity.ok()) return capacity;
