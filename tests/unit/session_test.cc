@@ -581,7 +581,7 @@ TEST_F(CapabilityTest, AllocationNeverExceedsTheCapabilityEvenWithIdleGpus) {
   const PendingJob* p = PendingOf(d, jobs_[3]);
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->reason,
-            "task j3-0: queue q0 would exceed its capability of 3 nvidia.com/gpu (allocated 3, the "
+            "queue q0 would exceed its capability of 3 nvidia.com/gpu (allocated 3, the "
             "task needs 1)");
   ASSERT_NE(PendingOf(d, jobs_[4]), nullptr);
   EXPECT_TRUE(Contains(PendingOf(d, jobs_[4])->reason, "would exceed its capability"));
@@ -787,7 +787,7 @@ INSTANTIATE_TEST_SUITE_P(
                      QueueId q = AddQueue(c, "q");
                      AddJob(c, "j", q, GpuSpec(4), 1);
                    },
-                   "task j-0: 0/3 nodes are available: 1 Insufficient free whole GPUs "
+                   "0/3 nodes are available: 1 Insufficient free whole GPUs "
                    "(nvidia.com/gpu), 1 node(s) had untolerated taint(s), 1 node(s) were "
                    "unschedulable."},
         ReasonCase{"cpu and node selector",
@@ -801,7 +801,7 @@ INSTANTIATE_TEST_SUITE_P(
                      spec.node_selector.Set("pool", "a");
                      AddJob(c, "j", q, spec, 1);
                    },
-                   "task j-0: 0/5 nodes are available: 1 node(s) didn't match Pod's node "
+                   "0/5 nodes are available: 1 node(s) didn't match Pod's node "
                    "affinity/selector, 4 Insufficient cpu."},
         ReasonCase{"a taint the toleration does not cover; full node",
                    [](ClusterState& c) {
@@ -821,7 +821,7 @@ INSTANTIATE_TEST_SUITE_P(
                                                            TaintEffect::kNoSchedule});
                      AddJob(c, "j", q, spec, 1);
                    },
-                   "task j-0: 0/2 nodes are available: 1 Insufficient free whole GPUs "
+                   "0/2 nodes are available: 1 Insufficient free whole GPUs "
                    "(nvidia.com/gpu), 1 node(s) had untolerated taint(s)."},
         ReasonCase{
             "shared GPU without room",
@@ -835,7 +835,7 @@ INSTANTIATE_TEST_SUITE_P(
               QueueId q = AddQueue(c, "q");
               AddJob(c, "j", q, SharedSpec(500), 1);
             },
-            "task j-0: 0/1 nodes are available: 1 node(s) had no single GPU with enough free "
+            "0/1 nodes are available: 1 node(s) had no single GPU with enough free "
             "share or memory."},
         ReasonCase{"GPU task on CPU nodes",
                    [](ClusterState& c) {
@@ -844,7 +844,7 @@ INSTANTIATE_TEST_SUITE_P(
                      QueueId q = AddQueue(c, "q");
                      AddJob(c, "j", q, GpuSpec(1), 1);
                    },
-                   "task j-0: 0/2 nodes are available: 2 node(s) had no GPUs."},
+                   "0/2 nodes are available: 2 node(s) had no GPUs."},
         // kube-scheduler's NodeResourcesFit names each resource a node is short of, and a
         // full pod count, each counted once for the node.
         ReasonCase{"short of cpu and memory; pod limit reached",
@@ -862,7 +862,7 @@ INSTANTIATE_TEST_SUITE_P(
                      spec.requests.Set(kMemory, 100 * kGi);
                      AddJob(c, "j", q, spec, 1);
                    },
-                   "task j-0: 0/2 nodes are available: 1 Too many pods, 2 Insufficient cpu, 2 "
+                   "0/2 nodes are available: 1 Too many pods, 2 Insufficient cpu, 2 "
                    "Insufficient memory."},
         // Sorted as kube-scheduler sorts them: as strings, count and all ("10" before "2");
         // a node selector and required node affinity are one reason, as they are one plugin.
@@ -885,7 +885,7 @@ INSTANTIATE_TEST_SUITE_P(
                          {SelectorRequirement{"zone", SelectorRequirement::Op::kNotIn, {"b"}}}};
                      AddJob(c, "j", q, spec, 1);
                    },
-                   "task j-0: 0/12 nodes are available: 10 node(s) didn't match Pod's node "
+                   "0/12 nodes are available: 10 node(s) didn't match Pod's node "
                    "affinity/selector, 2 Insufficient cpu."},
         // Required terms that all name nodes (matchFields metadata.name In): kube-scheduler's
         // NodeAffinity PreFilter leaves only those to the filters.
@@ -898,7 +898,7 @@ INSTANTIATE_TEST_SUITE_P(
                          std::string(kNodeNameField), SelectorRequirement::Op::kIn, {"n1", "n9"}}}};
                      AddJob(c, "j", q, spec, 1);
                    },
-                   "task j-0: 0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't "
+                   "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't "
                    "satisfy plugin(s) [NodeAffinity]."},
         ReasonCase{"a term whose names have no node in common",
                    [](ClusterState& c) {
@@ -911,7 +911,7 @@ INSTANTIATE_TEST_SUITE_P(
                           SelectorRequirement{name, SelectorRequirement::Op::kIn, {"n1"}}}};
                      AddJob(c, "j", q, spec, 1);
                    },
-                   "task j-0: 0/2 nodes are available: pod affinity terms conflict."},
+                   "0/2 nodes are available: pod affinity terms conflict."},
         // kube-scheduler's filters run in its default profile's order: NodeUnschedulable,
         // TaintToleration, NodeAffinity, ...; a node is counted for the first that fails.
         ReasonCase{"a cordon before a taint before a node selector",
@@ -931,7 +931,7 @@ INSTANTIATE_TEST_SUITE_P(
                      spec.node_selector.Set("pool", "a");
                      AddJob(c, "j", q, spec, 1);
                    },
-                   "task j-0: 0/3 nodes are available: 1 node(s) didn't match Pod's node "
+                   "0/3 nodes are available: 1 node(s) didn't match Pod's node "
                    "affinity/selector, 1 node(s) had untolerated taint(s), 1 node(s) were "
                    "unschedulable."},
         ReasonCase{"no nodes at all",
@@ -939,10 +939,22 @@ INSTANTIATE_TEST_SUITE_P(
                      QueueId q = AddQueue(c, "q");
                      AddJob(c, "j", q, CpuSpec(1000), 1);
                    },
-                   "task j-0: no nodes available to schedule pods"}),
+                   "no nodes available to schedule pods"}),
     [](const ::testing::TestParamInfo<ReasonCase>& info) {
       return "case" + std::to_string(info.index);
     });
+
+// A job of one task is the pod itself: its reason is kube-scheduler's words alone (above).
+// A task of a larger job is named.
+TEST(PendingReasonTest, ATaskOfALargerJobIsNamed) {
+  ClusterState c;
+  AddCpuNode(c, "small", 2000);
+  QueueId q = AddQueue(c, "q");
+  JobId j = AddJob(c, "j", q, CpuSpec(4000), 2);
+  Decisions d = RunOnce(c);
+  ASSERT_NE(PendingOf(d, j), nullptr) << Describe(c, d);
+  EXPECT_EQ(PendingOf(d, j)->reason, "task j-0: 0/1 nodes are available: 1 Insufficient cpu.");
+}
 
 // ---------------------------------------------------------------- scoring
 

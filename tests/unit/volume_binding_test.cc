@@ -143,7 +143,7 @@ TEST(VolumeBinding, OneVolumeForOnePodOfTheSession) {
   EXPECT_EQ(Binds(c, d), "a-0@n1:pv");
   ASSERT_EQ(d.pending.size(), 1u);
   EXPECT_EQ(d.pending[0].reason,
-            "task b-0: 0/3 nodes are available: 3 node(s) didn't find available persistent "
+            "0/3 nodes are available: 3 node(s) didn't find available persistent "
             "volumes to bind.");
 }
 

@@ -50,7 +50,7 @@ TEST(VolumePredicates, VolumeNodeAffinityKeepsThePodWhereItsVolumeIs) {
   const Decisions d = RunSession(c);
   EXPECT_EQ(Binds(c, d), "local-0@n1");
   EXPECT_EQ(PendingReason(c, d, "nowhere"),
-            "task nowhere-0: 0/3 nodes are available: 3 node(s) didn't match PersistentVolume's "
+            "0/3 nodes are available: 3 node(s) didn't match PersistentVolume's "
             "node affinity.");
 }
 
@@ -68,7 +68,7 @@ TEST(VolumePredicates, VolumeZoneKeepsThePodInItsZone) {
   const Decisions d = RunSession(c);
   EXPECT_EQ(Binds(c, d), "in-us-east-1b-0@b in-us-east-1a-0@a");
   EXPECT_EQ(PendingReason(c, d, "in-us-east-1c"),
-            "task in-us-east-1c-0: 0/2 nodes are available: 2 node(s) had no available volume "
+            "0/2 nodes are available: 2 node(s) had no available volume "
             "zone.");
 }
 
@@ -92,7 +92,7 @@ TEST(VolumePredicates, AReadWriteOncePodClaimGoesToOnePlacement) {
   EXPECT_TRUE(Contains(Binds(c, d), "elsewhere-0@"));
   EXPECT_FALSE(Contains(Binds(c, d), "second-0@"));
   EXPECT_EQ(PendingReason(c, d, "second"),
-            "task second-0: 0/2 nodes are available: 2 node(s) unavailable due to "
+            "0/2 nodes are available: 2 node(s) unavailable due to "
             "PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another "
             "pod.");
 }
