@@ -71,18 +71,20 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
       r = FilterResult::Fail(FilterCode::kInsufficientGpus);
     }
     if (r.code == FilterCode::kInsufficient || r.code == FilterCode::kTooManyPods) {
-      bool counted = false;
-      if (state.node(n).pods_full()) {
-        ++pods_full;
-        counted = true;
-      }
+      // A pod's "pods" request (the daemon's ask for one) is the pod count's reason.
+      bool full = state.node(n).pods_full();
+      bool short_of_any = false;
       for (const ResourceVector::Entry& e : spec.requests.entries()) {
-        if (e.amount > state.free(n, e.id)) {
+        if (e.amount <= state.free(n, e.id)) continue;
+        if (e.id == kPods) {
+          full = true;
+        } else {
           ++short_of[e.id];
-          counted = true;
+          short_of_any = true;
         }
       }
-      if (counted) return;  // else (not expected) the filter's own reason counts it
+      if (full) ++pods_full;
+      if (full || short_of_any) return;  // else (not expected) the filter's reason counts it
     }
     const auto same = [&](const Kind& k) { return k.result == r; };
     if (last >= kinds.size() || !same(kinds[last])) {

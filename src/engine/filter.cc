@@ -34,7 +34,8 @@ std::string DescribeFilter(const FilterResult& result) {
       return "node(s) had no GPU of an allowed model";
     case FilterCode::kNoGpus:
       return "node(s) had no GPUs";
-    case FilterCode::kInsufficient:
+    case FilterCode::kInsufficient:  // a pod's "pods" request is its pod count's
+      if (result.detail == kPods) return "Too many pods";
       return "Insufficient " + ResourceName(static_cast<ResourceId>(result.detail));
     case FilterCode::kInsufficientGpus:
       return "Insufficient free whole GPUs (nvidia.com/gpu)";

@@ -849,17 +849,22 @@ INSTANTIATE_TEST_SUITE_P(
         // full pod count, each counted once for the node.
         ReasonCase{"short of cpu and memory; pod limit reached",
                    [](ClusterState& c) {
-                     AddCpuNode(c, "small", 2000);
-                     Node one_pod;
-                     one_pod.name = "one-pod";
-                     one_pod.allocatable =
-                         ResourceVector{{kCpu, 1000}, {kMemory, 64 * kGi}, {kPods, 1000}};
-                     NodeId full = Must(c.AddNode(std::move(one_pod)));
+                     // Each pod asks for one of "pods", as the daemon's do.
+                     for (Milli pods : {110, 1}) {
+                       Node node;
+                       node.name = "pods-" + std::to_string(pods);
+                       node.allocatable = ResourceVector{
+                           {kCpu, 1000}, {kMemory, 64 * kGi}, {kPods, pods * kMilliPerUnit}};
+                       Must(c.AddNode(std::move(node)));
+                     }
                      QueueId q = AddQueue(c, "q");
-                     JobId running = AddJob(c, "running", q, CpuSpec(100), 1);
-                     ASSERT_TRUE(c.Place(c.job(running).tasks[0], full, {}).ok());
+                     TaskSpec small = CpuSpec(100);
+                     small.requests.Set(kPods, kMilliPerUnit);
+                     JobId running = AddJob(c, "running", q, small, 1);
+                     ASSERT_TRUE(c.Place(c.job(running).tasks[0], 1, {}).ok());
                      TaskSpec spec = CpuSpec(4000);
                      spec.requests.Set(kMemory, 100 * kGi);
+                     spec.requests.Set(kPods, kMilliPerUnit);
                      AddJob(c, "j", q, spec, 1);
                    },
                    "0/2 nodes are available: 1 Too many pods, 2 Insufficient cpu, 2 "
