@@ -67,6 +67,10 @@ struct Case {
   // What the per-pod expectations cannot say (e.g. "on different nodes"): "" when the
   // pods as they ended hold to it, else what is wrong.
   std::function<std::string(const std::map<std::string, json>& pods)> check = {};
+  // Why gantry's PodScheduled messages differ from kube-scheduler's in this case; "" when
+  // they must not: then each pod both leave pending reads the same, bar kube-scheduler's
+  // PostFilter part (preemption, which gantry's daemon does not do).
+  std::string words_differ = "";
 };
 
 // A node of the case (label sbs-case=NAME), with taints when given.
@@ -215,6 +219,14 @@ inline std::string Outcome(const json* pod) {
   return condition == nullptr ? "pending" : "pending (" + condition->value("reason", "") + ")";
 }
 
+// kube-scheduler's FitError without what its PostFilter (preemption) added after the
+// filters' reasons: "0/N nodes are available: REASONS. POSTFILTER" (no reason has ". ").
+inline std::string WithoutPostFilter(const std::string& message) {
+  if (message.rfind("0/", 0) != 0) return message;
+  const size_t end = message.find(". ");
+  return end == std::string::npos ? message : message.substr(0, end + 1);
+}
+
 // A pending pod's PodScheduled=False message ("" when it has none).
 inline std::string PendingMessage(const json& pod) {
   const json* condition = PodScheduledFalse(pod);
@@ -292,8 +304,24 @@ class SideBySide : public ::testing::Test {
     for (const auto& [suffix, labels] : c.namespaces) DeletePods(c.name + "-kube-" + suffix);
     const auto ours = Schedule(c, kGantry, c.name + "-gantry");
     ExpectAsKubeSchedulerAllows(c, ours, "gantry");
+    if (c.words_differ.empty()) ExpectTheSameWords(c, reference, ours);
     ASSERT_TRUE(daemon_->running()) << daemon_->Log();
     EXPECT_EQ(SanitizerReport(daemon_->Log()), "");
+  }
+
+  // Each pod that both schedulers left pending says why in the same words.
+  static void ExpectTheSameWords(const Case& c, const std::map<std::string, json>& reference,
+                                 const std::map<std::string, json>& ours) {
+    for (const Expect& e : c.expect) {
+      auto kube = reference.find(e.pod);
+      auto gantry = ours.find(e.pod);
+      if (kube == reference.end() || gantry == ours.end()) continue;
+      const std::string kube_words = PendingMessage(kube->second);
+      const std::string gantry_words = PendingMessage(gantry->second);
+      if (kube_words.empty() || gantry_words.empty()) continue;  // placed by one of them
+      EXPECT_EQ(gantry_words, WithoutPostFilter(kube_words))
+          << c.name << "/" << e.pod << ": gantry's words are not kube-scheduler's";
+    }
   }
 
   static inline DaemonProcess* daemon_ = nullptr;

@@ -25,9 +25,10 @@ TEST_F(SideBySide, NodeAffinityMatchFieldsOnTheNodeName) {
     return NodeAffinity(json::array(
         {{{"matchFields", {{{"key", "metadata.name"}, {"operator", "In"}, {"values", {node}}}}}}}));
   };
-  Case c{t,
-         {CasePod(t, "ds-1", on(t + "-1")), CasePod(t, "ds-none", on(t + "-none"))},
-         {{"ds-1", {t + "-1"}, "", ""}, {"ds-none", {}, "Unschedulable", "node affinity"}}};
+  Case c{
+      t,
+      {CasePod(t, "ds-1", on(t + "-1")), CasePod(t, "ds-none", on(t + "-none"))},
+      {{"ds-1", {t + "-1"}, "", ""}, {"ds-none", {}, "Unschedulable", "plugin(s) [NodeAffinity]"}}};
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 

@@ -125,6 +125,9 @@ TEST_F(SideBySideVolumes, MissingAndUnboundImmediateClaims) {
          {{"missing", {}, "Unschedulable", "persistentvolumeclaim \"no-such-claim\" not found"},
           {"unbound", {}, "Unschedulable", "pod has unbound immediate PersistentVolumeClaims"}},
          {Claim("unbound", "", t + "-immediate")}};
+  c.words_differ =
+      "the daemon says a PreFilter's reason without \"0/N nodes are available: \" and with "
+      "where the claim is named in the pod";
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
@@ -147,6 +150,9 @@ TEST_F(SideBySideVolumes, ReadWriteOncePodClaimUsedByARunningPod) {
            "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access "
            "mode already in-use by another pod"}},
          {Claim("data", t + "-pv", "", "ReadWriteOncePod")}};
+  c.words_differ =
+      "the daemon keeps the pod out of the session with kube-scheduler's reason and which pod "
+      "holds the claim, where kube-scheduler counts the reason on each node that gets to it";
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
