@@ -321,6 +321,7 @@ void ClusterCache::WaitFor(PodRecord& pod, const std::string& key, const std::st
 
 TaskSpec ClusterCache::BoundSpec(const PodRecord& pod, const Node& node, std::string* note) const {
   TaskSpec spec = pod.info.spec;
+  AddClaimVolumes(pod.info, /*to_place=*/false, &spec);
   const k8s::UnreadableRequests& unreadable = pod.info.unreadable;
   std::vector<std::string> taken;  // what it is counted as holding all of
   auto take_all = [&](ResourceId id) {
@@ -564,6 +565,7 @@ void ClusterCache::OnNode(k8s::EventType type, const json& object) {
     return;
   }
   auto node = k8s::ParseNode(object);
+  if (node.ok()) node->csi = NodeCsiOf(meta->name);
   Status st = !node.ok()    ? node.status()
               : id == kNone ? state_.AddNode(std::move(node).value()).status()
                             : state_.UpdateNode(id, std::move(node).value());

@@ -30,7 +30,8 @@
 //   (cluster_cache_volumes.cc): a bound volume's node affinity and zone labels join its
 //   spec; a claim that is missing, being deleted, lost, unbound with Immediate binding or
 //   held (ReadWriteOncePod) by a bound or assumed pod keeps it pending with their words;
-//   volumes that attach are not implemented and keep it pending too, saying so. A claim
+//   volumes that attach to a node count against its limit for their CSI driver (the
+//   node's CSINode and VolumeAttachments; cluster_cache_csi.cc), for bound pods too. A claim
 //   that waits for its first consumer (WaitForFirstConsumer) joins its spec with the
 //   volumes that may be bound to it and whether and where its class provisions; once a
 //   session places the pod, the choice is written as kube-scheduler writes it (the
@@ -170,6 +171,12 @@ class ClusterCache {
   void OnClaim(k8s::EventType type, const nlohmann::json& object);
   void OnPersistentVolume(k8s::EventType type, const nlohmann::json& object);
   void OnStorageClass(k8s::EventType type, const nlohmann::json& object);
+  // CSI objects (cluster_cache_csi.cc): nodes' drivers and volume limits, attachments,
+  // drivers' settings, storage capacity for provisioning.
+  void OnCsiNode(k8s::EventType type, const nlohmann::json& object);
+  void OnVolumeAttachment(k8s::EventType type, const nlohmann::json& object);
+  void OnCsiDriver(k8s::EventType type, const nlohmann::json& object);
+  void OnStorageCapacity(k8s::EventType type, const nlohmann::json& object);
   // Services and the controllers default spreading reads (cluster_cache_spread.cc).
   void OnService(k8s::EventType type, const nlohmann::json& object);
   void OnSpreadOwner(k8s::SpreadOwnerKind kind, k8s::EventType type, const nlohmann::json& object);
@@ -403,6 +410,21 @@ class ClusterCache {
   // Syncs the pending pods that could use a volume of the class.
   void ResyncClassPods(const std::string& storage_class);
 
+  // CSI (cluster_cache_csi.cc).
+  // Adds to spec->attachable_volumes what the pod's claims attach as (CSILimits'
+  // filterAttachableVolumes: a claim not found counts nothing), then sorts them and keeps
+  // each once. For a pod to place (`to_place`), marks those whose driver must be on the node.
+  void AddClaimVolumes(const k8s::PodInfo& info, bool to_place, TaskSpec* spec) const;
+  // What the node's CSINode and the VolumeAttachments naming it say.
+  NodeCsi NodeCsiOf(const std::string& node) const;
+  // Gives the node in state_ (if there) what NodeCsiOf says now.
+  void RefreshNodeCsi(const std::string& node);
+  // The nodes whose attachments name the persistent volume, refreshed after it changed.
+  void RefreshAttachmentsOf(const std::string& volume);
+  // What storage capacity tracking adds to a delayed claim of class `sc`.
+  void AddStorageCapacity(const k8s::ClaimInfo& claim, const k8s::StorageClassInfo& sc,
+                          DelayedClaim* out) const;
+
   // Default spreading (cluster_cache_spread.cc). Sets spec->default_spread_selector for a
   // pod to place, as kube-scheduler's DefaultSelector builds it; returns why an object it
   // needs cannot be read (the pod then waits), or "".
@@ -450,6 +472,16 @@ class ClusterCache {
   std::unordered_map<std::string, std::set<std::string>> claims_by_volume_;  // PV -> claims
   std::unordered_map<std::string, std::set<std::string>> claims_by_class_;   // class -> claims
   std::unordered_map<std::string, std::set<std::string>> volumes_by_class_;  // class -> PVs
+  // CSI objects: as last read (an object that cannot be read keeps what was read of it
+  // before, with an event), and indexes of attachments by node and by volume.
+  std::unordered_map<std::string, k8s::CsiNodeInfo> csi_nodes_;
+  std::unordered_map<std::string, k8s::VolumeAttachmentInfo> volume_attachments_;
+  std::unordered_map<std::string, std::set<std::string>> attachments_by_node_;
+  std::unordered_map<std::string, std::set<std::string>> attachments_by_volume_;
+  std::unordered_map<std::string, k8s::CsiDriverInfo> csi_drivers_;
+  std::unordered_map<std::string, k8s::StorageCapacityInfo> storage_capacities_;  // ns/name
+  std::unordered_map<std::string, std::set<std::string>> capacities_by_class_;
+  std::unordered_map<std::string, std::string> bad_csi_objects_;  // "kind/key" -> what was said
   // Delayed binding: choices of bindings in flight, as kube-scheduler's assume cache keeps
   // them, counted by the waits that made them.
   struct AssumedRef {

@@ -73,6 +73,7 @@ DelayedClaim ClusterCache::DelayedClaimOf(const k8s::ClaimInfo& claim) const {
     out.provisionable =
         !sc->second.provisioner.empty() && sc->second.provisioner != k8s::kNoProvisioner;
     out.allowed_topologies = sc->second.allowed_topologies;
+    if (out.provisionable) AddStorageCapacity(claim, sc->second, &out);
   }
   // A claim with a node selected is provisioned there; no volume is matched for it.
   if (out.selected_node) return out;

@@ -28,11 +28,6 @@ std::string Where(const k8s::PodClaimRef& ref) {
 std::string At(const k8s::PodClaimRef& ref) {
   return " (" + Where(ref) + ")";
 }
-// `spec.volumes[0].persistentVolumeClaim (volume "data")`, to begin gantry's own messages.
-std::string Named(const k8s::PodClaimRef& ref) {
-  return ref.Field() + " (volume " + Quoted(ref.volume) + ")";
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -41,7 +36,10 @@ std::string Named(const k8s::PodClaimRef& ref) {
 std::string ClusterCache::ResolveVolumes(const PodRecord& pod, TaskSpec* spec) const {
   const k8s::PodInfo& info = pod.info;
   *spec = info.spec;
-  if (info.claims.empty()) return "";
+  if (info.claims.empty()) {
+    AddClaimVolumes(info, /*to_place=*/true, spec);  // its inline volumes
+    return "";
+  }
   const std::string& ns = info.meta.namespace_;
   const std::string pod_key = info.meta.Key();
   auto claim_of = [&](const k8s::PodClaimRef& ref) -> const k8s::ClaimInfo* {
@@ -188,17 +186,8 @@ std::string ClusterCache::ResolveVolumes(const PodRecord& pod, TaskSpec* spec) c
   for (const k8s::ClaimInfo* claim : delayed_claims) {
     spec->delayed_claims.push_back(DelayedClaimOf(*claim));
   }
-  for (const k8s::PodClaimRef* ref : bound) {
-    const k8s::PersistentVolumeInfo* pv = volume_of(claim_of(*ref)->volume_name);
-    if (pv->attaching_kind.empty()) continue;
-    const std::string driver =
-        pv->csi_driver.empty() ? "" : " (driver " + Quoted(pv->csi_driver) + ")";
-    return Named(*ref) + ": claim " + Quoted(ref->claim) + " is bound to persistentvolume " +
-           Quoted(pv->meta.name) + ", a " + pv->attaching_kind + " volume" + driver +
-           " that attaches to a node and counts against its volume limits (kube-scheduler's "
-           "NodeVolumeLimits), which gantry does not implement yet; the pod stays pending "
-           "rather than be placed past a node's limit";
-  }
+  // NodeVolumeLimits: what its claims attach as, beside its inline volumes.
+  AddClaimVolumes(info, /*to_place=*/true, spec);
   for (const k8s::PodClaimRef* ref : rwop) spec->rwop_claims.push_back(ref->claim);
   std::sort(spec->rwop_claims.begin(), spec->rwop_claims.end());
   spec->rwop_claims.erase(std::unique(spec->rwop_claims.begin(), spec->rwop_claims.end()),
@@ -284,8 +273,10 @@ void ClusterCache::ResyncClaimPods(const std::string& claim_key, const std::stri
       }
       continue;
     }
-    // Only pods waiting to be placed read claims; a bound pod counts as it is.
-    if (!pod.info.node_name.empty() || pod.assumed || !Ours(pod.info)) continue;
+    // Pods waiting to be placed read claims; a bound pod's claims say what volumes it
+    // has attached (NodeVolumeLimits). An assumed pod counts as it was placed.
+    if (pod.assumed) continue;
+    if (pod.info.node_name.empty() && !Ours(pod.info)) continue;
     SyncPod(key);
   }
 }
@@ -382,6 +373,7 @@ void ClusterCache::OnPersistentVolume(k8s::EventType type, const json& object) {
     keys.push_back(assumed->second.ref->namespace_ + "/" + assumed->second.ref->name);
   }
   for (const std::string& claim : keys) ResyncClaimPods(claim);
+  RefreshAttachmentsOf(name);
   ResyncClassPods(class_before);
   if (class_now != class_before) ResyncClassPods(class_now);
 }

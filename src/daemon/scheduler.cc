@@ -156,6 +156,18 @@ void Scheduler::Apply(Item& item) {
       case Kind::kStorageClass:
         cache_.OnStorageClass(w->type, w->object);
         break;
+      case Kind::kCsiNode:
+        cache_.OnCsiNode(w->type, w->object);
+        break;
+      case Kind::kVolumeAttachment:
+        cache_.OnVolumeAttachment(w->type, w->object);
+        break;
+      case Kind::kCsiDriver:
+        cache_.OnCsiDriver(w->type, w->object);
+        break;
+      case Kind::kStorageCapacity:
+        cache_.OnStorageCapacity(w->type, w->object);
+        break;
       case Kind::kService:
         cache_.OnService(w->type, w->object);
         break;
@@ -293,6 +305,11 @@ void Scheduler::Run(const std::atomic<bool>& stop) {
       {Kind::kStorageClass, "/apis/storage.k8s.io/v1/storageclasses"},
       {Kind::kPersistentVolume, "/api/v1/persistentvolumes"},
       {Kind::kClaim, "/api/v1/persistentvolumeclaims"},
+      // Volume limits per CSI driver, and storage capacity for provisioning.
+      {Kind::kCsiNode, "/apis/storage.k8s.io/v1/csinodes"},
+      {Kind::kVolumeAttachment, "/apis/storage.k8s.io/v1/volumeattachments"},
+      {Kind::kCsiDriver, "/apis/storage.k8s.io/v1/csidrivers"},
+      {Kind::kStorageCapacity, "/apis/storage.k8s.io/v1/csistoragecapacities"},
       // What default topology spreading selects a pod's peers by.
       {Kind::kService, "/api/v1/services"},
       {Kind::kReplicationController, "/api/v1/replicationcontrollers"},

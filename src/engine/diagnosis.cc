@@ -108,13 +108,13 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
   if (not_named > 0) counts["node(s) didn't satisfy plugin(s) [NodeAffinity]"] = not_named;
   for (const Kind& kind : kinds) {
     counts[kind.result.ok() ? std::string("node(s) would fit but were not scored")
-                            : DescribeFilter(kind.result)] += kind.count;
+                            : DescribeFilter(kind.result, spec)] += kind.count;
   }
   if (pods_full > 0) {
-    counts[DescribeFilter(FilterResult::Fail(FilterCode::kTooManyPods))] += pods_full;
+    counts[DescribeFilter(FilterResult::Fail(FilterCode::kTooManyPods), spec)] += pods_full;
   }
   for (const auto& [resource, nodes] : short_of) {
-    counts[DescribeFilter(FilterResult::Fail(FilterCode::kInsufficient, resource))] += nodes;
+    counts[DescribeFilter(FilterResult::Fail(FilterCode::kInsufficient, resource), spec)] += nodes;
   }
   // kube-scheduler's FitError: "0/N nodes are available: " and the "count reason" strings
   // sorted as strings (count first, so "10 ..." before "2 ..."), joined by ", ", and ".".

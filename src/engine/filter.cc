@@ -17,7 +17,7 @@ FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& 
   return FilterResult::Ok();
 }
 
-std::string DescribeFilter(const FilterResult& result) {
+std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec) {
   // kube-scheduler's words (v1.37) where a plugin of its says the same; gantry's own
   // reasons (GPUs) in the same style.
   switch (result.code) {
@@ -64,8 +64,20 @@ std::string DescribeFilter(const FilterResult& result) {
     case FilterCode::kReadWriteOncePod:
       return "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access "
              "mode already in-use by another pod";
+    case FilterCode::kDiskConflict:
+      return "node(s) had no available disk";
     case FilterCode::kVolumeBindConflict:
       return "node(s) didn't find available persistent volumes to bind";
+    case FilterCode::kNotEnoughStorage:
+      return "node(s) did not have enough free storage";
+    case FilterCode::kMaxVolumeCount:
+      return "node(s) exceed max volume count";
+    case FilterCode::kCsiDriverMissing:
+      if (result.detail < spec.attachable_volumes.size()) {
+        return spec.attachable_volumes[result.detail].driver +
+               " CSI driver is not installed on the node";
+      }
+      return "a CSI driver is not installed on the node";
   }
   return "node(s) were rejected";
 }

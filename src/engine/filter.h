@@ -34,8 +34,14 @@ enum class FilterCode : uint8_t {
   kVolumeNodeAffinity,  // a bound volume's node affinity does not match the node
   kVolumeZone,          // a bound volume's zone or region is not the node's
   kReadWriteOncePod,    // a ReadWriteOncePod claim of the pod is in use by another pod
+  kDiskConflict,        // an inline disk of the pod is in use by a pod on the node
   kVolumeBindConflict,  // a delayed claim has no volume reachable here and cannot be
                         // provisioned here (VolumeBinding's ErrReasonBindConflict)
+  kNotEnoughStorage,    // a delayed claim's class provisions here but no storage capacity
+                        // object offers room for it (VolumeBinding's ErrReasonNotEnoughSpace)
+  kMaxVolumeCount,      // the node's limit of attached volumes for a CSI driver (NodeVolumeLimits)
+  kCsiDriverMissing,    // detail: index in spec.attachable_volumes of a volume whose driver
+                        // the node lacks and must have
 };
 
 struct FilterResult {
@@ -55,8 +61,8 @@ FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& 
                               const Node& node);
 
 // "Insufficient cpu", "node(s) had untolerated taint(s)", ...: kube-scheduler's words for
-// a node it rejects for the same reason. A node short of several resources has one
-// reason for each (see DiagnoseNoNode); this names the one in `result`.
-std::string DescribeFilter(const FilterResult& result);
+// a node it rejects for the same reason, for a task of `spec`. A node short of several
+// resources has one reason for each (see DiagnoseNoNode); this names the one in `result`.
+std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec);
 
 }  // namespace gantry

@@ -27,6 +27,7 @@ constexpr PluginEntry kPlugins[] = {
     {"fgd", NewFgdPlugin},
     {"gantry", NewGantryPlugin},
     {"nodeports", NewNodePortsPlugin},
+    {"nodevolumelimits", NewNodeVolumeLimitsPlugin},
     {"nodeaffinity", NewNodeAffinityPlugin},
     {"tainttoleration", NewTaintTolerationPlugin},
     {"interpodaffinity", NewInterPodAffinityPlugin},

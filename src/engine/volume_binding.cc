@@ -102,6 +102,11 @@ FilterResult ChooseClaimVolumes(const TaskSpec& spec, const Node& node,
     }
     // checkVolumeProvisions.
     if (!claim.provisionable || !claim.allowed_topologies.Matches(node.labels)) return conflict;
+    if (claim.capacity_tracked &&
+        std::none_of(claim.capacity_topologies.begin(), claim.capacity_topologies.end(),
+                     [&](const LabelSelector& s) { return s.Matches(node.labels); })) {
+      return FilterResult::Fail(FilterCode::kNotEnoughStorage);
+    }
     if (choices != nullptr) choices->emplace_back();
   }
   return FilterResult::Ok();

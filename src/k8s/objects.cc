@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "k8s/csi_translation.h"
 #include "k8s/json_fields.h"
 #include "k8s/json_text.h"
 #include "k8s/pod_rules.h"
@@ -534,6 +535,15 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   } else {
     fail(st);
   }
+  // Inline volumes that count against a node's volume limits (NodeVolumeLimits); claims'
+  // are added when the pod is placed, from its claims and their volumes.
+  const json& volumes = Field(spec, "volumes");
+  for (size_t i = 0; volumes.is_array() && i < volumes.size(); ++i) {
+    if (auto attachable = AttachableOfInlineVolume(volumes[i])) {
+      pod.spec.attachable_volumes.push_back(std::move(*attachable));
+    }
+  }
+  pod.spec.inline_disks = InlineDisksOf(spec);
   pod.scheduling_gates = SchedulingGates(spec);
   if (std::string unsupported = UnsupportedField(spec); !unsupported.empty()) {
     fail(Status::Invalid(where + ": " + unsupported));

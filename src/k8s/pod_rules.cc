@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
+#include "k8s/csi_translation.h"
 #include "k8s/json_fields.h"
 #include "k8s/json_text.h"
 #include "model/limits.h"
@@ -414,28 +416,58 @@ Status ParsePodClaims(const json& spec, const std::string& where, const std::str
   return Status::Ok();
 }
 
+std::vector<InlineDisk> InlineDisksOf(const json& spec) {
+  std::vector<InlineDisk> out;
+  const json& volumes = Field(spec, "volumes");
+  auto read_only = [](const json& source) {
+    const json& v = Field(source, "readOnly");
+    return v.is_boolean() && v.get<bool>();
+  };
+  for (size_t i = 0; volumes.is_array() && i < volumes.size(); ++i) {
+    const json& v = volumes[i];
+    if (const json& pd = Field(v, "gcePersistentDisk"); !pd.is_null()) {
+      out.push_back({"gce-pd/" + String(pd, "pdName"), read_only(pd)});
+    } else if (const json& ebs = Field(v, "awsElasticBlockStore"); !ebs.is_null()) {
+      out.push_back({"aws-ebs/" + String(ebs, "volumeID"), false});  // even read-only
+    } else if (const json& iscsi = Field(v, "iscsi"); !iscsi.is_null()) {
+      out.push_back({"iscsi/" + String(iscsi, "iqn"), read_only(iscsi)});
+    } else if (const json& rbd = Field(v, "rbd"); !rbd.is_null()) {
+      const json& monitors = Field(rbd, "monitors");
+      for (size_t m = 0; monitors.is_array() && m < monitors.size(); ++m) {
+        if (!monitors[m].is_string()) continue;
+        out.push_back({"rbd/" + String(rbd, "pool") + "/" + String(rbd, "image") + "/" +
+                           monitors[m].get<std::string>(),
+                       read_only(rbd)});
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const InlineDisk& a, const InlineDisk& b) {
+    return std::tie(a.key, a.read_only) < std::tie(b.key, b.read_only);
+  });
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::string UnsupportedField(const json& spec) {
   const json& claims = Field(spec, "resourceClaims");
   if (claims.is_array() && !claims.empty()) {
     return "spec.resourceClaims: dynamic resource allocation (DRA) is not supported by gantry; "
            "the pod stays pending rather than be placed without its claims";
   }
-  // Inline volumes that attach to a node: kube-scheduler counts them against the node's
-  // volume limits (NodeVolumeLimits) and keeps pods that share one apart
-  // (VolumeRestrictions).
-  static constexpr const char* kAttaching[] = {
-      "csi",    "gcePersistentDisk", "awsElasticBlockStore", "azureDisk", "azureFile",
-      "cinder", "vsphereVolume",     "portworxVolume",       "rbd",       "iscsi"};
+  // Inline in-tree volumes that count against node limits once translated to CSI: one
+  // that cannot be translated (an Azure disk that is not Managed, an EBS ID of another
+  // form) fails CSILimits on every node.
   const json& volumes = Field(spec, "volumes");
   for (size_t i = 0; volumes.is_array() && i < volumes.size(); ++i) {
-    for (const char* kind : kAttaching) {
-      if (Field(volumes[i], kind).is_null()) continue;
+    for (const char* kind :
+         {"awsElasticBlockStore", "gcePersistentDisk", "azureDisk", "cinder", "portworxVolume"}) {
+      if (Field(volumes[i], kind).is_null() || AttachableOfInlineVolume(volumes[i])) continue;
       return "spec.volumes[" + std::to_string(i) + "]." + kind + " (volume \"" +
              KeyText(String(volumes[i], "name")) +
-             "\"): volumes that attach to a node count against its volume limits and may "
-             "conflict with other pods' (kube-scheduler's NodeVolumeLimits and "
-             "VolumeRestrictions), which gantry does not implement yet; the pod stays pending "
-             "rather than be placed where its volume may not attach";
+             "\"): " + JsonText(Field(volumes[i], kind)).substr(0, 128) +
+             " cannot be translated to CSI as CSI migration does (only Managed Azure disks, EBS "
+             "volume IDs vol-...), so kube-scheduler cannot count it against a node's volume "
+             "limits and places the pod nowhere";
     }
   }
   return "";

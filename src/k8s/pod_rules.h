@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "model/attachable_volume.h"
 #include "model/labels.h"
 #include "model/pod_constraints.h"
 #include "model/status.h"
@@ -71,6 +72,10 @@ std::vector<std::string> SchedulingGates(const nlohmann::json& spec);
 // for a generic ephemeral volume the claim its controller makes, <pod>-<volume>.
 Status ParsePodClaims(const nlohmann::json& spec, const std::string& where,
                       const std::string& pod_name, std::vector<PodClaimRef>* out);
+
+// The pod's inline disks that VolumeRestrictions keeps from two pods on a node (GCE PD,
+// AWS EBS, iSCSI, RBD), sorted, each once.
+std::vector<InlineDisk> InlineDisksOf(const nlohmann::json& spec);
 
 // Why gantry cannot place the pod as kube-scheduler would, naming the first field it does
 // not implement ("spec.resourceClaims: ..."), or "" when there is none.

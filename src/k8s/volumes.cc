@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "k8s/csi_translation.h"
 #include "k8s/json_fields.h"
 #include "k8s/json_text.h"
 #include "k8s/pod_rules.h"
@@ -109,6 +110,8 @@ Result<ClaimInfo> ParseClaim(const json& object) {
                                         "ReadWriteOncePod") != claim.access_modes.end();
   GANTRY_RETURN_IF_ERROR(StorageAmount(Field(spec, "resources"), "requests",
                                        where + ": spec.resources", &claim.storage_request));
+  const json& requests = Field(Field(spec, "resources"), "requests");
+  claim.has_storage_request = requests.is_object() && requests.contains("storage");
   GANTRY_RETURN_IF_ERROR(VolumeMode(spec, where + ": spec", &claim.volume_mode));
   GANTRY_RETURN_IF_ERROR(ParseLabelSelector(spec, "selector", where + ": spec", &claim.selector));
   if (annotations.is_object() && annotations.contains(kSelectedNodeAnnotation)) {
@@ -180,14 +183,8 @@ Result<PersistentVolumeInfo> ParsePersistentVolume(const json& object) {
     if (affinity.terms.empty()) affinity.terms.emplace_back();
     pv.node_affinity = std::move(affinity);
   }
-  // Sources that attach: CSI, and the in-tree kinds CSI migration translates.
-  for (const char* kind : {"csi", "awsElasticBlockStore", "gcePersistentDisk", "azureDisk",
-                           "azureFile", "cinder", "vsphereVolume", "portworxVolume"}) {
-    if (Field(spec, kind).is_null()) continue;
-    pv.attaching_kind = kind;
-    pv.csi_driver = String(Field(spec, "csi"), "driver");
-    break;
-  }
+  pv.csi_source = !Field(spec, "csi").is_null();
+  pv.attachable = AttachableOfVolumeSpec(spec, pv.labels);
   return pv;
 }
 
@@ -243,6 +240,122 @@ Result<StorageClassInfo> ParseStorageClass(const json& object) {
     sc.allowed_topologies.terms.push_back(std::move(term));
   }
   return sc;
+}
+
+namespace {
+
+// object[key] as a boolean: absent or null is false.
+Status OptionalBool(const json& object, const char* key, const std::string& at, bool* out) {
+  const json& v = Field(object, key);
+  *out = false;
+  if (v.is_null()) return Status::Ok();
+  if (!v.is_boolean()) {
+    return Status::Invalid(at + "." + key + ": expected true or false, got " +
+                           JsonText(v).substr(0, 64));
+  }
+  *out = v.get<bool>();
+  return Status::Ok();
+}
+
+// object[key] as a quantity, when present.
+Status OptionalQuantity(const json& object, const char* key, const std::string& at,
+                        std::optional<Milli>* out) {
+  out->reset();
+  const json& v = Field(object, key);
+  if (v.is_null()) return Status::Ok();
+  if (!v.is_string()) {
+    return Status::Invalid(at + "." + key + ": expected a quantity, got " +
+                           JsonText(v).substr(0, 64));
+  }
+  auto amount = ParseQuantity(v.get<std::string>());
+  if (!amount.ok()) return Status::Invalid(at + "." + key + ": " + amount.status().message());
+  *out = *amount;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<CsiNodeInfo> ParseCsiNode(const json& object) {
+  auto meta = NamedMeta(object, "csinode");
+  if (!meta.ok()) return meta.status();
+  CsiNodeInfo info;
+  info.meta = std::move(meta).value();
+  const std::string where = "csinode " + info.meta.name + ": spec.drivers";
+  const json& drivers = Field(Field(object, "spec"), "drivers");
+  if (!drivers.is_null() && !drivers.is_array()) {
+    return Status::Invalid(where + ": expected a list, got " + JsonText(drivers).substr(0, 64));
+  }
+  for (size_t i = 0; drivers.is_array() && i < drivers.size(); ++i) {
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    if (!drivers[i].is_object()) {
+      return Status::Invalid(at + ": expected an object, got " +
+                             JsonText(drivers[i]).substr(0, 64));
+    }
+    NodeCsiDriver driver;
+    GANTRY_RETURN_IF_ERROR(OptionalString(drivers[i], "name", at, &driver.name));
+    if (driver.name.empty()) return Status::Invalid(at + ".name: must not be empty");
+    const json& count = Field(Field(drivers[i], "allocatable"), "count");
+    if (!count.is_null()) {
+      if (!count.is_number_integer() || count.get<int64_t>() < 0 ||
+          count.get<int64_t>() > INT32_MAX) {
+        return Status::Invalid(at + ".allocatable.count: expected a count of volumes, got " +
+                               JsonText(count).substr(0, 64));
+      }
+      driver.limit = static_cast<int32_t>(count.get<int64_t>());
+    }
+    info.drivers.push_back(std::move(driver));
+  }
+  std::sort(info.drivers.begin(), info.drivers.end(),
+            [](const NodeCsiDriver& a, const NodeCsiDriver& b) { return a.name < b.name; });
+  for (size_t i = 1; i < info.drivers.size(); ++i) {
+    if (info.drivers[i].name == info.drivers[i - 1].name) {
+      return Status::Invalid(where + ": driver \"" + KeyText(info.drivers[i].name) +
+                             "\" is listed twice");
+    }
+  }
+  return info;
+}
+
+Result<VolumeAttachmentInfo> ParseVolumeAttachment(const json& object) {
+  auto meta = NamedMeta(object, "volumeattachment");
+  if (!meta.ok()) return meta.status();
+  VolumeAttachmentInfo info;
+  info.meta = std::move(meta).value();
+  const std::string where = "volumeattachment " + info.meta.name + ": spec";
+  const json& spec = Field(object, "spec");
+  GANTRY_RETURN_IF_ERROR(OptionalString(spec, "attacher", where, &info.attacher));
+  GANTRY_RETURN_IF_ERROR(OptionalString(spec, "nodeName", where, &info.node_name));
+  GANTRY_RETURN_IF_ERROR(OptionalString(Field(spec, "source"), "persistentVolumeName",
+                                        where + ".source", &info.persistent_volume));
+  return info;
+}
+
+Result<CsiDriverInfo> ParseCsiDriver(const json& object) {
+  auto meta = NamedMeta(object, "csidriver");
+  if (!meta.ok()) return meta.status();
+  CsiDriverInfo info;
+  info.meta = std::move(meta).value();
+  const std::string where = "csidriver " + info.meta.name + ": spec";
+  const json& spec = Field(object, "spec");
+  GANTRY_RETURN_IF_ERROR(OptionalBool(spec, "storageCapacity", where, &info.storage_capacity));
+  GANTRY_RETURN_IF_ERROR(
+      OptionalBool(spec, "preventPodSchedulingIfMissing", where, &info.required_on_node));
+  return info;
+}
+
+Result<StorageCapacityInfo> ParseStorageCapacity(const json& object) {
+  auto meta = NamedMeta(object, "csistoragecapacity");
+  if (!meta.ok()) return meta.status();
+  StorageCapacityInfo info;
+  info.meta = std::move(meta).value();
+  const std::string where = "csistoragecapacity " + info.meta.Key();
+  GANTRY_RETURN_IF_ERROR(OptionalString(object, "storageClassName", where, &info.storage_class));
+  GANTRY_RETURN_IF_ERROR(ParseLabelSelector(object, "nodeTopology", where, &info.node_topology));
+  std::optional<Milli> capacity, maximum;
+  GANTRY_RETURN_IF_ERROR(OptionalQuantity(object, "capacity", where, &capacity));
+  GANTRY_RETURN_IF_ERROR(OptionalQuantity(object, "maximumVolumeSize", where, &maximum));
+  info.volume_limit = maximum ? maximum : capacity;
+  return info;
 }
 
 }  // namespace gantry::k8s

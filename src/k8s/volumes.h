@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "k8s/objects.h"
+#include "model/attachable_volume.h"
 #include "model/labels.h"
 #include "model/pod_constraints.h"
 #include "model/quantity.h"
@@ -49,6 +50,7 @@ struct ClaimInfo {
   std::string controller_uid;        // the uid of its controller owner reference; "": none
   // For delayed binding (matching a static volume, or provisioning).
   Milli storage_request = 0;                 // spec.resources.requests.storage; 0 when absent
+  bool has_storage_request = false;          // that request is there
   std::vector<std::string> access_modes;     // spec.accessModes
   std::string volume_mode = "Filesystem";    // spec.volumeMode (the API server's default)
   std::optional<LabelSelector> selector;     // spec.selector; none: any volume
@@ -65,11 +67,11 @@ struct PersistentVolumeInfo {
   // Its topology labels (kVolumeTopologyKeys) whose values parse; VolumeZone ignores
   // those that do not.
   std::vector<VolumeTopology> zones;
-  // The source, when it is one that attaches to a node and counts against the node's
-  // volume limits (NodeVolumeLimits): "csi" or an in-tree kind that migrates to CSI. ""
-  // for the others (local, hostPath, nfs, ...).
-  std::string attaching_kind;
-  std::string csi_driver;  // spec.csi.driver
+  // What it attaches to a node as, when it counts against the node's volume limits
+  // (NodeVolumeLimits; k8s/csi_translation.h): a CSI volume, or an in-tree one CSI
+  // migration translates. None for the others (local, hostPath, nfs, ...).
+  std::optional<AttachableVolume> attachable;
+  bool csi_source = false;  // spec.csi is set (a VolumeAttachment of it counts)
   // For delayed binding.
   std::string storage_class;  // the beta annotation, else spec.storageClassName; "": none
   Milli capacity = 0;         // spec.capacity.storage
@@ -91,8 +93,46 @@ struct StorageClassInfo {
   NodeAffinity allowed_topologies;
 };
 
+// storage.k8s.io/v1 CSINode: the CSI drivers installed on the node it is named after,
+// and how many volumes each may attach there.
+struct CsiNodeInfo {
+  ObjectMeta meta;
+  std::vector<NodeCsiDriver> drivers;  // sorted by name, each once
+};
+
+// storage.k8s.io/v1 VolumeAttachment: a volume attached (or being attached) to a node.
+struct VolumeAttachmentInfo {
+  ObjectMeta meta;
+  std::string attacher;           // spec.attacher: the CSI driver
+  std::string node_name;          // spec.nodeName
+  std::string persistent_volume;  // spec.source.persistentVolumeName; "" for inline sources
+  bool operator==(const VolumeAttachmentInfo&) const = default;
+};
+
+// storage.k8s.io/v1 CSIDriver: what kube-scheduler reads of it.
+struct CsiDriverInfo {
+  ObjectMeta meta;
+  bool storage_capacity = false;  // spec.storageCapacity
+  bool required_on_node = false;  // spec.preventPodSchedulingIfMissing
+};
+
+// storage.k8s.io/v1 CSIStorageCapacity: room for new volumes of a class, on the nodes
+// its topology selects.
+struct StorageCapacityInfo {
+  ObjectMeta meta;
+  std::string storage_class;                   // storageClassName
+  std::optional<LabelSelector> node_topology;  // none: no node has access
+  // maximumVolumeSize when set, else capacity: the largest volume it can make; none
+  // when neither is set (it offers room for none).
+  std::optional<Milli> volume_limit;
+};
+
 Result<ClaimInfo> ParseClaim(const nlohmann::json& object);
 Result<PersistentVolumeInfo> ParsePersistentVolume(const nlohmann::json& object);
 Result<StorageClassInfo> ParseStorageClass(const nlohmann::json& object);
+Result<CsiNodeInfo> ParseCsiNode(const nlohmann::json& object);
+Result<VolumeAttachmentInfo> ParseVolumeAttachment(const nlohmann::json& object);
+Result<CsiDriverInfo> ParseCsiDriver(const nlohmann::json& object);
+Result<StorageCapacityInfo> ParseStorageCapacity(const nlohmann::json& object);
 
 }  // namespace gantry::k8s

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/attachable_volume.h"
 #include "model/int128.h"
 #include "model/interner.h"
 #include "model/labels.h"
@@ -54,6 +55,7 @@ struct Node {
   std::vector<Taint> taints;
   std::vector<GpuDevice> gpus;
   bool unschedulable = false;
+  NodeCsi csi;  // its CSI drivers and attached volumes, for NodeVolumeLimits
   // Filled by ClusterState:
   bool removed = false;  // deleted from the cluster: takes no tasks, counts in no total
   std::vector<std::string> topology;  // values of ClusterState::topology_keys(), "" if absent

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/labels.h"
+#include "model/pod_constraints.h"
 #include "model/quantity.h"
 
 namespace gantry {
@@ -45,6 +46,12 @@ struct DelayedClaim {
   // node affinity terms of In requirements; no terms: any node).
   bool provisionable = false;
   NodeAffinity allowed_topologies;
+  // Storage capacity tracking, when its class's provisioner has a CSIDriver with
+  // storageCapacity: true and the claim requests a size: provisioning on a node also needs
+  // one of these to match the node's labels, the nodeTopology of each CSIStorageCapacity of
+  // its class with room for the request (maximumVolumeSize, else capacity).
+  bool capacity_tracked = false;
+  std::vector<LabelSelector> capacity_topologies;
   bool operator==(const DelayedClaim&) const = default;
 };
 

@@ -37,6 +37,10 @@ size_t TaskSpecHash::operator()(const TaskSpec& spec) const {
   for (const DelayedClaim& claim : spec.delayed_claims) h.Add(claim.claim);
   h.Add(static_cast<uint64_t>(spec.volume_zones.size()));
   for (const VolumeTopology& zone : spec.volume_zones) h.Add(zone.key).Add(zone.values);
+  h.Add(static_cast<uint64_t>(spec.attachable_volumes.size()));
+  for (const AttachableVolume& v : spec.attachable_volumes) h.Add(v.driver).Add(v.handle);
+  h.Add(static_cast<uint64_t>(spec.inline_disks.size()));
+  for (const InlineDisk& d : spec.inline_disks) h.Add(d.key);
   // The pod rules are left out: specs that differ only there are rare, and equality
   // tells them apart.
   return h.value();

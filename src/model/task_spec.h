@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "model/attachable_volume.h"
 #include "model/delayed_claim.h"
 #include "model/labels.h"
 #include "model/pod_constraints.h"
@@ -78,6 +79,11 @@ struct TaskSpec {
   // Its claims that wait for their first consumer, in the order VolumeBinding matches
   // them (by requested size): each needs a volume or provisioning on the node.
   std::vector<DelayedClaim> delayed_claims;
+  // Its volumes that attach to a node and count against the node's limit for their CSI
+  // driver (NodeVolumeLimits), sorted by driver and handle, each once.
+  std::vector<AttachableVolume> attachable_volumes;
+  // Its inline disks that no other pod on its node may use (VolumeRestrictions), sorted.
+  std::vector<InlineDisk> inline_disks;
   bool operator==(const TaskSpec&) const = default;
 
   // Whether default spread constraints apply to it (see default_spread_selector).

@@ -44,6 +44,10 @@ class PodSpecReader {
                                    std::vector<TopologySpreadConstraint>* out) const;
   // Container ports; those with a hostPort go to *out (0.0.0.0 kept as "", every IP).
   Status Ports(const YAML::Node& node, const std::string& field, std::vector<HostPort>* out) const;
+  // A metav1.LabelSelector: {matchLabels, matchExpressions} with In, NotIn, Exists and
+  // DoesNotExist.
+  Status ReadLabelSelector(const YAML::Node& node, const std::string& field,
+                           LabelSelector* out) const;
 
  private:
   Status ReadNodeSelectorTerm(const YAML::Node& node, const std::string& field,
@@ -61,10 +65,6 @@ class PodSpecReader {
                          std::vector<PodAffinityTerm>* preferred) const;
   Status ReadPodAffinityTerm(const YAML::Node& node, const std::string& field,
                              const Labels& pod_labels, PodAffinityTerm* out) const;
-  // A metav1.LabelSelector: {matchLabels, matchExpressions} with In, NotIn, Exists and
-  // DoesNotExist.
-  Status ReadLabelSelector(const YAML::Node& node, const std::string& field,
-                           LabelSelector* out) const;
   // A list of label keys (matchLabelKeys, mismatchLabelKeys).
   Status ReadLabelKeys(const YAML::Node& node, const std::string& field,
                        std::vector<std::string>* out) const;

@@ -1,5 +1,7 @@
 #include "sim/scenario.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -42,6 +44,57 @@ Status CheckNodeCount(const YamlReader& r, const YAML::Node& nodes) {
   return Status::Ok();
 }
 
+// csi: {drivers: [{name, limit}], attached: [{driver, handle}]}: the node has a CSINode
+// object listing these drivers (limit: how many volumes each may attach; none: no limit),
+// and VolumeAttachments of these volumes.
+Status ParseNodeCsi(const YamlReader& r, const YAML::Node& node, const std::string& field,
+                    NodeCsi* out) {
+  GANTRY_RETURN_IF_ERROR(r.Map(node, field, {"drivers", "attached"}));
+  out->has_csi_node = true;
+  if (const YAML::Node& drivers = node["drivers"]) {
+    GANTRY_RETURN_IF_ERROR(r.List(drivers, field + ".drivers"));
+    for (size_t i = 0; i < drivers.size(); ++i) {
+      const std::string fi = field + ".drivers[" + std::to_string(i) + "]";
+      GANTRY_RETURN_IF_ERROR(r.Map(drivers[i], fi, {"name", "limit"}));
+      NodeCsiDriver driver;
+      if (!drivers[i]["name"]) return r.Error(drivers[i], fi + ".name", "required");
+      GANTRY_RETURN_IF_ERROR(r.String(drivers[i]["name"], fi + ".name", &driver.name));
+      if (driver.name.empty())
+        return r.Error(drivers[i]["name"], fi + ".name", "must not be empty");
+      if (out->FindDriver(driver.name) != nullptr) {
+        return r.Error(drivers[i]["name"], fi + ".name",
+                       "driver \"" + driver.name + "\" listed twice");
+      }
+      if (drivers[i]["limit"]) {
+        int64_t limit = 0;
+        GANTRY_RETURN_IF_ERROR(r.Int(drivers[i]["limit"], fi + ".limit", 0, INT32_MAX, &limit));
+        driver.limit = static_cast<int32_t>(limit);
+      }
+      out->drivers.push_back(std::move(driver));
+    }
+    std::sort(out->drivers.begin(), out->drivers.end(),
+              [](const NodeCsiDriver& a, const NodeCsiDriver& b) { return a.name < b.name; });
+  }
+  if (const YAML::Node& attached = node["attached"]) {
+    GANTRY_RETURN_IF_ERROR(r.List(attached, field + ".attached"));
+    for (size_t i = 0; i < attached.size(); ++i) {
+      const std::string fi = field + ".attached[" + std::to_string(i) + "]";
+      GANTRY_RETURN_IF_ERROR(r.Map(attached[i], fi, {"driver", "handle"}));
+      AttachableVolume v;
+      for (const char* key : {"driver", "handle"}) {
+        if (!attached[i][key]) return r.Error(attached[i], fi + "." + key, "required");
+      }
+      GANTRY_RETURN_IF_ERROR(r.String(attached[i]["driver"], fi + ".driver", &v.driver));
+      GANTRY_RETURN_IF_ERROR(r.String(attached[i]["handle"], fi + ".handle", &v.handle));
+      out->attached.push_back(std::move(v));
+    }
+    std::sort(
+        out->attached.begin(), out->attached.end(),
+        [](const AttachableVolume& a, const AttachableVolume& b) { return a.VolumeBefore(b); });
+  }
+  return Status::Ok();
+}
+
 Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cluster) {
   GANTRY_RETURN_IF_ERROR(r.List(nodes, "nodes"));
   GANTRY_RETURN_IF_ERROR(CheckNodeCount(r, nodes));
@@ -50,7 +103,7 @@ Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cl
     const std::string f = "nodes[" + std::to_string(i) + "]";
     GANTRY_RETURN_IF_ERROR(r.Map(n, f,
                                  {"name", "namePrefix", "count", "allocatable", "gpus", "labels",
-                                  "taints", "unschedulable"}));
+                                  "taints", "unschedulable", "csi"}));
     Node node;
     if (n["allocatable"]) {
       GANTRY_RETURN_IF_ERROR(r.Resources(n["allocatable"], f + ".allocatable", NameSource::kTrusted,
@@ -67,6 +120,7 @@ Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cl
     if (n["unschedulable"]) {
       GANTRY_RETURN_IF_ERROR(r.Bool(n["unschedulable"], f + ".unschedulable", &node.unschedulable));
     }
+    if (n["csi"]) GANTRY_RETURN_IF_ERROR(ParseNodeCsi(r, n["csi"], f + ".csi", &node.csi));
     if (const YAML::Node& g = n["gpus"]) {
       const std::string gf = f + ".gpus";
       GANTRY_RETURN_IF_ERROR(r.Map(g, gf, {"count", "model", "memoryMiB", "nvlinkDomains"}));
@@ -160,7 +214,7 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
       r.Map(t, f,
             {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB", "gpuModels", "priority",
              "nodeSelector", "tolerations", "nodeAffinity", "namespace", "labels", "affinity",
-             "topologySpreadConstraints", "ports", "volumes"}));
+             "topologySpreadConstraints", "ports", "volumes", "inlineDisks"}));
   spec->role = "task";
   if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
   *replicas = 1;
@@ -252,6 +306,9 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
                                                          spec->labels, &spec->spread));
   }
   if (t["ports"]) GANTRY_RETURN_IF_ERROR(pod.Ports(t["ports"], f + ".ports", &spec->host_ports));
+  if (t["inlineDisks"]) {
+    GANTRY_RETURN_IF_ERROR(ReadScenarioInlineDisks(r, t["inlineDisks"], f + ".inlineDisks", spec));
+  }
   if (t["volumes"]) {
     GANTRY_RETURN_IF_ERROR(ReadScenarioVolumes(r, pod, t["volumes"], f + ".volumes", spec));
   }

@@ -1,6 +1,8 @@
 #include "sim/scenario_volumes.h"
 
 #include <algorithm>
+#include <string_view>
+#include <vector>
 
 #include "model/delayed_claim.h"
 #include "model/limits.h"
@@ -37,8 +39,9 @@ void AddOnce(std::vector<T>* list, T value) {
 Status ReadDelayedClaim(const YamlReader& r, const PodSpecReader& pod, const YAML::Node& node,
                         const std::string& field, const std::string& claim, DelayedClaim* out,
                         Milli* request) {
-  GANTRY_RETURN_IF_ERROR(r.Map(
-      node, field, {"request", "volumes", "provisionable", "allowedTopologies", "selectedNode"}));
+  GANTRY_RETURN_IF_ERROR(r.Map(node, field,
+                               {"request", "volumes", "provisionable", "allowedTopologies",
+                                "selectedNode", "storageCapacity"}));
   out->claim = claim;
   *request = 0;
   if (node["request"]) {
@@ -96,6 +99,61 @@ Status ReadDelayedClaim(const YamlReader& r, const PodSpecReader& pod, const YAM
     GANTRY_RETURN_IF_ERROR(pod.NodeSelectorTerms(
         node["allowedTopologies"], field + ".allowedTopologies", &out->allowed_topologies.terms));
   }
+  if (const YAML::Node& capacities = node["storageCapacity"]) {
+    // The class's CSIStorageCapacity objects: their presence says its driver tracks
+    // capacity; those with room for the request say where it can provision.
+    const std::string fc = field + ".storageCapacity";
+    if (!out->provisionable) {
+      return r.Error(capacities, fc,
+                     "applies only to a claim whose class provisions (provisionable: true)");
+    }
+    GANTRY_RETURN_IF_ERROR(r.List(capacities, fc));
+    out->capacity_tracked = true;
+    for (size_t k = 0; k < capacities.size(); ++k) {
+      const YAML::Node& c = capacities[k];
+      const std::string fk = fc + "[" + std::to_string(k) + "]";
+      GANTRY_RETURN_IF_ERROR(r.Map(c, fk, {"nodeTopology", "capacity", "maximumVolumeSize"}));
+      if (!c["nodeTopology"]) return r.Error(c, fk + ".nodeTopology", "required");
+      LabelSelector topology;
+      GANTRY_RETURN_IF_ERROR(
+          pod.ReadLabelSelector(c["nodeTopology"], fk + ".nodeTopology", &topology));
+      Milli capacity = 0, maximum = 0;
+      if (c["capacity"]) {
+        GANTRY_RETURN_IF_ERROR(r.Quantity(c["capacity"], fk + ".capacity", &capacity));
+      }
+      if (c["maximumVolumeSize"]) {
+        GANTRY_RETURN_IF_ERROR(
+            r.Quantity(c["maximumVolumeSize"], fk + ".maximumVolumeSize", &maximum));
+      }
+      if (!c["capacity"] && !c["maximumVolumeSize"]) {
+        return r.Error(c, fk, "give capacity or maximumVolumeSize");
+      }
+      const Milli limit = c["maximumVolumeSize"] ? maximum : capacity;
+      if (limit >= *request) AddOnce(&out->capacity_topologies, std::move(topology));
+    }
+  }
+  return Status::Ok();
+}
+
+// csi: {driver, handle, requiredOnNode}: the volume attaches with a CSI driver and counts
+// against the node's limit for it. The handle defaults to the claim's namespace and name.
+Status ReadAttachable(const YamlReader& r, const YAML::Node& node, const std::string& field,
+                      const std::string& default_handle, AttachableVolume* out) {
+  GANTRY_RETURN_IF_ERROR(r.Map(node, field, {"driver", "handle", "requiredOnNode"}));
+  if (!node["driver"]) return r.Error(node, field + ".driver", "required");
+  GANTRY_RETURN_IF_ERROR(r.String(node["driver"], field + ".driver", &out->driver));
+  if (out->driver.empty()) return r.Error(node["driver"], field + ".driver", "must not be empty");
+  out->handle = default_handle;
+  if (node["handle"]) {
+    GANTRY_RETURN_IF_ERROR(r.String(node["handle"], field + ".handle", &out->handle));
+    if (out->handle.empty()) {
+      return r.Error(node["handle"], field + ".handle", "must not be empty");
+    }
+  }
+  if (node["requiredOnNode"]) {
+    GANTRY_RETURN_IF_ERROR(
+        r.Bool(node["requiredOnNode"], field + ".requiredOnNode", &out->driver_required));
+  }
   return Status::Ok();
 }
 
@@ -109,8 +167,8 @@ Status ReadScenarioVolumes(const YamlReader& r, const PodSpecReader& pod, const 
   for (size_t i = 0; i < node.size(); ++i) {
     const YAML::Node& v = node[i];
     const std::string f = field + "[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(
-        r.Map(v, f, {"claim", "accessModes", "nodeAffinity", "labels", "waitForFirstConsumer"}));
+    GANTRY_RETURN_IF_ERROR(r.Map(
+        v, f, {"claim", "accessModes", "nodeAffinity", "labels", "waitForFirstConsumer", "csi"}));
     if (!v["claim"]) return r.Error(v, f + ".claim", "required");
     std::string claim;
     GANTRY_RETURN_IF_ERROR(r.String(v["claim"], f + ".claim", &claim));
@@ -140,6 +198,12 @@ Status ReadScenarioVolumes(const YamlReader& r, const PodSpecReader& pod, const 
         }
         if (mode == "ReadWriteOncePod" && !again) spec->rwop_claims.push_back(claim);
       }
+    }
+    if (v["csi"]) {
+      AttachableVolume attachable;
+      GANTRY_RETURN_IF_ERROR(
+          ReadAttachable(r, v["csi"], f + ".csi", spec->namespace_ + "/" + claim, &attachable));
+      spec->attachable_volumes.push_back(std::move(attachable));
     }
     if (v["waitForFirstConsumer"]) {
       if (v["nodeAffinity"] || v["labels"]) {
@@ -187,6 +251,16 @@ Status ReadScenarioVolumes(const YamlReader& r, const PodSpecReader& pod, const 
     }
   }
   std::sort(spec->rwop_claims.begin(), spec->rwop_claims.end());
+  std::vector<AttachableVolume>& attachable = spec->attachable_volumes;
+  std::sort(attachable.begin(), attachable.end(),
+            [](const AttachableVolume& a, const AttachableVolume& b) { return a.VolumeBefore(b); });
+  for (size_t i = 1; i < attachable.size(); ++i) {
+    if (attachable[i].SameVolume(attachable[i - 1])) {
+      return r.Error(node, field,
+                     "two claims attach the same volume (driver \"" + attachable[i].driver +
+                         "\", handle \"" + attachable[i].handle + "\")");
+    }
+  }
   // The smallest request first, as findMatchingVolumes matches them.
   std::vector<size_t> order(spec->delayed_claims.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -195,6 +269,66 @@ Status ReadScenarioVolumes(const YamlReader& r, const PodSpecReader& pod, const 
   std::vector<DelayedClaim> sorted;
   for (size_t i : order) sorted.push_back(std::move(spec->delayed_claims[i]));
   spec->delayed_claims = std::move(sorted);
+  return Status::Ok();
+}
+
+Status ReadScenarioInlineDisks(const YamlReader& r, const YAML::Node& node,
+                               const std::string& field, TaskSpec* spec) {
+  GANTRY_RETURN_IF_ERROR(r.List(node, field));
+  struct Kind {
+    const char* name;       // the volume source, as in a pod's spec.volumes[]
+    const char* id;         // its field naming the disk
+    const char* prefix;     // of InlineDisk::key
+    bool read_only_shares;  // two readers may share it (not EBS)
+  };
+  static constexpr Kind kKinds[] = {{"gcePersistentDisk", "pdName", "gce-pd/", true},
+                                    {"awsElasticBlockStore", "volumeID", "aws-ebs/", false},
+                                    {"iscsi", "iqn", "iscsi/", true},
+                                    {"rbd", "image", "rbd/", true}};
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string f = field + "[" + std::to_string(i) + "]";
+    GANTRY_RETURN_IF_ERROR(
+        r.Map(node[i], f, {"gcePersistentDisk", "awsElasticBlockStore", "iscsi", "rbd"}));
+    if (node[i].size() != 1) {
+      return r.Error(node[i], f, "give one of gcePersistentDisk, awsElasticBlockStore, iscsi, rbd");
+    }
+    for (const Kind& kind : kKinds) {
+      const YAML::Node& source = node[i][kind.name];
+      if (!source) continue;
+      const std::string fk = f + "." + kind.name;
+      const bool rbd = std::string_view(kind.name) == "rbd";
+      GANTRY_RETURN_IF_ERROR(rbd ? r.Map(source, fk, {"image", "readOnly", "pool", "monitors"})
+                                 : r.Map(source, fk, {kind.id, "readOnly"}));
+      std::string id;
+      if (!source[kind.id]) return r.Error(source, fk + "." + kind.id, "required");
+      GANTRY_RETURN_IF_ERROR(r.String(source[kind.id], fk + "." + kind.id, &id));
+      bool read_only = false;
+      if (source["readOnly"]) {
+        GANTRY_RETURN_IF_ERROR(r.Bool(source["readOnly"], fk + ".readOnly", &read_only));
+      }
+      read_only = read_only && kind.read_only_shares;
+      if (!rbd) {
+        spec->inline_disks.push_back({kind.prefix + id, read_only});
+        continue;
+      }
+      std::string pool = "rbd";  // the API server's default
+      if (source["pool"]) GANTRY_RETURN_IF_ERROR(r.String(source["pool"], fk + ".pool", &pool));
+      const YAML::Node& monitors = source["monitors"];
+      if (!monitors) return r.Error(source, fk + ".monitors", "required");
+      GANTRY_RETURN_IF_ERROR(r.List(monitors, fk + ".monitors"));
+      for (size_t m = 0; m < monitors.size(); ++m) {
+        std::string monitor;
+        GANTRY_RETURN_IF_ERROR(
+            r.String(monitors[m], fk + ".monitors[" + std::to_string(m) + "]", &monitor));
+        spec->inline_disks.push_back({kind.prefix + pool + "/" + id + "/" + monitor, read_only});
+      }
+    }
+  }
+  std::vector<InlineDisk>& disks = spec->inline_disks;
+  std::sort(disks.begin(), disks.end(), [](const InlineDisk& a, const InlineDisk& b) {
+    return a.key != b.key ? a.key < b.key : a.read_only < b.read_only;
+  });
+  disks.erase(std::unique(disks.begin(), disks.end()), disks.end());
   return Status::Ok();
 }
 

@@ -1,6 +1,6 @@
 // Side by side with kube-scheduler (side_by_side.h): PersistentVolumeClaims
-// (VolumeRestrictions, VolumeBinding, VolumeZone), with the PV controller for
-// WaitForFirstConsumer claims.
+// (VolumeRestrictions, VolumeBinding, VolumeZone, NodeVolumeLimits), with the PV controller
+// for WaitForFirstConsumer claims (and storage capacity).
 #include <gtest/gtest.h>
 
 #include <set>
@@ -153,6 +153,66 @@ TEST_F(SideBySideVolumes, ReadWriteOncePodClaimUsedByARunningPod) {
   c.words_differ =
       "the daemon keeps the pod out of the session with kube-scheduler's reason and which pod "
       "holds the claim, where kube-scheduler counts the reason on each node that gets to it";
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
+}
+
+// VolumeRestrictions for inline disks: a GCE PD that a pod on n0 writes keeps a reader of
+// it off n0; two readers of another disk share a node.
+TEST_F(SideBySideVolumes, InlineDiskConflicts) {
+  const std::string t = "sbs-disks";
+  CaseNode(t, t + "-0", "4");
+  CaseNode(t, t + "-1", "4");
+  auto disk = [](const std::string& name, bool read_only) {
+    return json{
+        {"volumes",
+         {{{"name", "disk"}, {"gcePersistentDisk", {{"pdName", name}, {"readOnly", read_only}}}}}}};
+  };
+  json writer = CasePod(t, "writer", disk("pd-1", false));
+  writer["spec"]["nodeName"] = t + "-0";
+  json reader = CasePod(t, "reader", disk("pd-2", true));
+  reader["spec"]["nodeName"] = t + "-1";
+  Case c{t,
+         {writer, reader, CasePod(t, "pd-1-reader", disk("pd-1", true)),
+          CasePod(t, "pd-2-reader", disk("pd-2", true))},
+         {{"writer", {t + "-0"}, "", ""},
+          {"reader", {t + "-1"}, "", ""},
+          {"pd-1-reader", {t + "-1"}, "", ""},
+          {"pd-2-reader", {t + "-0", t + "-1"}, "", ""}},
+         {}};
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
+}
+
+// NodeVolumeLimits: a node's CSINode says how many volumes of a CSI driver it takes. n0
+// takes one and runs a pod with its volume; n1 takes none. A pod sharing that pod's claim
+// goes beside it (the volume is attached there already); a pod with a volume of its own
+// fits nowhere.
+TEST_F(SideBySideVolumes, CsiVolumeLimits) {
+  const std::string t = "sbs-csi-limits";
+  const std::string driver = t + ".csi.example.com";
+  for (int i = 0; i < 2; ++i) {
+    const std::string node = t + "-" + std::to_string(i);
+    CaseNode(t, node, "4");
+    ClusterObject(
+        "/apis/storage.k8s.io/v1/csinodes",
+        {{"apiVersion", "storage.k8s.io/v1"},
+         {"kind", "CSINode"},
+         {"metadata", {{"name", node}}},
+         {"spec",
+          {{"drivers",
+            {{{"name", driver}, {"nodeID", node}, {"allocatable", {{"count", 1 - i}}}}}}}}});
+  }
+  for (const char* v : {"a", "b"}) {
+    Volume(t + "-" + v, {{"csi", {{"driver", driver}, {"volumeHandle", std::string("vol-") + v}}}},
+           json::object(), "ReadWriteMany");
+  }
+  json holder = CasePod(t, "holder", ClaimVolume("a"));
+  holder["spec"]["nodeName"] = t + "-0";
+  Case c{t,
+         {holder, CasePod(t, "shares", ClaimVolume("a")), CasePod(t, "own", ClaimVolume("b"))},
+         {{"holder", {t + "-0"}, "", ""},
+          {"shares", {t + "-0"}, "", ""},
+          {"own", {}, "Unschedulable", "2 node(s) exceed max volume count"}},
+         {Claim("a", t + "-a", "", "ReadWriteMany"), Claim("b", t + "-b", "", "ReadWriteMany")}};
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
@@ -319,6 +379,44 @@ TEST_F(SideBySideWffc, ProvisioningSelectsAnAllowedNode) {
     std::this_thread::sleep_for(seconds(2));
     ExpectAsKubeSchedulerAllows(c, PodsOf(ns), Who(scheduler));
     EXPECT_EQ(ClaimOf(ns, "data").value("/status/phase"_json_pointer, std::string()), "Pending");
+    DeletePods(ns);
+  }
+}
+
+// Storage capacity tracking: the class's driver publishes CSIStorageCapacity (its CSIDriver
+// says storageCapacity: true), and only rack b's has room for the claim: the claim names
+// the node of rack b, for both schedulers.
+TEST_F(SideBySideWffc, StorageCapacitySelectsTheNodeWithRoom) {
+  const std::string t = "sbs-wffc-capacity";
+  const std::string driver = t + ".csi.example.com";
+  for (const char* rack : {"a", "b"}) CaseNode(t, t + "-" + rack, "4", {{"rack", rack}});
+  ClusterObject("/apis/storage.k8s.io/v1/csidrivers",
+                {{"apiVersion", "storage.k8s.io/v1"},
+                 {"kind", "CSIDriver"},
+                 {"metadata", {{"name", driver}}},
+                 {"spec", {{"attachRequired", false}, {"storageCapacity", true}}}});
+  WffcClass(t, {{"provisioner", driver}});
+  for (const auto& [rack, size] : {std::pair{"a", "512Mi"}, std::pair{"b", "10Gi"}}) {
+    auto r = Env().Call("POST", "/apis/storage.k8s.io/v1/namespaces/default/csistoragecapacities",
+                        {{"apiVersion", "storage.k8s.io/v1"},
+                         {"kind", "CSIStorageCapacity"},
+                         {"metadata", {{"name", t + "-" + rack}}},
+                         {"storageClassName", t},
+                         {"nodeTopology", {{"matchLabels", {{"rack", rack}}}}},
+                         {"capacity", size}});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+  for (const auto& [scheduler, run] : kRuns) {
+    SCOPED_TRACE(Who(scheduler));
+    const std::string ns = t + "-" + run;
+    Case c{t,
+           {CasePod(t, "consumer", ClaimVolume("data"))},
+           {{"consumer", {}, "", ""}},
+           {Claim("data", "", t)}};
+    (void)Schedule(c, scheduler, ns);
+    EXPECT_TRUE(TestEnv::WaitFor([&] { return !SelectedNode(ClaimOf(ns, "data")).empty(); },
+                                 seconds(30), milliseconds(200)));
+    EXPECT_EQ(SelectedNode(ClaimOf(ns, "data")), t + "-b");
     DeletePods(ns);
   }
 }

@@ -10,123 +10,14 @@
 #include "daemon/cluster_cache.h"
 #include "engine/session.h"
 #include "tests/unit/test_util.h"
+#include "tests/unit/volume_objects.h"
 
 namespace gantry {
 namespace {
 
 using json = nlohmann::json;
 using k8s::EventType;
-
-json NodeObject(const std::string& name, json labels = json::object()) {
-  labels["kubernetes.io/hostname"] = name;
-  return {{"metadata", {{"name", name}, {"uid", "uid-" + name}, {"labels", labels}}},
-          {"status", {{"allocatable", {{"cpu", "8"}, {"memory", "32Gi"}, {"pods", "110"}}}}}};
-}
-
-// A pod of ours in namespace ml; `volumes` is its spec.volumes.
-json PodObject(const std::string& name, json volumes, const std::string& scheduler = "gantry") {
-  return {{"metadata",
-           {{"name", name},
-            {"namespace", "ml"},
-            {"uid", "uid-" + name},
-            {"creationTimestamp", "2025-01-01T00:00:00Z"}}},
-          {"spec",
-           {{"schedulerName", scheduler},
-            {"containers", {{{"name", "c"}, {"resources", {{"requests", {{"cpu", "1"}}}}}}}},
-            {"volumes", volumes}}},
-          {"status", {{"phase", "Pending"}}}};
-}
-
-json ClaimVolume(const std::string& claim, const std::string& volume = "data") {
-  return json::array({{{"name", volume}, {"persistentVolumeClaim", {{"claimName", claim}}}}});
-}
-
-json Bound(json pod, const std::string& node) {
-  pod["spec"]["nodeName"] = node;
-  return pod;
-}
-
-// A claim in ml, bound to `volume` as the PV controller leaves it, or unbound ("").
-json Claim(const std::string& name, const std::string& volume, const std::string& storage_class,
-           const std::string& access_mode = "ReadWriteOnce") {
-  json c = {{"metadata", {{"name", name}, {"namespace", "ml"}, {"uid", "uid-claim-" + name}}},
-            {"spec",
-             {{"accessModes", {access_mode}},
-              {"storageClassName", storage_class},
-              {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
-  if (!volume.empty()) {
-    c["spec"]["volumeName"] = volume;
-    c["metadata"]["annotations"]["pv.kubernetes.io/bind-completed"] = "yes";
-    c["status"]["phase"] = "Bound";
-  }
-  return c;
-}
-
-// The documentation's local volume (storage/volumes, "local"), on `node`.
-json LocalVolume(const std::string& name, const std::string& node) {
-  json pv = json::parse(R"({"metadata": {}, "spec": {"capacity": {"storage": "100Gi"},
-      "accessModes": ["ReadWriteOnce"], "storageClassName": "local-storage",
-      "local": {"path": "/mnt/disks/ssd1"},
-      "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-        {"key": "kubernetes.io/hostname", "operator": "In", "values": []}]}]}}}})");
-  pv["metadata"] = {{"name", name}, {"uid", "uid-pv-" + name}};
-  pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0]["values"] =
-      {node};
-  return pv;
-}
-
-// A volume in one zone, labelled as topology-aware provisioners label them.
-json ZonedVolume(const std::string& name, const std::string& zone) {
-  return {
-      {"metadata",
-       {{"name", name},
-        {"uid", "uid-pv-" + name},
-        {"labels",
-         {{"topology.kubernetes.io/zone", zone}, {"topology.kubernetes.io/region", "us-east-1"}}}}},
-      {"spec", {{"nfs", {{"server", "nfs.example"}, {"path", "/x"}}}}}};
-}
-
-json StorageClass(const std::string& name, const std::string& mode) {
-  return {{"metadata", {{"name", name}}},
-          {"provisioner", "example.com/p"},
-          {"volumeBindingMode", mode}};
-}
-
-const Task* TaskNamed(const ClusterState& s, const std::string& name) {
-  for (const Task& t : s.tasks()) {
-    if (t.name == name && t.job != kNone) return &t;
-  }
-  return nullptr;
-}
-
-// The PodScheduled=False messages written so far, the latest for each pod.
-class Messages {
- public:
-  explicit Messages(ClusterCache& cache) : cache_(cache) {}
-  std::string Of(const std::string& pod) {
-    std::vector<PodCondition> conditions;
-    std::vector<GroupStatus> groups;
-    std::vector<ObjectEvent> events;
-    cache_.CollectStatus(Decisions{}, &conditions, &groups, &events);
-    for (const PodCondition& c : conditions) latest_[c.name] = c.message;
-    return latest_[pod];
-  }
-
- private:
-  ClusterCache& cache_;
-  std::map<std::string, std::string> latest_;
-};
-
-// The nodes the session binds the pods to, "pod@node ...".
-std::string Placements(ClusterCache& c) {
-  const Decisions d = RunSession(c.state());
-  std::string out;
-  for (const BindDecision& b : d.binds) {
-    out +=
-        (out.empty() ? "" : " ") + c.state().task(b.task).name + "@" + c.state().node(b.node).name;
-  }
-  return out;
-}
+using namespace volume_objects;  // NOLINT: the test's vocabulary
 
 // The documentation's local volume: a pod whose claim is bound to it goes only to its
 // node (VolumeBinding: "node(s) didn't match PersistentVolume's node affinity" elsewhere).
@@ -569,24 +460,6 @@ TEST(ClusterCacheVolumes, ReadWriteOncePodClaimWantedByTwoPendingPods) {
   c.BindFailed("ml", "a", "uid-a", /*now=*/0);
   c.ReleaseHeld(100);
   EXPECT_EQ(c.pending_pods(), 2);
-}
-
-// Volumes that attach count against node limits (NodeVolumeLimits), not implemented.
-TEST(ClusterCacheVolumes, ClaimsBoundToAttachingVolumesAreRefusedForNow) {
-  ClusterCache c("gantry");
-  Messages m(c);
-  c.OnNode(EventType::kAdded, NodeObject("n1"));
-  c.OnPersistentVolume(
-      EventType::kAdded,
-      json{{"metadata", {{"name", "ebs"}}},
-           {"spec", {{"csi", {{"driver", "ebs.csi.aws.com"}, {"volumeHandle", "v"}}}}}});
-  c.OnClaim(EventType::kAdded, Claim("data", "ebs", ""));
-  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
-  EXPECT_EQ(c.pending_pods(), 0);
-  EXPECT_TRUE(Contains(m.Of("p"),
-                       "is bound to persistentvolume \"ebs\", a csi volume "
-                       "(driver \"ebs.csi.aws.com\")"));
-  EXPECT_TRUE(Contains(m.Of("p"), "NodeVolumeLimits"));
 }
 
 // Objects that cannot be read are reported, and the pods that need them say which.

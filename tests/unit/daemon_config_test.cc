@@ -112,8 +112,9 @@ TEST(ParseDaemonConfig, EmptyFileGivesTheDefaults) {
     EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
     EXPECT_EQ(PluginNames(c.engine),
               (std::vector<std::string>{"priority", "gang", "drf", "proportion", "predicates",
-                                        "nodeports", "interpodaffinity", "podtopologyspread",
-                                        "binpack", "nodeaffinity", "tainttoleration"}));
+                                        "nodeports", "nodevolumelimits", "interpodaffinity",
+                                        "podtopologyspread", "binpack", "nodeaffinity",
+                                        "tainttoleration"}));
     EXPECT_EQ(c.engine.nodes_to_score, 100);
   }
 }
@@ -327,10 +328,11 @@ TEST(ShippedConfig, GantryConfigLoads) {
   EXPECT_DOUBLE_EQ(c.leader_election.renew_deadline_s, 10.0);
   EXPECT_DOUBLE_EQ(c.leader_election.retry_period_s, 2.0);
   EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
-  EXPECT_EQ(PluginNames(c.engine),
-            (std::vector<std::string>{"gang", "priority", "drf", "proportion", "predicates",
-                                      "nodeports", "interpodaffinity", "podtopologyspread",
-                                      "binpack", "nodeaffinity", "tainttoleration"}));
+  EXPECT_EQ(
+      PluginNames(c.engine),
+      (std::vector<std::string>{"gang", "priority", "drf", "proportion", "predicates", "nodeports",
+                                "nodevolumelimits", "interpodaffinity", "podtopologyspread",
+                                "binpack", "nodeaffinity", "tainttoleration"}));
   EXPECT_EQ(c.engine.nodes_to_score, 100);
 }
 

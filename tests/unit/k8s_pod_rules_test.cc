@@ -214,8 +214,13 @@ TEST(PodRules, UnsupportedFieldsAreNamedNotIgnored) {
             std::string::npos)
       << problem;
   problem = ProblemOf(Pod(R"({"containers": [], "volumes": [{"name": "cfg", "configMap": {}},
-      {"name": "data", "csi": {"driver": "d"}}]})"));
-  EXPECT_NE(problem.find("spec.volumes[1].csi (volume \"data\")"), std::string::npos) << problem;
+      {"name": "data", "azureDisk": {"diskName": "d", "diskURI": "u", "kind": "Shared"}}]})"));
+  EXPECT_NE(problem.find("spec.volumes[1].azureDisk (volume \"data\")"), std::string::npos)
+      << problem;
+  // Inline CSI volumes count against no node limit: nothing to refuse.
+  EXPECT_TRUE(ProblemOf(Pod(R"({"containers": [], "volumes": [
+      {"name": "data", "csi": {"driver": "d"}}]})"))
+                  .empty());
   // Claims are not refused: the daemon resolves them (cluster_cache_volumes).
   EXPECT_TRUE(ProblemOf(Pod(R"({"containers": [], "volumes": [
       {"name": "data", "persistentVolumeClaim": {"claimName": "d"}}]})"))

@@ -37,7 +37,7 @@ TEST(PersistentVolume, LocalVolumeNodeAffinity) {
   EXPECT_EQ(pv.node_affinity->terms, (std::vector<std::vector<SelectorRequirement>>{
                                          {{"kubernetes.io/hostname", Op::kIn, {"example-node"}}}}));
   EXPECT_TRUE(pv.zones.empty());
-  EXPECT_EQ(pv.attaching_kind, "") << "a local volume attaches to nothing";
+  EXPECT_FALSE(pv.attachable) << "a local volume attaches to nothing";
   Labels example_node(Pairs{{"kubernetes.io/hostname", "example-node"}});
   Labels other(Pairs{{"kubernetes.io/hostname", "other"}});
   EXPECT_TRUE(pv.node_affinity->Matches(example_node));
@@ -87,8 +87,9 @@ TEST(PersistentVolume, ZoneLabelsAreSetsAndBadOnesAreIgnored) {
   EXPECT_EQ(info.zones, (std::vector<VolumeTopology>{
                             {"topology.kubernetes.io/zone", {"us-central1-a", "us-central1-b"}},
                             {"topology.kubernetes.io/region", {"us-central1"}}}));
-  EXPECT_EQ(info.attaching_kind, "csi");
-  EXPECT_EQ(info.csi_driver, "pd.csi.storage.gke.io");
+  ASSERT_TRUE(info.attachable);
+  EXPECT_EQ(*info.attachable, (AttachableVolume{"pd.csi.storage.gke.io", "h"}));
+  EXPECT_TRUE(info.csi_source);
   std::vector<std::string> zones;
   EXPECT_TRUE(ParseVolumeZones(" a __b__a", &zones));
   EXPECT_EQ(zones, (std::vector<std::string>{"a", "b"}));
@@ -273,17 +274,143 @@ TEST(PodClaims, PersistentVolumeClaimsAndEphemeralVolumes) {
   EXPECT_TRUE(Contains(problem, "claimName: must be 1..253 bytes long, got 300"));
 }
 
-// Inline volumes that attach stay refused (NodeVolumeLimits and VolumeRestrictions'
-// disk conflicts are not implemented), with the field named.
-TEST(PodClaims, AttachingInlineVolumesAreRefused) {
-  for (const char* kind : {"csi", "awsElasticBlockStore", "gcePersistentDisk", "rbd", "iscsi"}) {
+// Inline disks that VolumeRestrictions keeps apart (volume_restrictions.go,
+// isVolumeConflict): GCE PD by name, EBS by volume ID (even read-only), iSCSI by IQN, RBD
+// by pool, image and any shared monitor; inline CSI, Azure File and vSphere volumes count
+// against no limit; Azure Disk, Cinder and Portworx ones count as their CSI migration
+// translates them.
+TEST(PodClaims, InlineVolumesThatAttach) {
+  std::string problem;
+  const PodInfo disks = Must(DecodePod(Pod(R"({"containers": [], "volumes": [
+      {"name": "pd", "gcePersistentDisk": {"pdName": "pd-1", "readOnly": true}},
+      {"name": "ebs", "awsElasticBlockStore": {"volumeID": "vol-1", "readOnly": true}},
+      {"name": "scsi", "iscsi": {"targetPortal": "10.0.0.1", "iqn": "iqn.x", "lun": 0}},
+      {"name": "ceph", "rbd": {"monitors": ["m1", "m2"], "pool": "p", "image": "i"}}]})"),
+                                       &problem));
+  EXPECT_EQ(problem, "");
+  EXPECT_EQ(disks.spec.inline_disks, (std::vector<InlineDisk>{{"aws-ebs/vol-1", false},
+                                                              {"gce-pd/pd-1", true},
+                                                              {"iscsi/iqn.x", false},
+                                                              {"rbd/p/i/m1", false},
+                                                              {"rbd/p/i/m2", false}}));
+  // EBS and GCE PD volumes also attach (once a node has a CSINode), in volume order.
+  ASSERT_EQ(disks.spec.attachable_volumes.size(), 2u);
+  EXPECT_EQ(disks.spec.attachable_volumes[0].handle,
+            "projects/UNSPECIFIED/zones/UNSPECIFIED/disks/pd-1");
+  EXPECT_EQ(disks.spec.attachable_volumes[1].driver, "ebs.csi.aws.com");
+  EXPECT_TRUE((InlineDisk{"gce-pd/a", true}).ConflictsWith({"gce-pd/a", false}));
+  EXPECT_FALSE((InlineDisk{"gce-pd/a", true}).ConflictsWith({"gce-pd/a", true}));
+  EXPECT_FALSE((InlineDisk{"gce-pd/a", false}).ConflictsWith({"gce-pd/b", false}));
+  for (const char* kind : {"csi", "azureFile", "vsphereVolume"}) {
     std::string problem;
-    Must(DecodePod(Pod(std::string(R"({"containers": [], "volumes": [{"name": "v", ")") + kind +
-                       R"(": {}}]})"),
-                   &problem));
-    EXPECT_TRUE(Contains(problem, std::string("spec.volumes[0].") + kind + " (volume \"v\")"));
-    EXPECT_TRUE(Contains(problem, "NodeVolumeLimits"));
+    const PodInfo pod =
+        Must(DecodePod(Pod(std::string(R"({"containers": [], "volumes": [{"name": "v", ")") + kind +
+                           R"(": {"driver": "d", "shareName": "s", "volumePath": "p"}}]})"),
+                       &problem));
+    EXPECT_EQ(problem, "") << kind;
+    EXPECT_TRUE(pod.spec.attachable_volumes.empty()) << kind;
   }
+  const PodInfo pod = Must(DecodePod(Pod(R"({"containers": [], "volumes": [
+      {"name": "a", "azureDisk": {"diskName": "d", "diskURI": "/subscriptions/s/disks/d"}},
+      {"name": "c", "cinder": {"volumeID": "c-1"}},
+      {"name": "p", "portworxVolume": {"volumeID": "px-1"}}]})"),
+                                     &problem));
+  EXPECT_EQ(problem, "");
+  AttachableVolume azure{"disk.csi.azure.com", "/subscriptions/s/disks/d", true};
+  AttachableVolume cinder{"cinder.csi.openstack.org", "c-1", true};
+  AttachableVolume portworx{"pxd.portworx.com", "px-1", true};
+  EXPECT_EQ(pod.spec.attachable_volumes, (std::vector<AttachableVolume>{azure, cinder, portworx}));
+  // Only managed Azure disks migrate, and EBS IDs of one form; CSILimits fails a pod with
+  // another everywhere.
+  Must(DecodePod(Pod(R"({"containers": [], "volumes": [
+      {"name": "a", "azureDisk": {"diskName": "d", "diskURI": "u", "kind": "Dedicated"}}]})"),
+                 &problem));
+  EXPECT_TRUE(Contains(problem, "spec.volumes[0].azureDisk (volume \"a\")")) << problem;
+  EXPECT_TRUE(Contains(problem, "cannot be translated to CSI")) << problem;
+  Must(DecodePod(Pod(R"({"containers": [], "volumes": [
+      {"name": "e", "awsElasticBlockStore": {"volumeID": "aws://zone/disk-1"}}]})"),
+                 &problem));
+  EXPECT_TRUE(Contains(problem, "spec.volumes[0].awsElasticBlockStore (volume \"e\")")) << problem;
+}
+
+// csi-translation-lib's handles for in-tree persistent volumes, which CSILimits counts
+// (and matches with the same volume elsewhere) by.
+TEST(PersistentVolume, InTreeVolumesCountAsTheirTranslation) {
+  auto attachable = [](const std::string& spec, const std::string& labels = "{}") {
+    json pv = json::parse(R"({"metadata": {"name": "pv", "labels": )" + labels + R"(}, "spec": )" +
+                          spec + "}");
+    return Must(ParsePersistentVolume(pv)).attachable;
+  };
+  auto ebs = attachable(R"({"awsElasticBlockStore": {"volumeID": "aws://us-east-1a/vol-0abc"}})");
+  ASSERT_TRUE(ebs);
+  EXPECT_EQ(*ebs, (AttachableVolume{"ebs.csi.aws.com", "vol-0abc", true}));
+  EXPECT_EQ(attachable(R"({"awsElasticBlockStore": {"volumeID": "vol-1"}})")->handle, "vol-1");
+  EXPECT_FALSE(attachable(R"({"awsElasticBlockStore": {"volumeID": "aws://zone/disk-1"}})"))
+      << "not an EBS volume ID: the translation fails and nothing is counted";
+  EXPECT_EQ(attachable(R"({"gcePersistentDisk": {"pdName": "pd"}})",
+                       R"({"topology.kubernetes.io/zone": "us-central1-a"})")
+                ->handle,
+            "projects/UNSPECIFIED/zones/us-central1-a/disks/pd");
+  EXPECT_EQ(attachable(R"({"gcePersistentDisk": {"pdName": "pd"}})",
+                       R"({"topology.kubernetes.io/zone": "us-central1-a__us-central1-b"})")
+                ->handle,
+            "projects/UNSPECIFIED/regions/us-central1/disks/pd");
+  EXPECT_EQ(attachable(R"({"gcePersistentDisk": {"pdName": "pd"}})")->handle,
+            "projects/UNSPECIFIED/zones/UNSPECIFIED/disks/pd");
+  EXPECT_EQ(attachable(R"({"cinder": {"volumeID": "c"}})")->driver, "cinder.csi.openstack.org");
+  EXPECT_FALSE(attachable(R"({"azureFile": {"shareName": "s", "secretName": "x"}})"));
+  EXPECT_FALSE(attachable(R"({"vsphereVolume": {"volumePath": "p"}})"));
+  EXPECT_FALSE(attachable(R"({"nfs": {"server": "s", "path": "/"}})"));
+}
+
+TEST(CsiObjects, CsiNodeVolumeAttachmentCsiDriverAndStorageCapacity) {
+  const CsiNodeInfo node = Must(ParseCsiNode(json::parse(R"({"metadata": {"name": "n1"},
+      "spec": {"drivers": [{"name": "z.csi", "nodeID": "n1"},
+        {"name": "ebs.csi.aws.com", "nodeID": "i-1", "allocatable": {"count": 25}}]}})")));
+  EXPECT_EQ(node.drivers, (std::vector<NodeCsiDriver>{{"ebs.csi.aws.com", 25}, {"z.csi", {}}}));
+  const VolumeAttachmentInfo va = Must(ParseVolumeAttachment(json::parse(
+      R"({"metadata": {"name": "csi-123"}, "spec": {"attacher": "ebs.csi.aws.com",
+        "nodeName": "n1", "source": {"persistentVolumeName": "pv-1"}}})")));
+  EXPECT_EQ(va.attacher, "ebs.csi.aws.com");
+  EXPECT_EQ(va.node_name, "n1");
+  EXPECT_EQ(va.persistent_volume, "pv-1");
+  const CsiDriverInfo driver = Must(ParseCsiDriver(
+      json::parse(R"({"metadata": {"name": "d"}, "spec": {"storageCapacity": true}})")));
+  EXPECT_TRUE(driver.storage_capacity);
+  EXPECT_FALSE(driver.required_on_node);
+  const StorageCapacityInfo capacity = Must(ParseStorageCapacity(json::parse(
+      R"({"metadata": {"name": "c", "namespace": "kube-system"}, "storageClassName": "fast",
+        "nodeTopology": {"matchLabels": {"zone": "a"}}, "capacity": "100Gi",
+        "maximumVolumeSize": "10Gi"})")));
+  EXPECT_EQ(capacity.storage_class, "fast");
+  ASSERT_TRUE(capacity.node_topology);
+  EXPECT_TRUE(capacity.node_topology->Matches(Labels(Pairs{{"zone", "a"}})));
+  EXPECT_EQ(capacity.volume_limit, 10 * 1024LL * 1024 * 1024 * 1000) << "maximumVolumeSize wins";
+  EXPECT_FALSE(
+      Must(ParseStorageCapacity(json::parse(R"({"metadata": {"name": "c"}})"))).volume_limit);
+}
+
+TEST(CsiObjects, ErrorsNameTheObjectAndTheField) {
+  auto error = [](const Status& st) { return st.message(); };
+  EXPECT_TRUE(Contains(error(ParseCsiNode(json::parse(R"({"metadata": {"name": "n1"},
+      "spec": {"drivers": [{"name": "d", "allocatable": {"count": -1}}]}})"))
+                                 .status()),
+                       "csinode n1: spec.drivers[0].allocatable.count: expected a count"));
+  EXPECT_TRUE(Contains(error(ParseCsiNode(json::parse(R"({"metadata": {"name": "n1"},
+      "spec": {"drivers": [{"name": "d"}, {"name": "d"}]}})"))
+                                 .status()),
+                       "driver \"d\" is listed twice"));
+  EXPECT_TRUE(Contains(
+      error(ParseCsiDriver(
+                json::parse(R"({"metadata": {"name": "d"}, "spec": {"storageCapacity": "yes"}})"))
+                .status()),
+      "csidriver d: spec.storageCapacity: expected true or false"));
+  EXPECT_TRUE(Contains(
+      error(
+          ParseStorageCapacity(
+              json::parse(R"({"metadata": {"name": "c", "namespace": "ns"}, "capacity": "lots"})"))
+              .status()),
+      "csistoragecapacity ns/c.capacity"));
 }
 
 }  // namespace

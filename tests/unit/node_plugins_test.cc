@@ -29,22 +29,6 @@ TaskSpec CpuWithPorts(std::vector<HostPort> ports) {
   return spec;
 }
 
-// "task@node" for each bind, space-separated.
-std::string Binds(const ClusterState& c, const Decisions& d) {
-  std::string out;
-  for (const BindDecision& b : d.binds) {
-    out += (out.empty() ? "" : " ") + c.task(b.task).name + "@" + c.node(b.node).name;
-  }
-  return out;
-}
-
-std::string ReasonOf(const Decisions& d, JobId job) {
-  for (const PendingJob& p : d.pending) {
-    if (p.job == job) return p.reason;
-  }
-  return "";
-}
-
 // ---------------------------------------------------------------- nodeports
 
 TEST(NodePortsTest, TwoPodsWithTheSameHostPortNeverShareANode) {
@@ -58,9 +42,9 @@ TEST(NodePortsTest, TwoPodsWithTheSameHostPortNeverShareANode) {
   JobId three = AddJobWithSpec(c, "three", q, web, 1, 1, 0, 2);
   Decisions d = RunSession(c);
   // binpack would stack all three on "a"; the port keeps them apart, and the third waits.
-  EXPECT_EQ(Binds(c, d), "one-0@a two-0@b");
-  EXPECT_TRUE(
-      Contains(ReasonOf(d, three), "2 node(s) didn't have free ports for the requested pod ports"));
+  EXPECT_EQ(BindsOf(c, d), "one-0@a two-0@b");
+  EXPECT_TRUE(Contains(PendingReasonOf(d, three),
+                       "2 node(s) didn't have free ports for the requested pod ports"));
   (void)one, (void)two;
 }
 
@@ -70,7 +54,7 @@ TEST(NodePortsTest, MembersOfOneGangSeeEachOther) {
   AddCpuNode(c, "b", 64000);
   QueueId q = AddQueue(c, "q");
   AddJob(c, "gang", q, CpuWithPorts({Port(9000, "UDP")}), 2, /*min_member=*/2);
-  EXPECT_EQ(Binds(c, RunSession(c)), "gang-0@a gang-1@b");
+  EXPECT_EQ(BindsOf(c, RunSession(c)), "gang-0@a gang-1@b");
 }
 
 TEST(NodePortsTest, RunningTasksHoldTheirPorts) {
@@ -81,7 +65,7 @@ TEST(NodePortsTest, RunningTasksHoldTheirPorts) {
   JobId running = AddJob(c, "running", q, CpuWithPorts({Port(80)}), 1);
   ASSERT_TRUE(c.Place(c.job(running).tasks[0], a, {}).ok());
   AddJob(c, "new", q, CpuWithPorts({Port(80)}), 1, 1, 0, 1);
-  EXPECT_EQ(Binds(c, RunSession(c)), "new-0@b");
+  EXPECT_EQ(BindsOf(c, RunSession(c)), "new-0@b");
 }
 
 TEST(NodePortsTest, ProtocolAndHostIpTellPortsApart) {
@@ -95,8 +79,8 @@ TEST(NodePortsTest, ProtocolAndHostIpTellPortsApart) {
   // Every IP (0.0.0.0) overlaps both of the above.
   JobId any = AddJob(c, "any", q, CpuWithPorts({Port(70)}), 1, 1, 0, 4);
   Decisions d = RunSession(c);
-  EXPECT_EQ(Binds(c, d), "tcp-0@a udp-0@a ip1-0@a ip2-0@a");
-  EXPECT_TRUE(Contains(ReasonOf(d, any), "didn't have free ports"));
+  EXPECT_EQ(BindsOf(c, d), "tcp-0@a udp-0@a ip1-0@a ip2-0@a");
+  EXPECT_TRUE(Contains(PendingReasonOf(d, any), "didn't have free ports"));
 }
 
 TEST(NodePortsTest, AGangThatFailsGivesItsPortsBack) {
@@ -110,8 +94,8 @@ TEST(NodePortsTest, AGangThatFailsGivesItsPortsBack) {
   JobId gang = AddJobWithSpec(c, "gang", q, web, 3, /*min_member=*/3, 0, 0);
   AddJobWithSpec(c, "single", q, web, 1, 1, 0, 1);
   Decisions d = RunSession(c);
-  EXPECT_EQ(Binds(c, d), "single-0@a");
-  EXPECT_FALSE(ReasonOf(d, gang).empty());
+  EXPECT_EQ(BindsOf(c, d), "single-0@a");
+  EXPECT_FALSE(PendingReasonOf(d, gang).empty());
 }
 
 TEST(NodePortsTest, NoSpecWithPortsBuildsNothingAndChecksNothing) {
@@ -262,7 +246,7 @@ TEST(NodeAffinityScoreTest, PreferredTermsOutweighBinpack) {
       PreferredNodeTerm{5, {Req("zone", SelectorRequirement::Op::kIn, {"b"})}});
   AddJob(c, "prefers-b", q, spec, 1, 1, 0, 1);
   AddJob(c, "indifferent", q, CpuSpec(1000), 1, 1, 0, 2);
-  EXPECT_EQ(Binds(c, RunSession(c)), "prefers-b-0@empty indifferent-0@full");
+  EXPECT_EQ(BindsOf(c, RunSession(c)), "prefers-b-0@empty indifferent-0@full");
 }
 
 TEST(NodeAffinityScoreTest, WeightsOfMatchedTermsAddUp) {
@@ -283,7 +267,7 @@ TEST(NodeAffinityScoreTest, WeightsOfMatchedTermsAddUp) {
                          Req("pool", SelectorRequirement::Op::kExists)}},
   };
   AddJob(c, "j", q, spec, 1);
-  EXPECT_EQ(Binds(c, RunSession(c)), "j-0@both");
+  EXPECT_EQ(BindsOf(c, RunSession(c)), "j-0@both");
 }
 
 TEST(NodeAffinityScoreTest, PreferredMatchFieldsAndGtReadTheNodeNameAndNumbers) {
@@ -303,7 +287,7 @@ TEST(NodeAffinityScoreTest, PreferredMatchFieldsAndGtReadTheNodeNameAndNumbers) 
       PreferredNodeTerm{1, {Req("cores", SelectorRequirement::Op::kGt, {"32"})}});
   AddJob(c, "by-name", q, by_name, 1, 1, 0, 0);
   AddJob(c, "by-cores", q, by_cores, 1, 1, 0, 1);
-  EXPECT_EQ(Binds(c, RunSession(c)), "by-name-0@n2 by-cores-0@n1");
+  EXPECT_EQ(BindsOf(c, RunSession(c)), "by-name-0@n2 by-cores-0@n1");
 }
 
 Node TaintedCpuNode(const std::string& name, std::vector<Taint> taints) {
@@ -340,7 +324,7 @@ TEST(TaintTolerationScoreTest, PreferNoScheduleSteersAwayEvenFromTheFullerNode) 
   any_effect.tolerations.push_back(Toleration{"spot", Toleration::Op::kExists, "", true, {}});
   AddJob(c, "any-effect", q, any_effect, 1, 1, 0, 4);
   // Tolerated, both nodes score the most, and binpack takes the fuller one.
-  EXPECT_EQ(Binds(c, RunSession(c)),
+  EXPECT_EQ(BindsOf(c, RunSession(c)),
             "untolerating-0@plain tolerating-0@spot wrong-effect-0@plain any-effect-0@spot");
 }
 
@@ -353,7 +337,7 @@ TEST(TaintTolerationScoreTest, FewestUntoleratedTaintsWin) {
   TaskSpec spec = CpuSpec(1000);
   spec.tolerations.push_back(Toleration{"c", Toleration::Op::kExists, "", true, {}});
   AddJob(c, "j", q, spec, 1);
-  EXPECT_EQ(Binds(c, RunSession(c)), "j-0@one");
+  EXPECT_EQ(BindsOf(c, RunSession(c)), "j-0@one");
 }
 
 // ---------------------------------------------------------------- filters
@@ -368,8 +352,8 @@ TEST(TaintFilterTest, NoScheduleAndNoExecuteFilterPreferNoScheduleDoesNot) {
       Toleration{"k", Toleration::Op::kEqual, "v", false, TaintEffect::kNoExecute});
   AddJob(c, "equal", q, equal, 1, 1, 0, 1);
   Decisions d = RunSession(c);
-  EXPECT_EQ(Binds(c, d), "equal-0@exec");
-  EXPECT_TRUE(Contains(ReasonOf(d, plain), "1 node(s) had untolerated taint(s)"));
+  EXPECT_EQ(BindsOf(c, d), "equal-0@exec");
+  EXPECT_TRUE(Contains(PendingReasonOf(d, plain), "1 node(s) had untolerated taint(s)"));
 }
 
 TEST(CordonTest, APodThatToleratesTheUnschedulableTaintToleratesTheCordon) {
@@ -394,9 +378,9 @@ TEST(CordonTest, APodThatToleratesTheUnschedulableTaintToleratesTheCordon) {
                                                 TaintEffect::kNoExecute});
   JobId wrong = AddJob(c, "wrong-effect", q, wrong_effect, 1, 1, 0, 3);
   Decisions d = RunSession(c);
-  EXPECT_EQ(Binds(c, d), "daemon-0@cordoned named-0@cordoned");
-  EXPECT_TRUE(Contains(ReasonOf(d, plain), "node(s) were unschedulable"));
-  EXPECT_TRUE(Contains(ReasonOf(d, wrong), "node(s) were unschedulable"));
+  EXPECT_EQ(BindsOf(c, d), "daemon-0@cordoned named-0@cordoned");
+  EXPECT_TRUE(Contains(PendingReasonOf(d, plain), "node(s) were unschedulable"));
+  EXPECT_TRUE(Contains(PendingReasonOf(d, wrong), "node(s) were unschedulable"));
 }
 
 TEST(RequiredNodeAffinityTest, MatchFieldsOnTheNodeNameAndGtLtInOneSession) {
@@ -428,8 +412,9 @@ TEST(RequiredNodeAffinityTest, MatchFieldsOnTheNodeNameAndGtLtInOneSession) {
   AddJob(c, "either", q, either, 1, 1, 0, 2);
   JobId nowhere = AddJob(c, "nowhere", q, none, 1, 1, 0, 3);
   Decisions d = RunSession(c);
-  EXPECT_EQ(Binds(c, d), "named-0@n3 not-n0-0@n1 either-0@n2");
-  EXPECT_TRUE(Contains(ReasonOf(d, nowhere), "4 node(s) didn't satisfy plugin(s) [NodeAffinity]"));
+  EXPECT_EQ(BindsOf(c, d), "named-0@n3 not-n0-0@n1 either-0@n2");
+  EXPECT_TRUE(
+      Contains(PendingReasonOf(d, nowhere), "4 node(s) didn't satisfy plugin(s) [NodeAffinity]"));
 }
 
 }  // namespace

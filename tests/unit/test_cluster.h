@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/decisions.h"
 #include "model/cluster.h"
 #include "tests/unit/test_util.h"
 
@@ -120,6 +121,25 @@ inline void Occupy(ClusterState& c, QueueId queue, NodeId node,
     Status st = c.Place(c.job(job).tasks[i], node, std::span<const int32_t>(&d, 1));
     ASSERT_TRUE(st.ok()) << st.message();
   }
+}
+
+// ---------------------------------------------------------------- reading decisions
+
+// "task@node" for each bind, space-separated.
+inline std::string BindsOf(const ClusterState& c, const Decisions& d) {
+  std::string out;
+  for (const BindDecision& b : d.binds) {
+    out += (out.empty() ? "" : " ") + c.task(b.task).name + "@" + c.node(b.node).name;
+  }
+  return out;
+}
+
+// The reason the session gives for a pending job, or "".
+inline std::string PendingReasonOf(const Decisions& d, JobId job) {
+  for (const PendingJob& p : d.pending) {
+    if (p.job == job) return p.reason;
+  }
+  return "";
 }
 
 }  // namespace gantry

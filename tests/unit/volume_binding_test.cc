@@ -63,7 +63,7 @@ std::string Binds(const ClusterState& c, const Decisions& d) {
 }
 
 TEST(VolumeBinding, TheSmallestVolumeReachableFromTheNode) {
-  DelayedClaim claim{"data", {}, {}, {}, false, {}};
+  DelayedClaim claim{"data", {}, {}, {}, false, {}, false, {}};
   // Smallest first, as the daemon sorts them.
   claim.volumes = {Local("small-n1", 1000, "n1"), Local("mid-n0", 2000, "n0"),
                    CandidateVolume{"big-anywhere", 3000, std::nullopt}};
@@ -74,8 +74,9 @@ TEST(VolumeBinding, TheSmallestVolumeReachableFromTheNode) {
 }
 
 TEST(VolumeBinding, TwoClaimsOfOnePodNeverShareAVolume) {
-  DelayedClaim a{"a", {}, {}, {Local("pv-1", 1000, "n0"), Local("pv-2", 1000, "n0")}, false, {}};
-  DelayedClaim b{"b", {}, {}, {Local("pv-1", 1000, "n0")}, false, {}};
+  DelayedClaim a{"a",   {}, {},    {Local("pv-1", 1000, "n0"), Local("pv-2", 1000, "n0")},
+                 false, {}, false, {}};
+  DelayedClaim b{"b", {}, {}, {Local("pv-1", 1000, "n0")}, false, {}, false, {}};
   EXPECT_EQ(Choose(WithClaims({a, a}), NodeOf("n0")), "pv-1,pv-2");
   EXPECT_EQ(Choose(WithClaims({a, b}), NodeOf("n0")), "conflict");
   EXPECT_EQ(Choose(WithClaims({b, a}), NodeOf("n0")), "pv-1,pv-2");
@@ -84,7 +85,7 @@ TEST(VolumeBinding, TwoClaimsOfOnePodNeverShareAVolume) {
 // FindMatchingVolume: a volume pre-bound to the claim is its volume, or, where it cannot
 // be reached, the claim is provisioned (if its class can).
 TEST(VolumeBinding, APreBoundVolumeOrProvisioning) {
-  DelayedClaim claim{"data", {}, Local("mine", 1000, "n1"), {}, false, {}};
+  DelayedClaim claim{"data", {}, Local("mine", 1000, "n1"), {}, false, {}, false, {}};
   EXPECT_EQ(Choose(WithClaims({claim}), NodeOf("n1")), "mine");
   EXPECT_EQ(Choose(WithClaims({claim}), NodeOf("n0")), "conflict");
   claim.provisionable = true;
@@ -92,7 +93,7 @@ TEST(VolumeBinding, APreBoundVolumeOrProvisioning) {
 }
 
 TEST(VolumeBinding, ProvisioningWhereTheClassAllows) {
-  DelayedClaim claim{"data", {}, {}, {}, true, {}};
+  DelayedClaim claim{"data", {}, {}, {}, true, {}, false, {}};
   claim.allowed_topologies.terms = {
       {SelectorRequirement{std::string(kZoneLabel), Op::kIn, {"zone-a", "zone-b"}}}};
   const TaskSpec spec = WithClaims({claim});
@@ -104,9 +105,42 @@ TEST(VolumeBinding, ProvisioningWhereTheClassAllows) {
   EXPECT_EQ(Choose(WithClaims({claim}), NodeOf("n0", "zone-a")), "conflict");
 }
 
+// Storage capacity tracking (hasEnoughCapacity): provisioning also needs a
+// CSIStorageCapacity of the class with room for the claim whose nodeTopology selects the
+// node; the reason is then not enough storage, not a bind conflict.
+TEST(VolumeBinding, ProvisioningWhereStorageCapacityHasRoom) {
+  DelayedClaim claim{"data", {}, {}, {}, true, {}, false, {}};
+  claim.capacity_tracked = true;
+  LabelSelector zone_a;
+  zone_a.match_labels.Set(std::string(kZoneLabel), "zone-a");
+  claim.capacity_topologies = {zone_a};
+  const TaskSpec spec = WithClaims({claim});
+  EXPECT_EQ(Choose(spec, NodeOf("n0", "zone-a")), "+");
+  EXPECT_EQ(ChooseClaimVolumes(spec, NodeOf("n1", "zone-b"), {}, nullptr),
+            FilterResult::Fail(FilterCode::kNotEnoughStorage));
+  // A static volume that matches needs no capacity.
+  DelayedClaim with_volume = claim;
+  with_volume.volumes = {Local("pv-1", 1000, "n1")};
+  EXPECT_EQ(Choose(WithClaims({with_volume}), NodeOf("n1", "zone-b")), "pv-1");
+  // Tracked, and no capacity object has room: no node.
+  claim.capacity_topologies.clear();
+  EXPECT_EQ(ChooseClaimVolumes(WithClaims({claim}), NodeOf("n0", "zone-a"), {}, nullptr),
+            FilterResult::Fail(FilterCode::kNotEnoughStorage));
+  // Not tracked (the driver has no storageCapacity): the class's topology alone decides.
+  claim.capacity_tracked = false;
+  EXPECT_EQ(Choose(WithClaims({claim}), NodeOf("n1", "zone-b")), "+");
+  // allowedTopologies is checked first: outside them it is a bind conflict.
+  claim.capacity_tracked = true;
+  claim.capacity_topologies = {zone_a};
+  claim.allowed_topologies.terms = {
+      {SelectorRequirement{std::string(kZoneLabel), Op::kIn, {"zone-b"}}}};
+  EXPECT_EQ(ChooseClaimVolumes(WithClaims({claim}), NodeOf("n0", "zone-a"), {}, nullptr),
+            FilterResult::Fail(FilterCode::kVolumeBindConflict));
+}
+
 // A claim with a node selected (by an earlier try): that node only, provisioned there.
 TEST(VolumeBinding, ASelectedNodeOnly) {
-  DelayedClaim claim{"data", "n1", {}, {}, true, {}};
+  DelayedClaim claim{"data", "n1", {}, {}, true, {}, false, {}};
   EXPECT_EQ(Choose(WithClaims({claim}), NodeOf("n1")), "+");
   EXPECT_EQ(Choose(WithClaims({claim}), NodeOf("n0")), "conflict");
 }
@@ -114,8 +148,8 @@ TEST(VolumeBinding, ASelectedNodeOnly) {
 // The session's choices: a volume given to one claim is taken for the others; a claim
 // decided by one pod is decided for a pod that shares it.
 TEST(VolumeBinding, ReservationsOfTheSession) {
-  DelayedClaim data{"data", {}, {}, {Local("pv", 1000, "n0")}, true, {}};
-  DelayedClaim logs{"logs", {}, {}, {Local("pv", 1000, "n0")}, false, {}};
+  DelayedClaim data{"data", {}, {}, {Local("pv", 1000, "n0")}, true, {}, false, {}};
+  DelayedClaim logs{"logs", {}, {}, {Local("pv", 1000, "n0")}, false, {}, false, {}};
   VolumeReservations r;
   r.Apply(WithClaims({data}), "n0", {"pv"}, +1);
   EXPECT_EQ(Choose(WithClaims({logs}), NodeOf("n0"), r), "conflict");
@@ -135,8 +169,8 @@ TEST(VolumeBinding, OneVolumeForOnePodOfTheSession) {
   ClusterState c;
   for (const char* n : {"n0", "n1", "n2"}) AddCpuNode(c, n, 8000, Host(n));
   QueueId q = AddQueue(c, "q");
-  DelayedClaim first{"first", {}, {}, {Local("pv", 1000, "n1")}, false, {}};
-  DelayedClaim second{"second", {}, {}, {Local("pv", 1000, "n1")}, false, {}};
+  DelayedClaim first{"first", {}, {}, {Local("pv", 1000, "n1")}, false, {}, false, {}};
+  DelayedClaim second{"second", {}, {}, {Local("pv", 1000, "n1")}, false, {}, false, {}};
   AddJob(c, "a", q, WithClaims({first}), 1, 1, 0, /*creation=*/1);
   AddJob(c, "b", q, WithClaims({second}), 1, 1, 0, /*creation=*/2);
   const Decisions d = RunSession(c);
@@ -153,12 +187,12 @@ TEST(VolumeBinding, ARolledBackPlacementGivesTheVolumeBack) {
   ClusterState c;
   AddCpuNode(c, "n0", 8000, Host("n0"));
   QueueId q = AddQueue(c, "q");
-  DelayedClaim one{"one", {}, {}, {Local("pv", 1000, "n0")}, false, {}};
+  DelayedClaim one{"one", {}, {}, {Local("pv", 1000, "n0")}, false, {}, false, {}};
   TaskSpec big = WithClaims({one});
   big.requests.Set(kCpu, 5000);  // one member fits the node, not two
   AddJob(c, "gang", q, big, 2, /*min_member=*/2, 0, /*creation=*/1);
-  DelayedClaim solo{"solo", {}, {}, {Local("pv", 1000, "n0")}, false, {}};
-  DelayedClaim scratch{"scratch", {}, {}, {}, true, {}};
+  DelayedClaim solo{"solo", {}, {}, {Local("pv", 1000, "n0")}, false, {}, false, {}};
+  DelayedClaim scratch{"scratch", {}, {}, {}, true, {}, false, {}};
   AddJob(c, "solo", q, WithClaims({solo, scratch}), 1, 1, 0, /*creation=*/2);
   const Decisions d = RunSession(c);
   EXPECT_EQ(Binds(c, d), "solo-0@n0:pv:+");

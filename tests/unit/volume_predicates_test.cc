@@ -20,14 +20,6 @@ Labels NodeLabels(const std::string& host, const std::string& zone) {
   return labels;
 }
 
-std::string Binds(const ClusterState& c, const Decisions& d) {
-  std::string out;
-  for (const BindDecision& b : d.binds) {
-    out += (out.empty() ? "" : " ") + c.task(b.task).name + "@" + c.node(b.node).name;
-  }
-  return out;
-}
-
 std::string PendingReason(const ClusterState& c, const Decisions& d, const std::string& job) {
   for (const PendingJob& p : d.pending) {
     if (c.job(p.job).name == job) return p.reason;
@@ -48,7 +40,7 @@ TEST(VolumePredicates, VolumeNodeAffinityKeepsThePodWhereItsVolumeIs) {
       NodeAffinity{{{SelectorRequirement{"kubernetes.io/hostname", Op::kIn, {"n9"}}}}, {}});
   AddJob(c, "nowhere", q, nowhere, 1);
   const Decisions d = RunSession(c);
-  EXPECT_EQ(Binds(c, d), "local-0@n1");
+  EXPECT_EQ(BindsOf(c, d), "local-0@n1");
   EXPECT_EQ(PendingReason(c, d, "nowhere"),
             "0/3 nodes are available: 3 node(s) didn't match PersistentVolume's "
             "node affinity.");
@@ -66,7 +58,7 @@ TEST(VolumePredicates, VolumeZoneKeepsThePodInItsZone) {
     AddJob(c, std::string("in-") + zone, q, spec, 1);
   }
   const Decisions d = RunSession(c);
-  EXPECT_EQ(Binds(c, d), "in-us-east-1b-0@b in-us-east-1a-0@a");
+  EXPECT_EQ(BindsOf(c, d), "in-us-east-1b-0@b in-us-east-1a-0@a");
   EXPECT_EQ(PendingReason(c, d, "in-us-east-1c"),
             "0/2 nodes are available: 2 node(s) had no available volume "
             "zone.");
@@ -88,9 +80,9 @@ TEST(VolumePredicates, AReadWriteOncePodClaimGoesToOnePlacement) {
   elsewhere.namespace_ = "other";
   AddJob(c, "elsewhere", q, elsewhere, 1, 1, 0, /*creation=*/3);
   const Decisions d = RunSession(c);
-  EXPECT_TRUE(Contains(Binds(c, d), "first-0@"));
-  EXPECT_TRUE(Contains(Binds(c, d), "elsewhere-0@"));
-  EXPECT_FALSE(Contains(Binds(c, d), "second-0@"));
+  EXPECT_TRUE(Contains(BindsOf(c, d), "first-0@"));
+  EXPECT_TRUE(Contains(BindsOf(c, d), "elsewhere-0@"));
+  EXPECT_FALSE(Contains(BindsOf(c, d), "second-0@"));
   EXPECT_EQ(PendingReason(c, d, "second"),
             "0/2 nodes are available: 2 node(s) unavailable due to "
             "PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another "
@@ -110,7 +102,7 @@ TEST(VolumePredicates, ADiscardedPlacementGivesTheClaimBack) {
   AddJob(c, "gang", q, spec, 2, /*min_member=*/2, 0, /*creation=*/1);
   AddJob(c, "solo", q, spec, 1, 1, 0, /*creation=*/2);
   const Decisions d = RunSession(c);
-  EXPECT_EQ(Binds(c, d), "solo-0@n0");
+  EXPECT_EQ(BindsOf(c, d), "solo-0@n0");
 }
 
 }  // namespace

@@ -28,6 +28,9 @@ Result<std::unique_ptr<Plugin>> NewPredicatesPlugin(const PluginConfig& config);
 // kube-scheduler's NodePorts: no two tasks with the same host port (protocol, host IP) on
 // one node.
 Result<std::unique_ptr<Plugin>> NewNodePortsPlugin(const PluginConfig& config);
+// kube-scheduler's NodeVolumeLimits: per CSI driver, no more attached volumes on a node
+// than its CSINode allows, and no pod on a node without a driver it must have.
+Result<std::unique_ptr<Plugin>> NewNodeVolumeLimitsPlugin(const PluginConfig& config);
 // kube-scheduler's scores of NodeAffinity (preferred node affinity) and TaintToleration
 // (PreferNoSchedule taints), normalized as it does. Argument: weight (default 1).
 Result<std::unique_ptr<Plugin>> NewNodeAffinityPlugin(const PluginConfig& config);

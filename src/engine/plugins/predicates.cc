@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "engine/node_holdings.h"
 #include "engine/plugins/args.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
@@ -53,7 +54,8 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   }
 
   FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId id) const override {
-    if (!spec.rwop_claims.empty() || !spec.delayed_claims.empty()) [[unlikely]] {
+    if (!spec.rwop_claims.empty() || !spec.delayed_claims.empty() || !spec.inline_disks.empty())
+        [[unlikely]] {
       return FilterWithClaims(s, spec, id);
     }
     return FilterRoom(s, spec, id);
@@ -89,17 +91,20 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   // to say which pod holds it; this keeps two pending pods from both taking it in one,
   // and holds for the simulator too.) An eviction leaves the claim taken: the pod holds it
   // until it is gone. And the volumes the placements chose for delayed claims, so that
-  // two pods of one session never count on one volume.
+  // two pods of one session never count on one volume; and the inline disks in use on
+  // each node (VolumeRestrictions' disk conflicts), an index built on first need.
   void OnSessionOpen(Session& s) override {
     const auto& specs = s.cluster().specs();
     claims_ = std::any_of(specs.begin(), specs.end(), [](const TaskSpec& spec) {
-      return !spec.rwop_claims.empty() || !spec.delayed_claims.empty();
+      return !spec.rwop_claims.empty() || !spec.delayed_claims.empty() ||
+             !spec.inline_disks.empty();
     });
   }
   bool ListensInSession() const override { return claims_; }
 
   void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId node,
                      const GpuChoice& /*gpus*/, int sign) override {
+    disks_.OnStateChange(s, change, task, node, sign);
     if (change == StateChange::kEvict) return;
     const TaskSpec& spec = s.cluster().spec(s.cluster().task(task).spec);
     for (const std::string& claim : spec.rwop_claims) {
@@ -126,13 +131,14 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   static std::string ClaimKey(const TaskSpec& spec, const std::string& claim) {
     return spec.namespace_ + "/" + claim;
   }
-  // Out of the hot path, which only pods with ReadWriteOncePod claims take: the node's room
+  // Out of the hot path, which only pods with claims or inline disks take: the node's room
   // first, as kube-scheduler's NodeResourcesFit runs before VolumeRestrictions.
   [[gnu::noinline]] FilterResult FilterWithClaims(const Session& s, const TaskSpec& spec,
                                                   NodeId id) const {
     const FilterResult room = FilterRoom(s, spec, id);
     if (!room.ok()) return room;
     if (ClaimTaken(s, spec)) return FilterResult::Fail(FilterCode::kReadWriteOncePod);
+    if (DiskInUse(s, spec, id)) return FilterResult::Fail(FilterCode::kDiskConflict);
     if (spec.delayed_claims.empty()) return room;
     return ChooseClaimVolumes(spec, s.cluster().node(id), volumes_, nullptr);
   }
@@ -152,6 +158,18 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
     if (!ChooseClaimVolumes(spec, s.cluster().node(node), volumes_, &choices).ok()) return;
     volumes_.Apply(spec, node_name, choices, +1);
     volume_choices_[task] = std::move(choices);
+  }
+  // VolumeRestrictions' isVolumeConflict against the tasks on the node.
+  bool DiskInUse(const Session& s, const TaskSpec& spec, NodeId id) const {
+    if (spec.inline_disks.empty()) return false;
+    const bool future = s.viewing_future();
+    for (const auto& use : disks_.On(s, id)) {
+      if (!use.HeldIn(future)) continue;
+      for (const InlineDisk& disk : spec.inline_disks) {
+        if (disk.ConflictsWith(*use.item)) return true;
+      }
+    }
+    return false;
   }
   bool ClaimTaken(const Session& s, const TaskSpec& spec) const {
     if (!running_counted_) CountRunningClaims(s.cluster());
@@ -181,6 +199,7 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   bool claims_ = false;  // some spec of the session has claims that these track
   VolumeReservations volumes_;
   std::unordered_map<TaskId, std::vector<std::string>> volume_choices_;  // placed task -> choices
+  NodeHoldings<InlineDisk, &TaskSpec::inline_disks> disks_;              // inline disks per node
 };
 
 }  // namespace
