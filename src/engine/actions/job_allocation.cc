@@ -37,8 +37,12 @@ int32_t AllocateJob(Session& session, JobId job_id) {
   }
   const int32_t placed = static_cast<int32_t>(statement.size());
   const int32_t ready = session.job(job_id).ready;
-  std::string task_reason =
-      failed_task == kNone ? "" : "task " + cluster.task(failed_task).name + ": " + why_not;
+  // A job of one task is the pod itself: its reason is kube-scheduler's words alone, as
+  // its PodScheduled condition says them. A task of a larger job is named.
+  std::string task_reason = failed_task == kNone ? ""
+                            : job.tasks.size() == 1
+                                ? why_not
+                                : "task " + cluster.task(failed_task).name + ": " + why_not;
   if (session.JobReady(job_id)) {
     statement.Commit();
     if (failed_task != kNone) {
