@@ -88,9 +88,7 @@ Status ParseNodeCsi(const YamlReader& r, const YAML::Node& node, const std::stri
       GANTRY_RETURN_IF_ERROR(r.String(attached[i]["handle"], fi + ".handle", &v.handle));
       out->attached.push_back(std::move(v));
     }
-    std::sort(
-        out->attached.begin(), out->attached.end(),
-        [](const AttachableVolume& a, const AttachableVolume& b) { return a.VolumeBefore(b); });
+    SortVolumesOnce(&out->attached);
   }
   return Status::Ok();
 }
