@@ -112,24 +112,34 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     return true;
   }
 
-  // Reclaim takes only from other queues above their deserved share, and from each no
-  // more than takes it down to that share (victims in the caller's order). Preemption
-  // stays inside one queue: no opinion.
+  bool Grants(EvictionCause cause) const override { return cause == EvictionCause::kReclaim; }
+
+  // Reclaim, so that it never loops: the reclaimer's queue must stay within its deserved
+  // share once the preemptor is placed (none is kept otherwise), and a victim is kept only
+  // while its queue, less the victims kept before it (in the caller's order), holds more
+  // than its deserved share of some resource the victim gives back, and no more of it
+  // than that share above: no queue is taken below its deserved share. Preemption stays
+  // inside one queue: no opinion.
   void FilterVictims(const Session& s, EvictionCause cause, TaskId preemptor,
                      std::vector<TaskId>* victims) const override {
     if (cause != EvictionCause::kReclaim) return;
     const ClusterState& c = s.cluster();
     const QueueId own = c.job(c.task(preemptor).job).queue;
+    if (!WithinDeservedWith(s, own, preemptor)) {
+      victims->clear();
+      return;
+    }
     std::vector<ResourceVector> left(c.queues().size());  // allocated, less victims kept
     std::vector<uint8_t> known(c.queues().size(), 0);
     std::erase_if(*victims, [&](TaskId v) {
       const QueueId q = c.job(c.task(v).job).queue;
       if (q == own) return true;
       if (!known[q]) left[q] = s.queue(q).allocated, known[q] = 1;
-      if (!Above(left[q], deserved_[q])) return true;
       const Task& task = c.task(v);
-      left[q].Subtract(ClusterState::Accounted(c.spec_of(v), static_cast<int32_t>(task.gpus.size()),
-                                               task.gpu_milli_each));
+      const ResourceVector gives = ClusterState::Accounted(
+          c.spec_of(v), static_cast<int32_t>(task.gpus.size()), task.gpu_milli_each);
+      if (!GivesOnlySurplus(left[q], deserved_[q], gives)) return true;
+      left[q].Subtract(gives);
       return false;
     });
   }
@@ -174,13 +184,35 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   static std::string Amount(ResourceId r, Milli amount) {
     return FormatQuantity(amount, /*binary=*/r == kMemory);
   }
-  // Whether `allocated` exceeds `deserved` in some resource the queue deserves a share of
-  // (or holds any of a resource it deserves none of).
-  static bool Above(const ResourceVector& allocated, const ResourceVector& deserved) {
-    for (const auto& e : allocated.entries()) {
-      if (e.amount > deserved.Get(e.id)) return true;
+  // Whether the queue, with what it holds and has pipelined plus the preemptor's request,
+  // stays within its deserved share in every resource the preemptor asks for.
+  bool WithinDeservedWith(const Session& s, QueueId q, TaskId preemptor) const {
+    const TaskSpec& spec = s.cluster().spec_of(preemptor);
+    const int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
+    const ResourceVector need =
+        ClusterState::Accounted(spec, n_gpus, s.cluster().EstimatedGpuShare(spec.gpu));
+    for (const auto& e : need.entries()) {
+      if (e.amount <= 0) continue;
+      const Milli after = SaturatingAdd(
+          SaturatingAdd(s.queue(q).allocated.Get(e.id), s.queue(q).pipelined.Get(e.id)), e.amount);
+      if (after > deserved_[q].Get(e.id)) return false;
     }
-    return false;
+    return true;
+  }
+  // Whether taking `gives` from a queue holding `allocated` takes only what it holds above
+  // `deserved`: it gives back some resource the queue is above its share of, and in every
+  // such resource it stays at its share or above.
+  static bool GivesOnlySurplus(const ResourceVector& allocated, const ResourceVector& deserved,
+                               const ResourceVector& gives) {
+    bool surplus = false;
+    for (const auto& e : allocated.entries()) {
+      const Milli share = deserved.Get(e.id);
+      const Milli given = gives.Get(e.id);
+      if (e.amount <= share || given <= 0) continue;
+      if (e.amount - given < share) return false;
+      surplus = true;
+    }
+    return surplus;
   }
   static int64_t Ratio(Milli used, Milli of) {
     if (of <= 0) return 0;
