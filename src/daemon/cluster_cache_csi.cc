@@ -85,13 +85,7 @@ void ClusterCache::AddClaimVolumes(const k8s::PodInfo& info, bool to_place, Task
       out.push_back(std::move(*v));
     }
   }
-  std::sort(out.begin(), out.end(),
-            [](const AttachableVolume& a, const AttachableVolume& b) { return a.VolumeBefore(b); });
-  out.erase(std::unique(out.begin(), out.end(),
-                        [](const AttachableVolume& a, const AttachableVolume& b) {
-                          return a.SameVolume(b);
-                        }),
-            out.end());
+  SortVolumesOnce(&out);
   for (AttachableVolume& v : out) {
     auto driver = csi_drivers_.find(v.driver);
     v.driver_required = to_place && driver != csi_drivers_.end() && driver->second.required_on_node;
@@ -117,13 +111,7 @@ NodeCsi ClusterCache::NodeCsiOf(const std::string& node) const {
     if (pv == volumes_.end() || !pv->second.csi_source || !pv->second.attachable) continue;
     csi.attached.push_back(AttachableVolume{va.attacher, pv->second.attachable->handle});
   }
-  std::sort(csi.attached.begin(), csi.attached.end(),
-            [](const AttachableVolume& a, const AttachableVolume& b) { return a.VolumeBefore(b); });
-  csi.attached.erase(std::unique(csi.attached.begin(), csi.attached.end(),
-                                 [](const AttachableVolume& a, const AttachableVolume& b) {
-                                   return a.SameVolume(b);
-                                 }),
-                     csi.attached.end());
+  SortVolumesOnce(&csi.attached);
   return csi;
 }
 

@@ -163,8 +163,8 @@ std::string ClusterCache::ResolveVolumes(const PodRecord& pod, TaskSpec* spec) c
   // assumed there) uses fails every node.
   for (const k8s::PodClaimRef* ref : rwop) {
     if (const PodRecord* holder = ClaimHolder(ClaimKey(ns, ref->claim), pod_key)) {
-      return "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
-             "access mode (" +
+      return "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access "
+             "mode already in-use by another pod (" +
              Where(*ref) + ": claim " + Quoted(ref->claim) + " is used by pod " +
              holder->info.meta.Key() + ")";
     }

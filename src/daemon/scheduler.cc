@@ -290,12 +290,8 @@ void Scheduler::PublishGauges() {
   m_.events_dropped->Set(static_cast<double>(writer_->events_dropped()));
 }
 
-void Scheduler::Run(const std::atomic<bool>& stop) {
-  struct Source {
-    Kind kind;
-    const char* path;
-  };
-  const Source sources[] = {
+const std::vector<Scheduler::Source>& Scheduler::Sources() {
+  static const auto* sources = new std::vector<Source>{
       {Kind::kNode, "/api/v1/nodes"},
       {Kind::kPriorityClass, "/apis/scheduling.k8s.io/v1/priorityclasses"},
       {Kind::kNamespace, "/api/v1/namespaces"},
@@ -317,7 +313,17 @@ void Scheduler::Run(const std::atomic<bool>& stop) {
       {Kind::kStatefulSet, "/apis/apps/v1/statefulsets"},
       {Kind::kPod, "/api/v1/pods"},
   };
-  for (const Source& s : sources) {
+  return *sources;
+}
+
+std::vector<std::string> Scheduler::WatchedCollections() {
+  std::vector<std::string> out;
+  for (const Source& s : Sources()) out.push_back(s.path);
+  return out;
+}
+
+void Scheduler::Run(const std::atomic<bool>& stop) {
+  for (const Source& s : Sources()) {
     Kind kind = s.kind;
     informers_.push_back(std::make_unique<k8s::Informer>(
         client_, s.path, [this, kind](k8s::EventType type, nlohmann::json object) {

@@ -38,6 +38,8 @@ class Scheduler {
   // Starts the informers and runs the scheduling loop on the calling thread until
   // `stop` is set.
   void Run(const std::atomic<bool>& stop);
+  // The API collections the informers list and watch ("/api/v1/pods", ...), for RBAC.
+  static std::vector<std::string> WatchedCollections();
 
   // Whether cycles may bind (set by leader election; true when it is off).
   void SetLeader(bool leader);
@@ -68,6 +70,12 @@ class Scheduler {
     kReplicaSet,
     kStatefulSet,
   };
+  // What the informers watch: each kind from its collection.
+  struct Source {
+    Kind kind;
+    const char* path;
+  };
+  static const std::vector<Source>& Sources();
   struct WatchItem {
     Kind kind;
     k8s::EventType type;

@@ -1,40 +1,95 @@
 #include "engine/diagnosis.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <optional>
+#include <set>
 #include <vector>
 
 namespace gantry {
+namespace {
+
+// kube-scheduler's NodeAffinity PreFilter: when every required term names nodes
+// (matchFields metadata.name In), only the nodes named are filtered at all; nullopt when
+// some term does not, and an empty set when the terms name no node (their names conflict).
+std::optional<std::set<std::string>> NodesNamedBy(const NodeAffinity& affinity) {
+  if (affinity.terms.empty()) return std::nullopt;
+  std::set<std::string> named;
+  for (const std::vector<SelectorRequirement>& term : affinity.terms) {
+    std::optional<std::set<std::string>> in_term;  // the requirements' names, intersected
+    for (const SelectorRequirement& r : term) {
+      if (r.key != kNodeNameField || r.op != SelectorRequirement::Op::kIn) continue;
+      std::set<std::string> values(r.values.begin(), r.values.end());
+      if (in_term) {
+        std::set<std::string> both;
+        std::set_intersection(in_term->begin(), in_term->end(), values.begin(), values.end(),
+                              std::inserter(both, both.end()));
+        values = std::move(both);
+      }
+      in_term = std::move(values);
+    }
+    if (!in_term) return std::nullopt;  // this term may match any node
+    named.insert(in_term->begin(), in_term->end());
+  }
+  return named;
+}
+
+}  // namespace
 
 std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& state,
                            PlacementSearch& search, const TaskSpec& spec, SpecId spec_id,
                            const SearchScope& scope) {
   // Runs every predicate on every node to count why each one was rejected. Counted by
-  // (code, detail) and described once per kind, with a node that had it (a taint's text
-  // needs its node; the detail is per shape class, and taints are part of the class).
-  // Kinds are few (a handful per task), so a flat list searched from the last hit beats
-  // a map: this runs for every node.
+  // (code, detail) and described once per kind. Kinds are few (a handful per task), so a
+  // flat list searched from the last hit beats a map: this runs for every node.
   struct Kind {
     FilterResult result;
     int64_t count = 0;
-    NodeId example = 0;
   };
   std::vector<Kind> kinds;
   size_t last = 0;
+  // kube-scheduler's NodeResourcesFit gives every reason a node has (too many pods, and
+  // each resource it is short of), where gantry's filter stops at the first: a node
+  // rejected for room is looked at again for all of them.
+  int64_t pods_full = 0;
+  std::map<ResourceId, int64_t> short_of;
+  const std::optional<std::set<std::string>> named = NodesNamedBy(spec.affinity);
+  int64_t not_named = 0;
   GpuChoice choice;
   PlacementSearch::ChosenScore chosen;
   int64_t looked_at = 0;
   auto count = [&](NodeId n) {
     if (state.node(n).removed) return;  // gone: not a node anyone should hear of
     ++looked_at;
+    if (named && !named->count(cluster.node(n).name)) {
+      ++not_named;
+      return;
+    }
     FilterResult r = search.Filter(spec, spec_id, n);
     if (r.ok() && !search.ChooseDevicesFor(spec, n, &choice, &chosen)) {
       r = FilterResult::Fail(FilterCode::kInsufficientGpus);
     }
+    if (r.code == FilterCode::kInsufficient || r.code == FilterCode::kTooManyPods) {
+      // A pod's "pods" request (the daemon's ask for one) is the pod count's reason.
+      bool full = state.node(n).pods_full();
+      bool short_of_any = false;
+      for (const ResourceVector::Entry& e : spec.requests.entries()) {
+        if (e.amount <= state.free(n, e.id)) continue;
+        if (e.id == kPods) {
+          full = true;
+        } else {
+          ++short_of[e.id];
+          short_of_any = true;
+        }
+      }
+      if (full) ++pods_full;
+      if (full || short_of_any) return;  // else (not expected) the filter's reason counts it
+    }
     const auto same = [&](const Kind& k) { return k.result == r; };
     if (last >= kinds.size() || !same(kinds[last])) {
       last = static_cast<size_t>(std::find_if(kinds.begin(), kinds.end(), same) - kinds.begin());
-      if (last == kinds.size()) kinds.push_back(Kind{r, 0, n});
+      if (last == kinds.size()) kinds.push_back(Kind{r, 0});
     }
     kinds[last].count++;
   };
@@ -43,24 +98,35 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
   } else {
     for (NodeId n = 0; n < cluster.nodes().size(); ++n) count(n);
   }
-  std::map<std::string, int64_t> counts;
-  for (const Kind& kind : kinds) {
-    counts[kind.result.ok() ? std::string("would fit but were not scored")
-                            : DescribeFilter(kind.result, spec, cluster.node(kind.example))] +=
-        kind.count;
-  }
-  std::vector<std::pair<std::string, int64_t>> sorted(counts.begin(), counts.end());
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
   const int64_t total =
       scope.nodes != nullptr ? looked_at : static_cast<int64_t>(cluster.live_node_count());
+  if (total == 0 && !scope.future) return "no nodes available to schedule pods";
   std::string out = "0/" + std::to_string(total) + " nodes are available";
   if (scope.future) out += " once releasing tasks end";
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    out += i == 0 ? ": " : ", ";
-    out += std::to_string(sorted[i].second) + " " + sorted[i].first;
+  if (named && named->empty()) return out + ": pod affinity terms conflict.";  // its PreFilter
+  std::map<std::string, int64_t> counts;
+  if (not_named > 0) counts["node(s) didn't satisfy plugin(s) [NodeAffinity]"] = not_named;
+  for (const Kind& kind : kinds) {
+    counts[kind.result.ok() ? std::string("node(s) would fit but were not scored")
+                            : DescribeFilter(kind.result, spec)] += kind.count;
   }
-  return out;
+  if (pods_full > 0) {
+    counts[DescribeFilter(FilterResult::Fail(FilterCode::kTooManyPods), spec)] += pods_full;
+  }
+  for (const auto& [resource, nodes] : short_of) {
+    counts[DescribeFilter(FilterResult::Fail(FilterCode::kInsufficient, resource), spec)] += nodes;
+  }
+  // kube-scheduler's FitError: "0/N nodes are available: " and the "count reason" strings
+  // sorted as strings (count first, so "10 ..." before "2 ..."), joined by ", ", and ".".
+  std::vector<std::string> reasons;
+  reasons.reserve(counts.size());
+  for (const auto& [reason, nodes] : counts) {
+    reasons.push_back(std::to_string(nodes) + " " + reason);
+  }
+  std::sort(reasons.begin(), reasons.end());
+  if (reasons.empty()) return out;  // no node was looked at
+  for (size_t i = 0; i < reasons.size(); ++i) out += (i == 0 ? ": " : ", ") + reasons[i];
+  return out + ".";
 }
 
 }  // namespace gantry

@@ -7,8 +7,10 @@
 
 namespace gantry {
 
-// "0/5000 nodes are available: 4000 insufficient nvidia.com/gpu, 1000 untolerated taint
-// ..." over the scope's nodes (every live node when it names none), in the current view.
+// In kube-scheduler's words (its FitError) over the scope's nodes (every live node when it
+// names none), in the current view: "0/5000 nodes are available: 1000 node(s) had
+// untolerated taint(s), 4000 Insufficient free whole GPUs (nvidia.com/gpu)."; with no
+// node at all, "no nodes available to schedule pods".
 std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& state,
                            PlacementSearch& search, const TaskSpec& spec, SpecId spec_id,
                            const SearchScope& scope);

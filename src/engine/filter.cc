@@ -17,35 +17,34 @@ FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& 
   return FilterResult::Ok();
 }
 
-std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec, const Node& node) {
+std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec) {
+  // kube-scheduler's words (v1.37) where a plugin of its says the same; gantry's own
+  // reasons (GPUs) in the same style.
   switch (result.code) {
     case FilterCode::kOk:
       return "fit";
     case FilterCode::kUnschedulable:
       return "node(s) were unschedulable";
     case FilterCode::kNodeSelector:
-      return "node(s) didn't match the node selector";
-    case FilterCode::kNodeAffinity:
-      return "node(s) didn't match the required node affinity";
-    case FilterCode::kTaint:
-      if (result.detail < node.taints.size()) {
-        return "node(s) had untolerated taint {" + node.taints[result.detail].ToString() + "}";
-      }
-      return "node(s) had an untolerated taint";
+    case FilterCode::kNodeAffinity:  // one plugin (NodeAffinity) checks both
+      return "node(s) didn't match Pod's node affinity/selector";
+    case FilterCode::kTaint:  // TaintToleration does not name the taint
+      return "node(s) had untolerated taint(s)";
     case FilterCode::kGpuModel:
       return "node(s) had no GPU of an allowed model";
     case FilterCode::kNoGpus:
       return "node(s) had no GPUs";
-    case FilterCode::kInsufficient:
-      return "insufficient " + ResourceName(static_cast<ResourceId>(result.detail));
+    case FilterCode::kInsufficient:  // a pod's "pods" request is its pod count's
+      if (result.detail == kPods) return "Too many pods";
+      return "Insufficient " + ResourceName(static_cast<ResourceId>(result.detail));
     case FilterCode::kInsufficientGpus:
-      return "insufficient free whole GPUs (nvidia.com/gpu)";
+      return "Insufficient free whole GPUs (nvidia.com/gpu)";
     case FilterCode::kNoGpuShareFits:
-      return "no single GPU with enough free share or memory";
+      return "node(s) had no single GPU with enough free share or memory";
     case FilterCode::kTooManyPods:
-      return "too many pods";
+      return "Too many pods";
     case FilterCode::kExtension:
-      return "rejected by a plugin";
+      return "node(s) were rejected by a plugin";
     case FilterCode::kPodAffinity:
       return "node(s) didn't match pod affinity rules";
     case FilterCode::kPodAntiAffinity:
@@ -59,12 +58,12 @@ std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec, con
     case FilterCode::kNodePorts:
       return "node(s) didn't have free ports for the requested pod ports";
     case FilterCode::kVolumeNodeAffinity:
-      return "node(s) had volume node affinity conflict";
+      return "node(s) didn't match PersistentVolume's node affinity";
     case FilterCode::kVolumeZone:
       return "node(s) had no available volume zone";
     case FilterCode::kReadWriteOncePod:
-      return "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
-             "access mode";
+      return "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access "
+             "mode already in-use by another pod";
     case FilterCode::kDiskConflict:
       return "node(s) had no available disk";
     case FilterCode::kVolumeBindConflict:
@@ -80,7 +79,7 @@ std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec, con
       }
       return "a CSI driver is not installed on the node";
   }
-  return "rejected";
+  return "node(s) were rejected";
 }
 
 }  // namespace gantry

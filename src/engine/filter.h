@@ -60,9 +60,9 @@ struct FilterResult {
 FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& gpu,
                               const Node& node);
 
-// "insufficient nvidia.com/gpu", "untolerated taint dedicated=infer:NoSchedule", ...
-// for a task of `spec` on `node` (kExtension results are described by the session, which
-// knows the plugin names).
-std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec, const Node& node);
+// "Insufficient cpu", "node(s) had untolerated taint(s)", ...: kube-scheduler's words for
+// a node it rejects for the same reason, for a task of `spec`. A node short of several
+// resources has one reason for each (see DiagnoseNoNode); this names the one in `result`.
+std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec);
 
 }  // namespace gantry

@@ -30,6 +30,11 @@ struct NodeWork {
   Milli max_pods = 0;             // allocatable pods in milli; 0: no limit
   bool removed = false;           // takes no tasks and is in no count (see Node::removed)
   bool one_nvlink_domain = true;  // all its devices in one NVLink domain (see NodeGpus)
+
+  // One more task would pass its pod limit (kube-scheduler's "Too many pods").
+  bool pods_full() const {
+    return max_pods > 0 && static_cast<Milli>(tasks + 1) * kMilliPerUnit > max_pods;
+  }
 };
 
 struct NodeTable {

@@ -37,7 +37,7 @@ class PlacementSearch {
                   const SchedulerConfig& config, uint64_t seed, Rng& rng);
 
   // Finds the best node for a task, or returns false and explains why none fits
-  // ("0/5000 nodes are available: 4000 insufficient nvidia.com/gpu, ...").
+  // ("0/5000 nodes are available: 4000 Insufficient cpu, ...").
   bool Find(TaskId task, const SearchScope& scope, Placement* out, std::string* why_not);
   // Every predicate's verdict on one node, in the current view.
   FilterResult Filter(const TaskSpec& spec, SpecId spec_id, NodeId node);

@@ -186,6 +186,9 @@ class JobReadiness {
   virtual ~JobReadiness() = default;
   // True when enough of the job is placed (in the session) to commit its statement.
   virtual bool JobReady(const Session& s, JobId job) const = 0;
+  // True when enough of the job is placed counting its pipelined tasks (those waiting for
+  // room being released): what the preempt and reclaim actions commit on.
+  virtual bool JobPipelined(const Session& s, JobId job) const { return JobReady(s, job); }
 };
 
 // Queue limits: shares (soft, per session) and capabilities (hard).
@@ -213,6 +216,11 @@ class VictimFilter {
   // not let `preemptor` evict for `cause`, keeping the order of the rest.
   virtual void FilterVictims(const Session& s, EvictionCause cause, TaskId preemptor,
                              std::vector<TaskId>* victims) const = 0;
+  // Whether this filter is what makes evictions for `cause` safe (priority: only lower
+  // priorities for preempt; proportion: only what queues hold above their deserved share
+  // for reclaim). Without a configured filter that grants a cause, nothing is evicted for
+  // it: a policy that leaves out priority cannot preempt blindly.
+  virtual bool Grants(EvictionCause /*cause*/) const { return false; }
 };
 
 }  // namespace gantry

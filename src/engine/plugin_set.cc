@@ -1,5 +1,7 @@
 #include "engine/plugin_set.h"
 
+#include <algorithm>
+
 #include "engine/session.h"
 #include "model/cluster.h"
 
@@ -110,6 +112,13 @@ bool PluginSet::JobReady(const Session& s, JobId job) const {
   return true;
 }
 
+bool PluginSet::JobPipelined(const Session& s, JobId job) const {
+  for (const JobReadiness* r : readiness_) {
+    if (!r->JobPipelined(s, job)) return false;
+  }
+  return true;
+}
+
 bool PluginSet::QueueOverused(const Session& s, QueueId queue, std::string* reason) const {
   for (const QueueLimits* limits : queue_limits_) {
     if (limits->Overused(s, queue, reason)) return true;
@@ -127,6 +136,9 @@ bool PluginSet::QueueAllocatable(const Session& s, QueueId queue, const Resource
 
 std::vector<TaskId> PluginSet::Victims(const Session& s, EvictionCause cause, TaskId preemptor,
                                        std::vector<TaskId> candidates) const {
+  const bool granted = std::any_of(victim_filters_.begin(), victim_filters_.end(),
+                                   [&](const VictimFilter* f) { return f->Grants(cause); });
+  if (!granted) return {};
   for (const VictimFilter* filter : victim_filters_) {
     if (candidates.empty()) break;
     filter->FilterVictims(s, cause, preemptor, &candidates);

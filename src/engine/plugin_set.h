@@ -30,6 +30,7 @@ class PluginSet {
   int CompareTasks(const Session& s, TaskId a, TaskId b) const;
   bool Admit(Session& s, JobId job, std::string* reason) const;
   bool JobReady(const Session& s, JobId job) const;
+  bool JobPipelined(const Session& s, JobId job) const;
   bool QueueOverused(const Session& s, QueueId queue, std::string* reason) const;
   bool QueueAllocatable(const Session& s, QueueId queue, const ResourceVector& request,
                         std::string* reason) const;

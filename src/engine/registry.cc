@@ -43,6 +43,8 @@ constexpr ActionEntry kActions[] = {
     {"enqueue", NewEnqueueAction},
     {"allocate", NewAllocateAction},
     {"backfill", NewBackfillAction},
+    {"preempt", NewPreemptAction},
+    {"reclaim", NewReclaimAction},
 };
 
 }  // namespace

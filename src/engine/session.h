@@ -91,6 +91,7 @@ class Session {
   int CompareJobs(JobId a, JobId b) const { return plugins_.CompareJobs(*this, a, b); }
   int CompareTasks(TaskId a, TaskId b) const { return plugins_.CompareTasks(*this, a, b); }
   bool JobReady(JobId job) const { return plugins_.JobReady(*this, job); }
+  bool JobPipelined(JobId job) const { return plugins_.JobPipelined(*this, job); }
   bool QueueOverused(QueueId queue, std::string* reason) const {
     return plugins_.QueueOverused(*this, queue, reason);
   }

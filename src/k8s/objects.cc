@@ -486,6 +486,14 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
     fail(priority.status());
   }
   pod.spec.priority = pod.priority;
+  // The API server's Priority admission copies the PriorityClass's preemptionPolicy here.
+  const std::string preemption = String(spec, "preemptionPolicy");
+  if (preemption == "Never") {
+    pod.spec.preemption_policy = PreemptionPolicy::kNever;
+  } else if (!preemption.empty() && preemption != "PreemptLowerPriority") {
+    fail(Status::Invalid(where + ": spec.preemptionPolicy: unknown value \"" + preemption +
+                         "\" (PreemptLowerPriority, Never)"));
+  }
   pod.spec.node_selector = LabelsOf(Field(spec, "nodeSelector"));
   std::vector<Toleration> tolerations;
   Status st =

@@ -106,7 +106,6 @@ struct VolumeAttachmentInfo {
   std::string attacher;           // spec.attacher: the CSI driver
   std::string node_name;          // spec.nodeName
   std::string persistent_volume;  // spec.source.persistentVolumeName; "" for inline sources
-  bool operator==(const VolumeAttachmentInfo&) const = default;
 };
 
 // storage.k8s.io/v1 CSIDriver: what kube-scheduler reads of it.

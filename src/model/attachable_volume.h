@@ -4,9 +4,12 @@
 // disks, which VolumeRestrictions keeps apart.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -31,6 +34,20 @@ struct AttachableVolume {
     return std::tie(driver, handle) < std::tie(other.driver, other.handle);
   }
 };
+
+// Sorts volumes by driver and handle and keeps each once (the first of equals). Returns
+// how many were dropped.
+inline size_t SortVolumesOnce(std::vector<AttachableVolume>* volumes) {
+  std::stable_sort(
+      volumes->begin(), volumes->end(),
+      [](const AttachableVolume& a, const AttachableVolume& b) { return a.VolumeBefore(b); });
+  const auto end = std::unique(
+      volumes->begin(), volumes->end(),
+      [](const AttachableVolume& a, const AttachableVolume& b) { return a.SameVolume(b); });
+  const auto dropped = static_cast<size_t>(volumes->end() - end);
+  volumes->erase(end, volumes->end());
+  return dropped;
+}
 
 // An inline disk that kube-scheduler's VolumeRestrictions keeps from being used by two pods
 // on one node: a GCE PD by name, an AWS EBS volume by ID, an iSCSI disk by IQN, an RBD
@@ -61,7 +78,7 @@ struct NodeCsi {
   std::vector<AttachableVolume> attached;
   bool operator==(const NodeCsi&) const = default;
 
-  const NodeCsiDriver* FindDriver(const std::string& name) const {
+  const NodeCsiDriver* FindDriver(std::string_view name) const {
     for (const NodeCsiDriver& d : drivers) {
       if (d.name == name) return &d;
     }

@@ -26,6 +26,7 @@ size_t TaskSpecHash::operator()(const TaskSpec& spec) const {
   h.Add(spec.role).Add(spec.requests);
   AddGpuRequest(spec.gpu, &h);
   h.Add(static_cast<uint64_t>(spec.priority))
+      .Add(static_cast<uint64_t>(spec.preemption_policy))
       .Add(spec.node_selector)
       .Add(spec.tolerations)
       .Add(spec.affinity)

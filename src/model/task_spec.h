@@ -42,6 +42,11 @@ struct GpuRequest {
   bool operator==(const GpuRequest&) const = default;
 };
 
+// Whether a task may evict others to be placed (a pod's PriorityClass preemptionPolicy):
+// PreemptLowerPriority (Kubernetes' default) or Never, which the preempt and reclaim
+// actions honour: a Never task is placed only on room that is free or already released.
+enum class PreemptionPolicy : uint8_t { kPreemptLowerPriority, kNever };
+
 // What a group of identical tasks (one role of a job) asks for. Tasks share specs, so
 // the engine's per-spec caches (static predicates, known-unschedulable) apply to all.
 // Equal when every field is: lists (models, tolerations, affinity terms) in their order.
@@ -50,6 +55,7 @@ struct TaskSpec {
   ResourceVector requests;  // without nvidia.com/gpu: GPUs are in `gpu`
   GpuRequest gpu;
   int32_t priority = 0;
+  PreemptionPolicy preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
   Labels node_selector;
   std::vector<Toleration> tolerations;
   NodeAffinity affinity;  // required and preferred node affinity

@@ -89,9 +89,7 @@ Status ParseNodeCsi(const YamlReader& r, const YAML::Node& node, const std::stri
       GANTRY_RETURN_IF_ERROR(r.String(attached[i]["handle"], fi + ".handle", &v.handle));
       out->attached.push_back(std::move(v));
     }
-    std::sort(
-        out->attached.begin(), out->attached.end(),
-        [](const AttachableVolume& a, const AttachableVolume& b) { return a.VolumeBefore(b); });
+    SortVolumesOnce(&out->attached);
   }
   return Status::Ok();
 }
@@ -242,13 +240,31 @@ Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* 
   return Status::Ok();
 }
 
+// preemptionPolicy: PreemptLowerPriority (the default) or Never, as a PriorityClass says.
+Status ParsePreemptionPolicy(const YamlReader& r, const YAML::Node& n, const std::string& f,
+                             PreemptionPolicy* out) {
+  std::string value;
+  GANTRY_RETURN_IF_ERROR(r.String(n, f, &value));
+  if (value == "PreemptLowerPriority") {
+    *out = PreemptionPolicy::kPreemptLowerPriority;
+  } else if (value == "Never") {
+    *out = PreemptionPolicy::kNever;
+  } else {
+    return r.Error(n, f,
+                   "unknown preemption policy " + QuoteForMessage(value) +
+                       " (known: PreemptLowerPriority, Never)");
+  }
+  return Status::Ok();
+}
+
 Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string& f,
-                     int32_t job_priority, TaskSpec* spec, int64_t* replicas) {
-  GANTRY_RETURN_IF_ERROR(
-      r.Map(t, f,
-            {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB", "gpuModels", "priority",
-             "nodeSelector", "tolerations", "nodeAffinity", "namespace", "labels", "affinity",
-             "topologySpreadConstraints", "ports", "volumes", "inlineDisks"}));
+                     int32_t job_priority, PreemptionPolicy job_policy, TaskSpec* spec,
+                     int64_t* replicas) {
+  GANTRY_RETURN_IF_ERROR(r.Map(
+      t, f,
+      {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB", "gpuModels", "priority",
+       "preemptionPolicy", "nodeSelector", "tolerations", "nodeAffinity", "namespace", "labels",
+       "affinity", "topologySpreadConstraints", "ports", "volumes", "inlineDisks"}));
   spec->role = "task";
   if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
   *replicas = 1;
@@ -307,6 +323,11 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
     GANTRY_RETURN_IF_ERROR(r.Int(t["priority"], f + ".priority", INT32_MIN, INT32_MAX, &priority));
   }
   spec->priority = static_cast<int32_t>(priority);
+  spec->preemption_policy = job_policy;
+  if (t["preemptionPolicy"]) {
+    GANTRY_RETURN_IF_ERROR(ParsePreemptionPolicy(r, t["preemptionPolicy"], f + ".preemptionPolicy",
+                                                 &spec->preemption_policy));
+  }
   if (t["nodeSelector"]) {
     GANTRY_RETURN_IF_ERROR(
         r.LabelMap(t["nodeSelector"], f + ".nodeSelector", &spec->node_selector));
@@ -413,7 +434,8 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
   for (size_t i = 0; i < jobs.size(); ++i) {
     const YAML::Node& j = jobs[i];
     const std::string f = "jobs[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(r.Map(j, f, {"name", "queue", "priority", "minMember", "tasks"}));
+    GANTRY_RETURN_IF_ERROR(
+        r.Map(j, f, {"name", "queue", "priority", "preemptionPolicy", "minMember", "tasks"}));
     Job job;
     if (!j["name"]) return r.Error(j, f + ".name", "required");
     GANTRY_RETURN_IF_ERROR(r.Name(j["name"], f + ".name", &job.name));
@@ -436,6 +458,11 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
       GANTRY_RETURN_IF_ERROR(
           r.Int(j["minMember"], f + ".minMember", 1, kMaxTasksPerJob, &min_member));
     }
+    PreemptionPolicy job_policy = PreemptionPolicy::kPreemptLowerPriority;
+    if (j["preemptionPolicy"]) {
+      GANTRY_RETURN_IF_ERROR(
+          ParsePreemptionPolicy(r, j["preemptionPolicy"], f + ".preemptionPolicy", &job_policy));
+    }
     job.priority = static_cast<int32_t>(priority);
     job.min_member = static_cast<int32_t>(min_member);
     job.creation = static_cast<int64_t>(i);
@@ -448,7 +475,8 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
       TaskSpec spec;
       int64_t replicas = 1;
       const std::string tf = f + ".tasks[" + std::to_string(k) + "]";
-      GANTRY_RETURN_IF_ERROR(ParseTaskSpec(r, j["tasks"][k], tf, job.priority, &spec, &replicas));
+      GANTRY_RETURN_IF_ERROR(
+          ParseTaskSpec(r, j["tasks"][k], tf, job.priority, job_policy, &spec, &replicas));
       std::string prefix = job.name + "-" + spec.role + "-";
       if (prefix.size() + DigitCount(replicas - 1) > kMaxNameLength) {
         return r.Error(j["tasks"][k], tf,

@@ -16,7 +16,8 @@ namespace gantry {
 
 struct ScenarioExpectations {
   bool present = false;
-  std::map<std::string, int32_t> placed;       // job -> tasks placed in the session
+  // job -> tasks placed in the session: bound, or pipelined onto room being released.
+  std::map<std::string, int32_t> placed;
   std::map<std::string, std::string> pending;  // job -> substring of its pending reason
   std::map<std::string, std::vector<std::string>> on_nodes;  // job -> allowed nodes
   // job -> its tasks placed in the session per node, exactly: a node it does not name

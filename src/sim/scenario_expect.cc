@@ -168,9 +168,22 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
 
 std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decisions& decisions) {
   const ClusterState& c = scenario.cluster;
+  // A task pipelined onto room being released counts as placed, on the node it waits for.
+  struct Placed {
+    JobId job;
+    TaskId task;
+    NodeId node;
+    const std::vector<int32_t>* gpus;
+  };
+  std::vector<Placed> all_placed;
+  for (const BindDecision& b : decisions.binds)
+    all_placed.push_back({b.job, b.task, b.node, &b.gpus});
+  for (const PipelineDecision& p : decisions.pipelined) {
+    all_placed.push_back({p.job, p.task, p.node, &p.gpus});
+  }
   std::map<std::string, int32_t> placed;
   std::map<std::string, std::vector<std::string>> nodes_of;
-  for (const BindDecision& b : decisions.binds) {
+  for (const Placed& b : all_placed) {
     placed[c.job(b.job).name]++;
     nodes_of[c.job(b.job).name].push_back(c.node(b.node).name);
   }
@@ -178,8 +191,8 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
   for (const PendingJob& p : decisions.pending) reasons[c.job(p.job).name] = p.reason;
   std::map<std::string, std::vector<int32_t>> gpus_of;
   std::map<std::string, int32_t> placed_in_queue;
-  for (const BindDecision& b : decisions.binds) {
-    gpus_of[c.task(b.task).name] = b.gpus;
+  for (const Placed& b : all_placed) {
+    gpus_of[c.task(b.task).name] = *b.gpus;
     placed_in_queue[c.queue(c.job(b.job).queue).name]++;
   }
   auto list = [](const std::vector<int32_t>& v) {
@@ -261,7 +274,7 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
     }
   }
   std::map<std::string, int32_t> placed_on_node;
-  for (const BindDecision& b : decisions.binds) placed_on_node[c.node(b.node).name]++;
+  for (const Placed& b : all_placed) placed_on_node[c.node(b.node).name]++;
   for (const auto& [node, want] : scenario.expect.placed_on_node) {
     const int32_t got = placed_on_node.count(node) ? placed_on_node[node] : 0;
     if (got != want) {

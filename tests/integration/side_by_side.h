@@ -67,6 +67,10 @@ struct Case {
   // What the per-pod expectations cannot say (e.g. "on different nodes"): "" when the
   // pods as they ended hold to it, else what is wrong.
   std::function<std::string(const std::map<std::string, json>& pods)> check = {};
+  // Why gantry's PodScheduled messages differ from kube-scheduler's in this case; "" when
+  // they must not: then each pod both leave pending reads the same, bar kube-scheduler's
+  // PostFilter part (preemption, which gantry's daemon does not do).
+  std::string words_differ = "";
 };
 
 // A node of the case (label sbs-case=NAME), with taints when given.
@@ -215,6 +219,20 @@ inline std::string Outcome(const json* pod) {
   return condition == nullptr ? "pending" : "pending (" + condition->value("reason", "") + ")";
 }
 
+// kube-scheduler's FitError without what its PostFilter (preemption) added after the
+// filters' reasons: "0/N nodes are available: REASONS. POSTFILTER" (no reason has ". ").
+inline std::string WithoutPostFilter(const std::string& message) {
+  if (message.rfind("0/", 0) != 0) return message;
+  const size_t end = message.find(". ");
+  return end == std::string::npos ? message : message.substr(0, end + 1);
+}
+
+// A pending pod's PodScheduled=False message ("" when it has none).
+inline std::string PendingMessage(const json& pod) {
+  const json* condition = PodScheduledFalse(pod);
+  return condition == nullptr || !NodeOf(pod).empty() ? "" : condition->value("message", "");
+}
+
 inline std::string Allowed(const Expect& e) {
   if (e.nodes.empty()) {
     return e.pending_reason.empty() ? "pending" : "pending (" + e.pending_reason + ")";
@@ -249,7 +267,8 @@ class SideBySide : public ::testing::Test {
     for (const Expect& e : c.expect) {
       SCOPED_TRACE(who + ": " + c.name + "/" + e.pod);
       auto it = pods.find(e.pod);
-      Record(c, e, who, Outcome(it == pods.end() ? nullptr : &it->second));
+      Record(c, e, who, Outcome(it == pods.end() ? nullptr : &it->second),
+             it == pods.end() ? "" : PendingMessage(it->second));
       ASSERT_NE(it, pods.end());
       const json& pod = it->second;
       const std::string node = NodeOf(pod);
@@ -285,8 +304,24 @@ class SideBySide : public ::testing::Test {
     for (const auto& [suffix, labels] : c.namespaces) DeletePods(c.name + "-kube-" + suffix);
     const auto ours = Schedule(c, kGantry, c.name + "-gantry");
     ExpectAsKubeSchedulerAllows(c, ours, "gantry");
+    if (c.words_differ.empty()) ExpectTheSameWords(c, reference, ours);
     ASSERT_TRUE(daemon_->running()) << daemon_->Log();
     EXPECT_EQ(SanitizerReport(daemon_->Log()), "");
+  }
+
+  // Each pod that both schedulers left pending says why in the same words.
+  static void ExpectTheSameWords(const Case& c, const std::map<std::string, json>& reference,
+                                 const std::map<std::string, json>& ours) {
+    for (const Expect& e : c.expect) {
+      auto kube = reference.find(e.pod);
+      auto gantry = ours.find(e.pod);
+      if (kube == reference.end() || gantry == ours.end()) continue;
+      const std::string kube_words = PendingMessage(kube->second);
+      const std::string gantry_words = PendingMessage(gantry->second);
+      if (kube_words.empty() || gantry_words.empty()) continue;  // placed by one of them
+      EXPECT_EQ(gantry_words, WithoutPostFilter(kube_words))
+          << c.name << "/" << e.pod << ": gantry's words are not kube-scheduler's";
+    }
   }
 
   static inline DaemonProcess* daemon_ = nullptr;
@@ -295,14 +330,17 @@ class SideBySide : public ::testing::Test {
   // One line of the table the suite prints at its end, for the notes.
   struct Row {
     std::string case_name, pod, kube, gantry, allowed;
+    std::string kube_message, gantry_message;  // PodScheduled=False messages, if pending
   };
 
   static void Record(const Case& c, const Expect& e, const std::string& who,
-                     const std::string& outcome) {
+                     const std::string& outcome, const std::string& message) {
     auto row = std::find_if(rows_.begin(), rows_.end(),
                             [&](const Row& r) { return r.case_name == c.name && r.pod == e.pod; });
-    if (row == rows_.end()) row = rows_.insert(rows_.end(), Row{c.name, e.pod, "", "", Allowed(e)});
+    if (row == rows_.end())
+      row = rows_.insert(rows_.end(), Row{c.name, e.pod, "", "", Allowed(e), "", ""});
     (who == "gantry" ? row->gantry : row->kube) = outcome;
+    (who == "gantry" ? row->gantry_message : row->kube_message) = message;
   }
 
   static void PrintTable() {
@@ -310,6 +348,14 @@ class SideBySide : public ::testing::Test {
     for (const Row& r : rows_) {
       std::cout << "| " << r.case_name << " | " << r.pod << " | " << r.kube << " | " << r.gantry
                 << " | " << r.allowed << " |\n";
+    }
+    // The words of each pending pod, to hold gantry's to kube-scheduler's.
+    std::cout
+        << "\n| case | pod | kube-scheduler's message | gantry's message |\n|---|---|---|---|\n";
+    for (const Row& r : rows_) {
+      if (r.kube_message.empty() && r.gantry_message.empty()) continue;
+      std::cout << "| " << r.case_name << " | " << r.pod << " | " << r.kube_message << " | "
+                << r.gantry_message << " |\n";
     }
     std::cout << std::flush;
     rows_.clear();  // a suite derived from this one prints its own cases

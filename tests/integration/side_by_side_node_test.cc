@@ -25,9 +25,10 @@ TEST_F(SideBySide, NodeAffinityMatchFieldsOnTheNodeName) {
     return NodeAffinity(json::array(
         {{{"matchFields", {{{"key", "metadata.name"}, {"operator", "In"}, {"values", {node}}}}}}}));
   };
-  Case c{t,
-         {CasePod(t, "ds-1", on(t + "-1")), CasePod(t, "ds-none", on(t + "-none"))},
-         {{"ds-1", {t + "-1"}, "", ""}, {"ds-none", {}, "Unschedulable", "node affinity"}}};
+  Case c{
+      t,
+      {CasePod(t, "ds-1", on(t + "-1")), CasePod(t, "ds-none", on(t + "-none"))},
+      {{"ds-1", {t + "-1"}, "", ""}, {"ds-none", {}, "Unschedulable", "plugin(s) [NodeAffinity]"}}};
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
@@ -221,7 +222,7 @@ TEST_F(SideBySide, PodCountLimit) {
   Case c{.name = t, .pods = {BoundTo(CasePod(t, "running"), t + "-0")}};
   for (const char* name : {"new-a", "new-b", "new-c"}) {
     c.pods.push_back(CasePod(t, name));
-    c.expect.push_back({name, {t + "-0"}, "Unschedulable", "too many pods", /*may_pend=*/true});
+    c.expect.push_back({name, {t + "-0"}, "Unschedulable", "Too many pods", /*may_pend=*/true});
   }
   c.check = Bound({"new-a", "new-b", "new-c"}, 1, /*apart=*/false);
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
@@ -244,7 +245,7 @@ TEST_F(SideBySide, FinishedAndTerminatingPods) {
                   BoundTo(CasePod(t, "terminating", json::object(), "3500m"), t + "-1"),
                   on("after-finished", "0"), on("after-terminating", "1")},
          .expect = {{"after-finished", {t + "-0"}, "", ""},
-                    {"after-terminating", {}, "Unschedulable", "insufficient cpu"}},
+                    {"after-terminating", {}, "Unschedulable", "Insufficient cpu"}},
          .one_by_one = true,
          .after_create = [](const std::string& ns, const std::string& pod) {
            const std::string path = "/api/v1/namespaces/" + ns + "/pods/" + pod;
@@ -285,11 +286,11 @@ TEST_F(SideBySide, EphemeralStorageHugepagesAndExtendedResources) {
        pod("huge-too-big", "hugepages-2Mi", "512Mi"), pod("widgets", "example.com/widget", "2"),
        pod("too-many-widgets", "example.com/widget", "3")},
       {{"scratch", {t + "-rich"}, "", ""},
-       {"scratch-too-big", {}, "Unschedulable", "insufficient ephemeral-storage"},
+       {"scratch-too-big", {}, "Unschedulable", "Insufficient ephemeral-storage"},
        {"huge", {t + "-rich"}, "", ""},
-       {"huge-too-big", {}, "Unschedulable", "insufficient hugepages-2Mi"},
+       {"huge-too-big", {}, "Unschedulable", "Insufficient hugepages-2Mi"},
        {"widgets", {t + "-rich"}, "", ""},
-       {"too-many-widgets", {}, "Unschedulable", "insufficient example.com/widget"}}};
+       {"too-many-widgets", {}, "Unschedulable", "Insufficient example.com/widget"}}};
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
@@ -305,9 +306,9 @@ TEST_F(SideBySide, InitContainerLargerThanTheContainers) {
          .pods = {CasePod(t, "init-too-big", with_init("5")),
                   CasePod(t, "init-fits", with_init("3500m")),
                   CasePod(t, "after", json::object(), "1")},
-         .expect = {{"init-too-big", {}, "Unschedulable", "insufficient cpu"},
+         .expect = {{"init-too-big", {}, "Unschedulable", "Insufficient cpu"},
                     {"init-fits", {t + "-0"}, "", ""},
-                    {"after", {}, "Unschedulable", "insufficient cpu"}},
+                    {"after", {}, "Unschedulable", "Insufficient cpu"}},
          .one_by_one = true};
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
@@ -330,9 +331,9 @@ TEST_F(SideBySide, RuntimeClassOverhead) {
   Case c{.name = t,
          .pods = {with_runtime("overhead-too-big", "3500m"), with_runtime("overhead-fits", "2500m"),
                   CasePod(t, "after", json::object(), "1")},
-         .expect = {{"overhead-too-big", {}, "Unschedulable", "insufficient cpu"},
+         .expect = {{"overhead-too-big", {}, "Unschedulable", "Insufficient cpu"},
                     {"overhead-fits", {t + "-0"}, "", ""},
-                    {"after", {}, "Unschedulable", "insufficient cpu"}},
+                    {"after", {}, "Unschedulable", "Insufficient cpu"}},
          .one_by_one = true,
          .check = [](const std::map<std::string, json>& pods) -> std::string {
            auto it = pods.find("overhead-fits");
@@ -364,9 +365,9 @@ TEST_F(SideBySide, PodLevelResources) {
   Case c{.name = t,
          .pods = {pod_level("pod-level-too-big", "4500m"), pod_level("pod-level-fits", "3"),
                   CasePod(t, "after", json::object(), "1500m")},
-         .expect = {{"pod-level-too-big", {}, "Unschedulable", "insufficient cpu"},
+         .expect = {{"pod-level-too-big", {}, "Unschedulable", "Insufficient cpu"},
                     {"pod-level-fits", {t + "-0"}, "", ""},
-                    {"after", {}, "Unschedulable", "insufficient cpu"}},
+                    {"after", {}, "Unschedulable", "Insufficient cpu"}},
          .one_by_one = true};
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }

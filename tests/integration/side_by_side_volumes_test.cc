@@ -81,11 +81,12 @@ TEST_F(SideBySideVolumes, LocalVolumeNodeAffinity) {
   for (int i = 0; i < 3; ++i) CaseNode(t, t + "-" + std::to_string(i), "4");
   Volume(t + "-pv", LocalOn(t + "-1"));
   Volume(t + "-gone", LocalOn(t + "-gone"));
-  Case c{t,
-         {CasePod(t, "local", ClaimVolume("data")), CasePod(t, "stranded", ClaimVolume("gone"))},
-         {{"local", {t + "-1"}, "", ""},
-          {"stranded", {}, "Unschedulable", "node(s) had volume node affinity conflict"}},
-         {Claim("data", t + "-pv", ""), Claim("gone", t + "-gone", "")}};
+  Case c{
+      t,
+      {CasePod(t, "local", ClaimVolume("data")), CasePod(t, "stranded", ClaimVolume("gone"))},
+      {{"local", {t + "-1"}, "", ""},
+       {"stranded", {}, "Unschedulable", "node(s) didn't match PersistentVolume's node affinity"}},
+      {Claim("data", t + "-pv", ""), Claim("gone", t + "-gone", "")}};
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
@@ -124,6 +125,9 @@ TEST_F(SideBySideVolumes, MissingAndUnboundImmediateClaims) {
          {{"missing", {}, "Unschedulable", "persistentvolumeclaim \"no-such-claim\" not found"},
           {"unbound", {}, "Unschedulable", "pod has unbound immediate PersistentVolumeClaims"}},
          {Claim("unbound", "", t + "-immediate")}};
+  c.words_differ =
+      "the daemon says a PreFilter's reason without \"0/N nodes are available: \" and with "
+      "where the claim is named in the pod";
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
@@ -143,9 +147,12 @@ TEST_F(SideBySideVolumes, ReadWriteOncePodClaimUsedByARunningPod) {
           {"second",
            {},
            "Unschedulable",
-           "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod "
-           "access mode"}},
+           "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access "
+           "mode already in-use by another pod"}},
          {Claim("data", t + "-pv", "", "ReadWriteOncePod")}};
+  c.words_differ =
+      "the daemon keeps the pod out of the session with kube-scheduler's reason and which pod "
+      "holds the claim, where kube-scheduler counts the reason on each node that gets to it";
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 

@@ -20,7 +20,7 @@ using k8s::EventType;
 using namespace volume_objects;  // NOLINT: the test's vocabulary
 
 // The documentation's local volume: a pod whose claim is bound to it goes only to its
-// node (VolumeBinding: "node(s) had volume node affinity conflict" elsewhere).
+// node (VolumeBinding: "node(s) didn't match PersistentVolume's node affinity" elsewhere).
 TEST(ClusterCacheVolumes, LocalVolumeTakesThePodToItsNode) {
   ClusterCache c("gantry");
   Messages m(c);
@@ -38,7 +38,8 @@ TEST(ClusterCacheVolumes, LocalVolumeTakesThePodToItsNode) {
   c.OnNode(EventType::kDeleted, NodeObject("example-node"));
   const Decisions d = RunSession(c.state());
   ASSERT_EQ(d.pending.size(), 1u);
-  EXPECT_TRUE(Contains(d.pending[0].reason, "2 node(s) had volume node affinity conflict"));
+  EXPECT_TRUE(
+      Contains(d.pending[0].reason, "2 node(s) didn't match PersistentVolume's node affinity"));
 }
 
 // VolumeZone: a volume in us-east-1b takes the pod to a node of that zone; nodes without
@@ -228,7 +229,7 @@ TEST(ClusterCacheVolumes, NoVolumeAndNoProvisionerKeepsThePodPending) {
   ASSERT_EQ(conditions.size(), 1u);
   EXPECT_TRUE(Contains(conditions[0].message,
                        "0/2 nodes are available: 2 node(s) didn't find available persistent "
-                       "volumes to bind"))
+                       "volumes to bind."))
       << conditions[0].message;
 }
 
@@ -414,8 +415,9 @@ TEST(ClusterCacheVolumes, ReadWriteOncePodClaimHeldByARunningPod) {
   c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
   EXPECT_EQ(c.pending_pods(), 0);
   EXPECT_TRUE(Contains(m.Of("p"),
-                       "node has pod using PersistentVolumeClaim with the same name and "
-                       "ReadWriteOncePod access mode (spec.volumes[0].persistentVolumeClaim, "
+                       "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod "
+                       "access mode already in-use by another pod "
+                       "(spec.volumes[0].persistentVolumeClaim, "
                        "volume \"data\": claim \"data\" is used by pod ml/holder)"));
   // Finished, it no longer holds the claim.
   json done = Bound(PodObject("holder", ClaimVolume("data"), "other"), "n1");
@@ -450,8 +452,8 @@ TEST(ClusterCacheVolumes, ReadWriteOncePodClaimWantedByTwoPendingPods) {
   EXPECT_EQ(c.state().task(d.binds[0].task).name, "ml/a") << "the older goes first";
   ASSERT_EQ(d.pending.size(), 1u);
   EXPECT_TRUE(Contains(d.pending[0].reason,
-                       "node has pod using PersistentVolumeClaim with the same name and "
-                       "ReadWriteOncePod access mode"));
+                       "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod "
+                       "access mode already in-use by another pod"));
   ASSERT_EQ(c.Assume(d).size(), 1u);
   EXPECT_EQ(c.pending_pods(), 0) << "b waits while a holds the claim";
   EXPECT_TRUE(Contains(m.Of("b"), "claim \"data\" is used by pod ml/a"));

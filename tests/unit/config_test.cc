@@ -56,7 +56,7 @@ TEST(SchedulerConfigTest, DefaultIsValid) {
 }
 
 TEST(SchedulerConfigTest, KnownNames) {
-  EXPECT_EQ(JoinNames(KnownActions()), "enqueue, allocate, backfill");
+  EXPECT_EQ(JoinNames(KnownActions()), "enqueue, allocate, backfill, preempt, reclaim");
   // The core plugins come first, in table order; more may follow.
   const std::vector<std::string_view> core = {"gang",       "priority", "drf",   "proportion",
                                               "predicates", "binpack",  "spread"};
@@ -124,15 +124,15 @@ TEST(SchedulerConfigTest, UnknownActionListsKnownNamesWithItsLine) {
       "nodesToScore: 5\n"
       "actions:\n"
       "  - enqueue\n"
-      "  - preempt\n";
+      "  - evict\n";
   SchedulerConfig c;
   Status st = Parse(yaml, &c);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
   EXPECT_EQ(
       st.message(),
-      "sched.yaml:4:5: config.actions[1]: unknown action \"preempt\" (known: enqueue, allocate, "
-      "backfill)");
+      "sched.yaml:4:5: config.actions[1]: unknown action \"evict\" (known: enqueue, allocate, "
+      "backfill, preempt, reclaim)");
 }
 
 TEST(SchedulerConfigTest, UnknownPluginListsKnownNamesWithItsLine) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/scheduler.h"
 #include "k8s/yaml_json.h"
 #include "tests/unit/test_util.h"
 
@@ -369,6 +370,49 @@ TEST(ShippedConfig, MissingFile) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.code(), Status::Code::kNotFound);
   EXPECT_TRUE(Contains(st.message(), "/nonexistent/gantry.yaml"));
+}
+
+// Every collection the informers list and watch is one deploy/rbac.yaml's ClusterRole lets
+// gantry list and watch: an informer without its rule fails only in a real cluster.
+TEST(ShippedRbac, CoversEveryWatchedCollection) {
+  auto docs = Must(k8s::LoadYamlDocuments(std::string(GANTRY_SOURCE_DIR) + "/deploy/rbac.yaml"));
+  const nlohmann::json* role = nullptr;
+  for (const auto& doc : docs) {
+    if (doc.object.value("kind", "") == "ClusterRole") role = &doc.object;
+  }
+  ASSERT_NE(role, nullptr) << "deploy/rbac.yaml has no ClusterRole";
+  auto allows = [&](const std::string& group, const std::string& resource, const char* verb) {
+    for (const auto& rule : (*role)["rules"]) {
+      auto has = [&](const char* key, const std::string& value) {
+        for (const auto& v : rule.value(key, nlohmann::json::array())) {
+          if (v == value) return true;
+        }
+        return false;
+      };
+      if (has("apiGroups", group) && has("resources", resource) && has("verbs", verb)) {
+        return true;
+      }
+    }
+    return false;
+  };
+  const std::vector<std::string> collections = Scheduler::WatchedCollections();
+  ASSERT_GE(collections.size(), 10u);
+  for (const std::string& path : collections) {
+    // "/api/v1/R" (the core group) or "/apis/GROUP/VERSION/R".
+    std::vector<std::string> parts;
+    for (size_t at = 1; at <= path.size();) {
+      size_t slash = path.find('/', at);
+      if (slash == std::string::npos) slash = path.size();
+      parts.push_back(path.substr(at, slash - at));
+      at = slash + 1;
+    }
+    const bool core = parts[0] == "api";
+    ASSERT_EQ(parts.size(), core ? 3u : 4u) << path;
+    const std::string group = core ? "" : parts[1];
+    const std::string resource = parts.back();
+    EXPECT_TRUE(allows(group, resource, "list")) << path << ": no rule to list " << resource;
+    EXPECT_TRUE(allows(group, resource, "watch")) << path << ": no rule to watch " << resource;
+  }
 }
 
 }  // namespace

@@ -450,8 +450,8 @@ TEST(InterPodAffinityTest, FirstPodWithAffinityToItselfGoesAnywhereWithTheKey) {
   // into its zone, which is full; the node without the key is never allowed.
   EXPECT_EQ(Where(c, d), (std::map<std::string, std::string>{{"cache-0", "a-1"}}));
   EXPECT_TRUE(Contains(PendingReason(d, job),
-                       "0/3 nodes are available: 2 node(s) didn't match pod affinity rules, 1 "
-                       "insufficient cpu"));
+                       "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match pod "
+                       "affinity rules."));
 }
 
 TEST(InterPodAffinityTest, NoSpecialCaseForAPodNotMatchingItsOwnTerms) {

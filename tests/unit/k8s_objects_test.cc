@@ -153,6 +153,20 @@ TEST(ParsePod, PriorityMustBeAnInteger) {
   EXPECT_TRUE(Contains(e, "spec.priority")) << e;
 }
 
+TEST(ParsePod, PreemptionPolicyNeverIsKeptAndUnknownValuesAreRefused) {
+  // The Priority admission plugin copies the PriorityClass's preemptionPolicy into the pod.
+  PodInfo never = Must(ParsePod(Pod(R"({"preemptionPolicy": "Never", "containers": []})")));
+  EXPECT_EQ(never.spec.preemption_policy, PreemptionPolicy::kNever);
+  PodInfo lower =
+      Must(ParsePod(Pod(R"({"preemptionPolicy": "PreemptLowerPriority", "containers": []})")));
+  EXPECT_EQ(lower.spec.preemption_policy, PreemptionPolicy::kPreemptLowerPriority);
+  PodInfo unset = Must(ParsePod(Pod(R"({"containers": []})")));
+  EXPECT_EQ(unset.spec.preemption_policy, PreemptionPolicy::kPreemptLowerPriority);
+  std::string e = PodError(Pod(R"({"preemptionPolicy": "Sometimes", "containers": []})"));
+  EXPECT_TRUE(Contains(e, "spec.preemptionPolicy")) << e;
+  EXPECT_TRUE(Contains(e, "Sometimes")) << e;
+}
+
 // ---------------------------------------------------------------------------------------
 // Pods: what they ask for
 

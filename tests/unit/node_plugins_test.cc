@@ -353,7 +353,7 @@ TEST(TaintFilterTest, NoScheduleAndNoExecuteFilterPreferNoScheduleDoesNot) {
   AddJob(c, "equal", q, equal, 1, 1, 0, 1);
   Decisions d = RunSession(c);
   EXPECT_EQ(BindsOf(c, d), "equal-0@exec");
-  EXPECT_TRUE(Contains(PendingReasonOf(d, plain), "untolerated taint {k=v:NoExecute}"));
+  EXPECT_TRUE(Contains(PendingReasonOf(d, plain), "1 node(s) had untolerated taint(s)"));
 }
 
 TEST(CordonTest, APodThatToleratesTheUnschedulableTaintToleratesTheCordon) {
@@ -414,7 +414,7 @@ TEST(RequiredNodeAffinityTest, MatchFieldsOnTheNodeNameAndGtLtInOneSession) {
   Decisions d = RunSession(c);
   EXPECT_EQ(BindsOf(c, d), "named-0@n3 not-n0-0@n1 either-0@n2");
   EXPECT_TRUE(
-      Contains(PendingReasonOf(d, nowhere), "4 node(s) didn't match the required node affinity"));
+      Contains(PendingReasonOf(d, nowhere), "4 node(s) didn't satisfy plugin(s) [NodeAffinity]"));
 }
 
 }  // namespace

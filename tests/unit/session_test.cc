@@ -206,7 +206,7 @@ TEST_F(SessionGangTest, FailedGangLeavesNoTrace) {
   EXPECT_EQ(d.pending[0].pending_tasks, 3);
   EXPECT_EQ(d.pending[0].reason,
             "gang: 2 of minMember 3 tasks could be placed (1 short), so none were; task a-2: 0/2 "
-            "nodes are available: 2 insufficient free whole GPUs (nvidia.com/gpu)");
+            "nodes are available: 2 Insufficient free whole GPUs (nvidia.com/gpu).");
   // The working state is as it was before the session tried.
   for (NodeId n : {0u, 1u}) {
     EXPECT_EQ(s.node(n).whole_free, 4) << n;
@@ -246,8 +246,8 @@ TEST_F(SessionGangTest, GangCommitsWhenMinMemberIsMet) {
   ASSERT_NE(PendingOf(d, g), nullptr);
   EXPECT_EQ(PendingOf(d, g)->pending_tasks, 1);
   EXPECT_EQ(PendingOf(d, g)->reason,
-            "placed 2 task(s); the rest wait: task g-2: 0/2 nodes are available: 2 insufficient "
-            "free whole GPUs (nvidia.com/gpu)");
+            "placed 2 task(s); the rest wait: task g-2: 0/2 nodes are available: 2 Insufficient "
+            "free whole GPUs (nvidia.com/gpu).");
 }
 
 TEST_F(SessionGangTest, RunningMembersCountTowardsTheGang) {
@@ -463,7 +463,7 @@ TEST(StatementUnschedulableTest, DiscardForgetsWhatFailedWhileItHeldRoom) {
   st.Allocate(x0, p);
   Placement q1;
   EXPECT_FALSE(s.FindPlacement(x1, &q1, &why));
-  EXPECT_EQ(why, "0/1 nodes are available: 1 insufficient free whole GPUs (nvidia.com/gpu)");
+  EXPECT_EQ(why, "0/1 nodes are available: 1 Insufficient free whole GPUs (nvidia.com/gpu).");
   st.Discard();
   // Same spec, room given back: it fits again.
   Placement q2;
@@ -581,7 +581,7 @@ TEST_F(CapabilityTest, AllocationNeverExceedsTheCapabilityEvenWithIdleGpus) {
   const PendingJob* p = PendingOf(d, jobs_[3]);
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->reason,
-            "task j3-0: queue q0 would exceed its capability of 3 nvidia.com/gpu (allocated 3, the "
+            "queue q0 would exceed its capability of 3 nvidia.com/gpu (allocated 3, the "
             "task needs 1)");
   ASSERT_NE(PendingOf(d, jobs_[4]), nullptr);
   EXPECT_TRUE(Contains(PendingOf(d, jobs_[4])->reason, "would exceed its capability"));
@@ -769,28 +769,27 @@ TEST_P(PendingReasonTest, CountsNodesByFailingPredicate) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, PendingReasonTest,
     ::testing::Values(
-        ReasonCase{
-            "taint, cordon, too few GPUs",
-            [](ClusterState& c) {
-              Node tainted;
-              tainted.name = "gpu-0";
-              tainted.allocatable = ResourceVector{{kCpu, 64000}};
-              tainted.gpus.resize(8);
-              tainted.taints = {Taint{"dedicated", "infer", TaintEffect::kNoSchedule}};
-              Must(c.AddNode(std::move(tainted)));
-              Node cordoned;
-              cordoned.name = "gpu-1";
-              cordoned.allocatable = ResourceVector{{kCpu, 64000}};
-              cordoned.unschedulable = true;
-              cordoned.gpus.resize(8);
-              Must(c.AddNode(std::move(cordoned)));
-              AddGpuNode(c, "gpu-2", 2);
-              QueueId q = AddQueue(c, "q");
-              AddJob(c, "j", q, GpuSpec(4), 1);
-            },
-            "task j-0: 0/3 nodes are available: 1 insufficient free whole GPUs "
-            "(nvidia.com/gpu), 1 node(s) had untolerated taint {dedicated=infer:NoSchedule}, 1 "
-            "node(s) were unschedulable"},
+        ReasonCase{"taint, cordon, too few GPUs",
+                   [](ClusterState& c) {
+                     Node tainted;
+                     tainted.name = "gpu-0";
+                     tainted.allocatable = ResourceVector{{kCpu, 64000}};
+                     tainted.gpus.resize(8);
+                     tainted.taints = {Taint{"dedicated", "infer", TaintEffect::kNoSchedule}};
+                     Must(c.AddNode(std::move(tainted)));
+                     Node cordoned;
+                     cordoned.name = "gpu-1";
+                     cordoned.allocatable = ResourceVector{{kCpu, 64000}};
+                     cordoned.unschedulable = true;
+                     cordoned.gpus.resize(8);
+                     Must(c.AddNode(std::move(cordoned)));
+                     AddGpuNode(c, "gpu-2", 2);
+                     QueueId q = AddQueue(c, "q");
+                     AddJob(c, "j", q, GpuSpec(4), 1);
+                   },
+                   "0/3 nodes are available: 1 Insufficient free whole GPUs "
+                   "(nvidia.com/gpu), 1 node(s) had untolerated taint(s), 1 node(s) were "
+                   "unschedulable."},
         ReasonCase{"cpu and node selector",
                    [](ClusterState& c) {
                      for (int i = 0; i < 4; ++i) {
@@ -802,9 +801,9 @@ INSTANTIATE_TEST_SUITE_P(
                      spec.node_selector.Set("pool", "a");
                      AddJob(c, "j", q, spec, 1);
                    },
-                   "task j-0: 0/5 nodes are available: 4 insufficient cpu, 1 node(s) didn't match "
-                   "the node selector"},
-        ReasonCase{"the untolerated taint is named; full node",
+                   "0/5 nodes are available: 1 node(s) didn't match Pod's node "
+                   "affinity/selector, 4 Insufficient cpu."},
+        ReasonCase{"a taint the toleration does not cover; full node",
                    [](ClusterState& c) {
                      Node tainted;
                      tainted.name = "gpu-0";
@@ -822,8 +821,8 @@ INSTANTIATE_TEST_SUITE_P(
                                                            TaintEffect::kNoSchedule});
                      AddJob(c, "j", q, spec, 1);
                    },
-                   "task j-0: 0/2 nodes are available: 1 insufficient free whole GPUs "
-                   "(nvidia.com/gpu), 1 node(s) had untolerated taint {b=2:NoExecute}"},
+                   "0/2 nodes are available: 1 Insufficient free whole GPUs "
+                   "(nvidia.com/gpu), 1 node(s) had untolerated taint(s)."},
         ReasonCase{
             "shared GPU without room",
             [](ClusterState& c) {
@@ -836,8 +835,8 @@ INSTANTIATE_TEST_SUITE_P(
               QueueId q = AddQueue(c, "q");
               AddJob(c, "j", q, SharedSpec(500), 1);
             },
-            "task j-0: 0/1 nodes are available: 1 no single GPU with enough free share or "
-            "memory"},
+            "0/1 nodes are available: 1 node(s) had no single GPU with enough free "
+            "share or memory."},
         ReasonCase{"GPU task on CPU nodes",
                    [](ClusterState& c) {
                      AddCpuNode(c, "cpu-0", 8000);
@@ -845,10 +844,122 @@ INSTANTIATE_TEST_SUITE_P(
                      QueueId q = AddQueue(c, "q");
                      AddJob(c, "j", q, GpuSpec(1), 1);
                    },
-                   "task j-0: 0/2 nodes are available: 2 node(s) had no GPUs"}),
+                   "0/2 nodes are available: 2 node(s) had no GPUs."},
+        // kube-scheduler's NodeResourcesFit names each resource a node is short of, and a
+        // full pod count, each counted once for the node.
+        ReasonCase{"short of cpu and memory; pod limit reached",
+                   [](ClusterState& c) {
+                     // Each pod asks for one of "pods", as the daemon's do.
+                     for (Milli pods : {110, 1}) {
+                       Node node;
+                       node.name = "pods-" + std::to_string(pods);
+                       node.allocatable = ResourceVector{
+                           {kCpu, 1000}, {kMemory, 64 * kGi}, {kPods, pods * kMilliPerUnit}};
+                       Must(c.AddNode(std::move(node)));
+                     }
+                     QueueId q = AddQueue(c, "q");
+                     TaskSpec small = CpuSpec(100);
+                     small.requests.Set(kPods, kMilliPerUnit);
+                     JobId running = AddJob(c, "running", q, small, 1);
+                     ASSERT_TRUE(c.Place(c.job(running).tasks[0], 1, {}).ok());
+                     TaskSpec spec = CpuSpec(4000);
+                     spec.requests.Set(kMemory, 100 * kGi);
+                     spec.requests.Set(kPods, kMilliPerUnit);
+                     AddJob(c, "j", q, spec, 1);
+                   },
+                   "0/2 nodes are available: 1 Too many pods, 2 Insufficient cpu, 2 "
+                   "Insufficient memory."},
+        // Sorted as kube-scheduler sorts them: as strings, count and all ("10" before "2");
+        // a node selector and required node affinity are one reason, as they are one plugin.
+        ReasonCase{"sorted as strings; selector and affinity are one reason",
+                   [](ClusterState& c) {
+                     for (int i = 0; i < 2; ++i) {
+                       AddCpuNode(c, "small-" + std::to_string(i), 2000, PoolLabel("a"));
+                     }
+                     for (int i = 0; i < 8; ++i) {
+                       AddCpuNode(c, "other-" + std::to_string(i), 8000, PoolLabel("b"));
+                     }
+                     Labels zone_b = PoolLabel("a");
+                     zone_b.Set("zone", "b");
+                     AddCpuNode(c, "big-b", 8000, zone_b);
+                     AddCpuNode(c, "big-b2", 8000, zone_b);
+                     QueueId q = AddQueue(c, "q");
+                     TaskSpec spec = CpuSpec(4000);
+                     spec.node_selector.Set("pool", "a");
+                     spec.affinity.terms = {
+                         {SelectorRequirement{"zone", SelectorRequirement::Op::kNotIn, {"b"}}}};
+                     AddJob(c, "j", q, spec, 1);
+                   },
+                   "0/12 nodes are available: 10 node(s) didn't match Pod's node "
+                   "affinity/selector, 2 Insufficient cpu."},
+        // Required terms that all name nodes (matchFields metadata.name In): kube-scheduler's
+        // NodeAffinity PreFilter leaves only those to the filters.
+        ReasonCase{"the nodes the terms name, and the others",
+                   [](ClusterState& c) {
+                     for (int i = 0; i < 3; ++i) AddCpuNode(c, "n" + std::to_string(i), 2000);
+                     QueueId q = AddQueue(c, "q");
+                     TaskSpec spec = CpuSpec(4000);
+                     spec.affinity.terms = {{SelectorRequirement{
+                         std::string(kNodeNameField), SelectorRequirement::Op::kIn, {"n1", "n9"}}}};
+                     AddJob(c, "j", q, spec, 1);
+                   },
+                   "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't "
+                   "satisfy plugin(s) [NodeAffinity]."},
+        ReasonCase{"a term whose names have no node in common",
+                   [](ClusterState& c) {
+                     for (int i = 0; i < 2; ++i) AddCpuNode(c, "n" + std::to_string(i), 8000);
+                     QueueId q = AddQueue(c, "q");
+                     TaskSpec spec = CpuSpec(1000);
+                     const std::string name(kNodeNameField);
+                     spec.affinity.terms = {
+                         {SelectorRequirement{name, SelectorRequirement::Op::kIn, {"n0"}},
+                          SelectorRequirement{name, SelectorRequirement::Op::kIn, {"n1"}}}};
+                     AddJob(c, "j", q, spec, 1);
+                   },
+                   "0/2 nodes are available: pod affinity terms conflict."},
+        // kube-scheduler's filters run in its default profile's order: NodeUnschedulable,
+        // TaintToleration, NodeAffinity, ...; a node is counted for the first that fails.
+        ReasonCase{"a cordon before a taint before a node selector",
+                   [](ClusterState& c) {
+                     for (int i = 0; i < 2; ++i) {
+                       Node tainted;
+                       tainted.name = "tainted-" + std::to_string(i);
+                       tainted.allocatable = ResourceVector{{kCpu, 8000}};
+                       tainted.labels = PoolLabel("b");
+                       tainted.unschedulable = i == 1;
+                       tainted.taints = {Taint{"dedicated", "x", TaintEffect::kNoSchedule}};
+                       Must(c.AddNode(std::move(tainted)));
+                     }
+                     AddCpuNode(c, "other", 8000, PoolLabel("b"));
+                     QueueId q = AddQueue(c, "q");
+                     TaskSpec spec = CpuSpec(1000);
+                     spec.node_selector.Set("pool", "a");
+                     AddJob(c, "j", q, spec, 1);
+                   },
+                   "0/3 nodes are available: 1 node(s) didn't match Pod's node "
+                   "affinity/selector, 1 node(s) had untolerated taint(s), 1 node(s) were "
+                   "unschedulable."},
+        ReasonCase{"no nodes at all",
+                   [](ClusterState& c) {
+                     QueueId q = AddQueue(c, "q");
+                     AddJob(c, "j", q, CpuSpec(1000), 1);
+                   },
+                   "no nodes available to schedule pods"}),
     [](const ::testing::TestParamInfo<ReasonCase>& info) {
       return "case" + std::to_string(info.index);
     });
+
+// A job of one task is the pod itself: its reason is kube-scheduler's words alone (above).
+// A task of a larger job is named.
+TEST(PendingReasonTest, ATaskOfALargerJobIsNamed) {
+  ClusterState c;
+  AddCpuNode(c, "small", 2000);
+  QueueId q = AddQueue(c, "q");
+  JobId j = AddJob(c, "j", q, CpuSpec(4000), 2);
+  Decisions d = RunOnce(c);
+  ASSERT_NE(PendingOf(d, j), nullptr) << Describe(c, d);
+  EXPECT_EQ(PendingOf(d, j)->reason, "task j-0: 0/1 nodes are available: 1 Insufficient cpu.");
+}
 
 // ---------------------------------------------------------------- scoring
 

@@ -115,7 +115,7 @@ TEST_F(StatementOpsTest, EvictionAddsFutureRoomNotFreeRoom) {
   Placement p;
   std::string why;
   EXPECT_FALSE(s.FindPlacement(big_, &p, &why));
-  EXPECT_TRUE(Contains(why, "1 insufficient free whole GPUs")) << why;
+  EXPECT_TRUE(Contains(why, "1 Insufficient free whole GPUs")) << why;
   SearchScope future;
   future.future = true;
   ASSERT_TRUE(s.FindPlacement(big_, future, &p, &why)) << why;
@@ -164,7 +164,7 @@ TEST_F(StatementOpsTest, FitsNowhereIsForgottenWhenAnAllocationIsRolledBack) {
   std::string why;
   EXPECT_FALSE(s.FindPlacement(pair_, &p, &why));
   EXPECT_FALSE(s.FindPlacement(pair_, &p, &why));  // now from the memo
-  EXPECT_TRUE(Contains(why, "1 insufficient free whole GPUs")) << why;
+  EXPECT_TRUE(Contains(why, "1 Insufficient free whole GPUs")) << why;
   st.Rollback(0);
   ASSERT_TRUE(s.FindPlacement(pair_, &p, &why)) << why;
   EXPECT_EQ(p.gpus.devices, (std::vector<int32_t>{6, 7}));

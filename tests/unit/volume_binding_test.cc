@@ -177,8 +177,8 @@ TEST(VolumeBinding, OneVolumeForOnePodOfTheSession) {
   EXPECT_EQ(Binds(c, d), "a-0@n1:pv");
   ASSERT_EQ(d.pending.size(), 1u);
   EXPECT_EQ(d.pending[0].reason,
-            "task b-0: 0/3 nodes are available: 3 node(s) didn't find available persistent "
-            "volumes to bind");
+            "0/3 nodes are available: 3 node(s) didn't find available persistent "
+            "volumes to bind.");
 }
 
 // A gang whose second member does not fit rolls back: the volume its first member took

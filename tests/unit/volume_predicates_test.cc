@@ -42,8 +42,8 @@ TEST(VolumePredicates, VolumeNodeAffinityKeepsThePodWhereItsVolumeIs) {
   const Decisions d = RunSession(c);
   EXPECT_EQ(BindsOf(c, d), "local-0@n1");
   EXPECT_EQ(PendingReason(c, d, "nowhere"),
-            "task nowhere-0: 0/3 nodes are available: 3 node(s) had volume node affinity "
-            "conflict");
+            "0/3 nodes are available: 3 node(s) didn't match PersistentVolume's "
+            "node affinity.");
 }
 
 // Nodes that differ only in their zone label: the zone must tell their classes apart.
@@ -60,8 +60,8 @@ TEST(VolumePredicates, VolumeZoneKeepsThePodInItsZone) {
   const Decisions d = RunSession(c);
   EXPECT_EQ(BindsOf(c, d), "in-us-east-1b-0@b in-us-east-1a-0@a");
   EXPECT_EQ(PendingReason(c, d, "in-us-east-1c"),
-            "task in-us-east-1c-0: 0/2 nodes are available: 2 node(s) had no available volume "
-            "zone");
+            "0/2 nodes are available: 2 node(s) had no available volume "
+            "zone.");
 }
 
 // One ReadWriteOncePod claim, wanted by three jobs: the first placed takes it; a claim of
@@ -84,8 +84,9 @@ TEST(VolumePredicates, AReadWriteOncePodClaimGoesToOnePlacement) {
   EXPECT_TRUE(Contains(BindsOf(c, d), "elsewhere-0@"));
   EXPECT_FALSE(Contains(BindsOf(c, d), "second-0@"));
   EXPECT_EQ(PendingReason(c, d, "second"),
-            "task second-0: 0/2 nodes are available: 2 node has pod using "
-            "PersistentVolumeClaim with the same name and ReadWriteOncePod access mode");
+            "0/2 nodes are available: 2 node(s) unavailable due to "
+            "PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another "
+            "pod.");
 }
 
 // A gang that cannot be placed whole gives its claim back with its placements: the next

@@ -14,5 +14,11 @@ std::unique_ptr<Action> NewAllocateAction();
 // Lets jobs that allocate passed over because their queue had its deserved share use the
 // capacity still idle (borrowing), within their queue's capability.
 std::unique_ptr<Action> NewBackfillAction();
+// Inside each queue, places pending jobs (in job order) by evicting running tasks of jobs
+// of lower priority, pipelined onto the room they release (see evict_for.h).
+std::unique_ptr<Action> NewPreemptAction();
+// Queues below their deserved share (in queue order) take back from queues above theirs,
+// whatever the priorities, never past either queue's deserved share.
+std::unique_ptr<Action> NewReclaimAction();
 
 }  // namespace gantry

@@ -44,8 +44,12 @@ JobStepResult AllocateJob(Session& session, JobId job_id, JobStep step, int32_t 
   const int32_t placed = static_cast<int32_t>(statement.size());
   const int32_t unplaced_before = static_cast<int32_t>(work.unplaced.size());
   const int32_t ready = session.job(job_id).ready;
-  std::string task_reason =
-      failed_task == kNone ? "" : "task " + cluster.task(failed_task).name + ": " + why_not;
+  // A job of one task is the pod itself: its reason is kube-scheduler's words alone, as
+  // its PodScheduled condition says them. A task of a larger job is named.
+  std::string task_reason = failed_task == kNone ? ""
+                            : job.tasks.size() == 1
+                                ? why_not
+                                : "task " + cluster.task(failed_task).name + ": " + why_not;
   if (session.JobReady(job_id)) {
     statement.Commit();
     const int32_t total = placed_before + placed;

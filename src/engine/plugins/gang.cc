@@ -39,6 +39,10 @@ class GangPlugin : public SessionCopyable<GangPlugin>,
     return s.job(job).ready >= s.cluster().job(job).min_member;
   }
 
+  bool JobPipelined(const Session& s, JobId job) const override {
+    return s.job(job).ready + s.job(job).pipelined_tasks >= s.cluster().job(job).min_member;
+  }
+
   // No gang is left half running: a job gives up tasks only down to its minMember, unless
   // every one of its ready tasks is a candidate, and then the whole gang goes.
   void FilterVictims(const Session& s, EvictionCause /*cause*/, TaskId /*preemptor*/,

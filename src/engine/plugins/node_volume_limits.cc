@@ -87,7 +87,7 @@ class NodeVolumeLimitsPlugin : public SessionCopyable<NodeVolumeLimitsPlugin>,
       if (it != counts.end() && !used_by_tasks(v)) it->second.first++;
     }
     for (const auto& [driver, count] : counts) {
-      const int64_t limit = *csi.FindDriver(std::string(driver))->limit;
+      const int64_t limit = *csi.FindDriver(driver)->limit;
       if (count.first + count.second > limit) {
         return FilterResult::Fail(FilterCode::kMaxVolumeCount);
       }

@@ -24,20 +24,23 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
  public:
   std::string_view name() const override { return "predicates"; }
 
+  // In the order of kube-scheduler's default profile (NodeUnschedulable, TaintToleration,
+  // NodeAffinity, NodeResourcesFit, then the volume plugins), so that a node that fails
+  // several is counted for the reason kube-scheduler gives.
   FilterResult FilterStatic(const TaskSpec& spec, const Node& node) const override {
     if (node.unschedulable && !ToleratesCordon(spec.tolerations)) {
       return FilterResult::Fail(FilterCode::kUnschedulable);
+    }
+    const Taint* blocking = nullptr;
+    if (!ToleratesAll(spec.tolerations, node.taints, &blocking)) {
+      return FilterResult::Fail(FilterCode::kTaint,
+                                static_cast<uint32_t>(blocking - node.taints.data()));
     }
     if (!MatchesNodeSelector(spec.node_selector, node.labels)) {
       return FilterResult::Fail(FilterCode::kNodeSelector);
     }
     if (!spec.affinity.Matches(node.labels, node.name)) {
       return FilterResult::Fail(FilterCode::kNodeAffinity);
-    }
-    const Taint* blocking = nullptr;
-    if (!ToleratesAll(spec.tolerations, node.taints, &blocking)) {
-      return FilterResult::Fail(FilterCode::kTaint,
-                                static_cast<uint32_t>(blocking - node.taints.data()));
     }
     const FilterResult capacity = FilterByCapacity(spec.requests, spec.gpu, node);
     if (!capacity.ok()) return capacity;
@@ -61,9 +64,7 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   // The node's room now: its pod count, free resources and GPUs.
   FilterResult FilterRoom(const Session& s, const TaskSpec& spec, NodeId id) const {
     const NodeWork& w = s.node(id);
-    if (w.max_pods > 0 && static_cast<Milli>(w.tasks + 1) * kMilliPerUnit > w.max_pods) {
-      return FilterResult::Fail(FilterCode::kTooManyPods);
-    }
+    if (w.pods_full()) return FilterResult::Fail(FilterCode::kTooManyPods);
     int64_t over = s.FirstShort(spec.requests, id);
     if (over >= 0)
       return FilterResult::Fail(FilterCode::kInsufficient, static_cast<uint32_t>(over));

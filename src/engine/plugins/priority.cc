@@ -22,6 +22,8 @@ class PriorityPlugin : public SessionCopyable<PriorityPlugin>,
 
   // Preemption evicts only jobs of lower priority than the preemptor's, never its own job.
   // Reclaim takes back what a queue is owed whatever the priorities: no opinion.
+  bool Grants(EvictionCause cause) const override { return cause == EvictionCause::kPreempt; }
+
   void FilterVictims(const Session& s, EvictionCause cause, TaskId preemptor,
                      std::vector<TaskId>* victims) const override {
     if (cause != EvictionCause::kPreempt) return;

@@ -93,24 +93,41 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     return true;
   }
 
-  // Reclaim takes only from other queues above their deserved share, and from each no
-  // more than takes it down to that share (victims in the caller's order); a queue that is
-  // not reclaimable keeps what it borrowed. Preemption stays inside one queue: no opinion.
+  bool Grants(EvictionCause cause) const override { return cause == EvictionCause::kReclaim; }
+
+  // Reclaim, so that it never loops. Between the reclaimer's queue and a victim's, only
+  // the queues below the lowest ancestor they share change hands (what moves inside that
+  // ancestor leaves it as it was). On the reclaimer's side each of them must stay within
+  // its deserved share once the preemptor is placed; on the victim's side each must hold
+  // more than its deserved share of some resource the victim gives back, and no more of it
+  // than that share above, counting the victims kept before (in the caller's order). So no
+  // queue is taken below its deserved share and none lifted above it. A queue that is not
+  // reclaimable (or below one that is not) keeps what it borrowed. Preemption stays inside
+  // one queue: no opinion.
   void FilterVictims(const Session& s, EvictionCause cause, TaskId preemptor,
                      std::vector<TaskId>* victims) const override {
     if (cause != EvictionCause::kReclaim) return;
     const ClusterState& c = s.cluster();
     const QueueId own = c.job(c.task(preemptor).job).queue;
+    const ResourceVector need = RequestOf(s, preemptor);
     std::vector<ResourceVector> left(c.queues().size());  // allocated, less victims kept
     std::vector<uint8_t> known(c.queues().size(), 0);
     std::erase_if(*victims, [&](TaskId v) {
       const QueueId q = c.job(c.task(v).job).queue;
-      if (q == own || !c.queue(q).reclaimable) return true;
-      if (!known[q]) left[q] = s.queue(q).allocated, known[q] = 1;
-      if (!Above(left[q], deserved_[q])) return true;
+      if (q == own) return true;
+      const QueueId shared = SharedAncestor(s, q, own);
+      for (QueueId x = own; x != shared; x = Up(s, x)) {
+        if (!WithinDeservedWith(s, x, need)) return true;
+      }
       const Task& task = c.task(v);
-      left[q].Subtract(ClusterState::Accounted(c.spec_of(v), static_cast<int32_t>(task.gpus.size()),
-                                               task.gpu_milli_each));
+      const ResourceVector gives = ClusterState::Accounted(
+          c.spec_of(v), static_cast<int32_t>(task.gpus.size()), task.gpu_milli_each);
+      for (QueueId x = q; x != shared; x = Up(s, x)) {
+        if (!c.queue(x).reclaimable) return true;
+        if (!known[x]) left[x] = SubtreeAllocated(s, x), known[x] = 1;
+        if (!GivesOnlySurplus(left[x], deserved_[x], gives)) return true;
+      }
+      for (QueueId x = q; x != shared; x = Up(s, x)) left[x].Subtract(gives);
       return false;
     });
   }
@@ -166,13 +183,51 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   static std::string Amount(ResourceId r, Milli amount) {
     return FormatQuantity(amount, /*binary=*/r == kMemory);
   }
-  // Whether `allocated` exceeds `deserved` in some resource the queue deserves a share of
-  // (or holds any of a resource it deserves none of).
-  static bool Above(const ResourceVector& allocated, const ResourceVector& deserved) {
-    for (const auto& e : allocated.entries()) {
-      if (e.amount > deserved.Get(e.id)) return true;
+  static ResourceVector RequestOf(const Session& s, TaskId task) {
+    const TaskSpec& spec = s.cluster().spec_of(task);
+    const int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
+    return ClusterState::Accounted(spec, n_gpus, s.cluster().EstimatedGpuShare(spec.gpu));
+  }
+  // Whether the queue's subtree, with what it holds and has pipelined plus `need`, stays
+  // within its deserved share in every resource `need` asks for.
+  bool WithinDeservedWith(const Session& s, QueueId q, const ResourceVector& need) const {
+    const ResourceVector held = SubtreeAllocated(s, q);
+    const ResourceVector pipelined = Subtree(s, q, &QueueWork::pipelined);
+    for (const auto& e : need.entries()) {
+      if (e.amount <= 0) continue;
+      const Milli after =
+          SaturatingAdd(SaturatingAdd(held.Get(e.id), pipelined.Get(e.id)), e.amount);
+      if (after > deserved_[q].Get(e.id)) return false;
     }
-    return false;
+    return true;
+  }
+  // The parent in the tree; none for a top-level queue or one out of the tree.
+  QueueId Up(const Session& s, QueueId q) const {
+    return tree_.in_tree(q) ? s.cluster().queue(q).parent : kNone;
+  }
+  // The lowest queue both are in (kNone: only the cluster).
+  QueueId SharedAncestor(const Session& s, QueueId a, QueueId b) const {
+    auto depth = [&](QueueId q) { return tree_.in_tree(q) ? tree_.depth[q] : 1; };
+    int da = depth(a), db = depth(b);
+    for (; da > db; --da) a = Up(s, a);
+    for (; db > da; --db) b = Up(s, b);
+    while (a != b) a = Up(s, a), b = Up(s, b);
+    return a;
+  }
+  // Whether taking `gives` from a queue holding `allocated` takes only what it holds above
+  // `deserved`: it gives back some resource the queue is above its share of, and in every
+  // such resource it stays at its share or above.
+  static bool GivesOnlySurplus(const ResourceVector& allocated, const ResourceVector& deserved,
+                               const ResourceVector& gives) {
+    bool surplus = false;
+    for (const auto& e : allocated.entries()) {
+      const Milli share = deserved.Get(e.id);
+      const Milli given = gives.Get(e.id);
+      if (e.amount <= share || given <= 0) continue;
+      if (e.amount - given < share) return false;
+      surplus = true;
+    }
+    return surplus;
   }
   static int64_t Ratio(Milli used, Milli of) {
     if (of <= 0) return 0;
@@ -193,9 +248,12 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   }
   // What the queue's subtree holds (a leaf's own; inner queues hold only through leaves).
   ResourceVector SubtreeAllocated(const Session& s, QueueId q) const {
-    if (!tree_.in_tree(q) || tree_.leaf(q)) return s.queue(q).allocated;
-    ResourceVector sum = s.queue(q).allocated;
-    for (QueueId c : tree_.children[q]) sum.Add(SubtreeAllocated(s, c));
+    return Subtree(s, q, &QueueWork::allocated);
+  }
+  ResourceVector Subtree(const Session& s, QueueId q, ResourceVector QueueWork::*amount) const {
+    if (!tree_.in_tree(q) || tree_.leaf(q)) return s.queue(q).*amount;
+    ResourceVector sum = s.queue(q).*amount;
+    for (QueueId c : tree_.children[q]) sum.Add(Subtree(s, c, amount));
     return sum;
   }
   int64_t DeservedShare(const ResourceVector& allocated, QueueId q) const {

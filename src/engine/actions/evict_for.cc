@@ -1,0 +1,238 @@
+#include "engine/actions/evict_for.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+
+#include "engine/statement.h"
+
+namespace gantry {
+
+bool VictimGoesFirst(const ClusterState& c, TaskId a, TaskId b) {
+  const Job& ja = c.job(c.task(a).job);
+  const Job& jb = c.job(c.task(b).job);
+  if (ja.priority != jb.priority) return ja.priority < jb.priority;
+  const int32_t pa = c.spec_of(a).priority;
+  const int32_t pb = c.spec_of(b).priority;
+  if (pa != pb) return pa < pb;
+  if (ja.creation != jb.creation) return ja.creation > jb.creation;
+  if (ja.name != jb.name) return ja.name < jb.name;
+  return a > b;
+}
+
+namespace {
+
+// Running tasks `preemptor` may evict for `cause`, in victim order: of lower-priority
+// jobs in its own queue (preempt) or of other queues' jobs (reclaim), as the victim
+// filters keep them. The action asks for lower priority itself too: whatever the filters,
+// a preemption never evicts a job that could preempt back.
+std::vector<TaskId> Candidates(const Session& s, EvictionCause cause, TaskId preemptor) {
+  const ClusterState& c = s.cluster();
+  const JobId own_job = c.task(preemptor).job;
+  const QueueId own_queue = c.job(own_job).queue;
+  const int32_t priority = c.job(own_job).priority;
+  std::vector<TaskId> out;
+  for (JobId j = 0; j < c.jobs().size(); ++j) {
+    const Job& job = c.job(j);
+    if (j == own_job || job.running == 0) continue;
+    const bool same_queue = job.queue == own_queue;
+    const bool eligible =
+        cause == EvictionCause::kPreempt ? same_queue && job.priority < priority : !same_queue;
+    if (!eligible) continue;
+    for (TaskId t : job.tasks) {
+      if (s.task_status(t) == TaskStatus::kRunning) out.push_back(t);
+    }
+  }
+  std::sort(out.begin(), out.end(), [&](TaskId a, TaskId b) { return VictimGoesFirst(c, a, b); });
+  return s.Victims(cause, preemptor, std::move(out));
+}
+
+// The tasks that go if `victim` goes: itself, or, when its job would fall below its
+// minMember, every running task of the job (a gang goes whole). Asked of the victim
+// filters again in the state as it is now (earlier victims gone): all or none. Empty
+// when they do not all go.
+std::vector<TaskId> UnitOf(const Session& s, EvictionCause cause, TaskId preemptor, TaskId victim) {
+  const ClusterState& c = s.cluster();
+  const JobId job = c.task(victim).job;
+  std::vector<TaskId> unit;
+  if (s.job(job).ready - 1 >= c.job(job).min_member) {
+    unit.push_back(victim);
+  } else {
+    for (TaskId t : c.job(job).tasks) {
+      if (s.task_status(t) == TaskStatus::kRunning) unit.push_back(t);
+    }
+  }
+  if (s.Victims(cause, preemptor, unit).size() != unit.size()) return {};
+  return unit;
+}
+
+struct NodeTrial {
+  NodeId node = kNone;
+  std::vector<TaskId> evicted;
+  int32_t top_priority = std::numeric_limits<int32_t>::min();  // of the evicted jobs
+  Placement placement;
+};
+
+// Evicts the node's victims in order until `task` fits the node's future room: true with
+// the trial filled, the evictions left in the statement (the caller rolls them back).
+// Gives up once more than `limit` tasks would go.
+bool TryNode(Session& s, Statement& st, EvictionCause cause, TaskId task,
+             const std::vector<TaskId>& on_node, size_t limit, const std::string& reason,
+             NodeTrial* trial) {
+  const ClusterState& c = s.cluster();
+  const std::vector<NodeId> nodes = {trial->node};
+  const SearchScope scope{&nodes, /*future=*/true};
+  for (TaskId victim : on_node) {
+    if (s.task_status(victim) != TaskStatus::kRunning) continue;  // gone with its gang
+    const std::vector<TaskId> unit = UnitOf(s, cause, task, victim);
+    if (unit.empty()) continue;
+    if (trial->evicted.size() + unit.size() > limit) return false;
+    for (TaskId t : unit) {
+      if (!st.Evict(t, reason).ok()) return false;
+      trial->evicted.push_back(t);
+      trial->top_priority = std::max(trial->top_priority, c.job(c.task(t).job).priority);
+    }
+    std::string why_not;
+    if (s.FindPlacement(task, scope, &trial->placement, &why_not)) return true;
+  }
+  return false;
+}
+
+std::string EvictionReason(const Session& s, EvictionCause cause, TaskId task) {
+  const ClusterState& c = s.cluster();
+  const Job& job = c.job(c.task(task).job);
+  const std::string who = "task " + c.task(task).name + " of job " + job.name;
+  if (cause == EvictionCause::kPreempt) {
+    return "preempted for " + who + " (priority " + std::to_string(job.priority) + ")";
+  }
+  return "reclaimed for queue " + c.queue(job.queue).name + " (" + who +
+         "): its queue holds more than its deserved share";
+}
+
+// Evicts for `task` on the best node (see PlaceJobEvicting) and pipelines it there.
+// False with *why_not, the statement as it was, when no node makes room.
+bool EvictFor(Session& s, Statement& st, EvictionCause cause, TaskId task, std::string* why_not) {
+  const ClusterState& c = s.cluster();
+  const std::vector<TaskId> victims = Candidates(s, cause, task);
+  if (victims.empty()) {
+    *why_not = cause == EvictionCause::kPreempt
+                   ? "no running task of lower priority in its queue may be evicted for it"
+                   : "no task may be reclaimed for it (no other queue holds more than its "
+                     "deserved share, or its own queue would go above its share)";
+    return false;
+  }
+  std::map<NodeId, std::vector<TaskId>> by_node;  // in node id order, victims in order
+  for (TaskId v : victims) by_node[c.task(v).node].push_back(v);
+  const std::string reason = EvictionReason(s, cause, task);
+  NodeTrial best;
+  bool found = false;
+  for (const auto& [node, on_node] : by_node) {
+    const size_t checkpoint = st.Checkpoint();
+    NodeTrial trial;
+    trial.node = node;
+    const size_t limit = found ? best.evicted.size() : std::numeric_limits<size_t>::max();
+    // Within the limit a trial evicts no more than the best so far: fewer wins, and of
+    // as many, lower-priority victims.
+    if (TryNode(s, st, cause, task, on_node, limit, reason, &trial) &&
+        (!found || trial.evicted.size() < best.evicted.size() ||
+         trial.top_priority < best.top_priority)) {
+      best = std::move(trial);
+      found = true;
+    }
+    st.Rollback(checkpoint);
+  }
+  if (!found) {
+    *why_not = "evicting what it may evict (" + std::to_string(victims.size()) +
+               " task(s)) makes room for it on no node";
+    return false;
+  }
+  const size_t checkpoint = st.Checkpoint();
+  for (TaskId v : best.evicted) {
+    Status evicted = st.Evict(v, reason);
+    if (!evicted.ok()) {  // the trial evicted it in this very state: a bug, say so
+      st.Rollback(checkpoint);
+      *why_not = "internal error: " + evicted.message();
+      return false;
+    }
+  }
+  const ResourceVector accounted = ClusterState::Accounted(
+      c.spec_of(task), static_cast<int32_t>(best.placement.gpus.devices.size()),
+      best.placement.gpus.milli_each);
+  if (!s.QueueAllocatable(c.job(c.task(task).job).queue, accounted, why_not)) {
+    st.Rollback(checkpoint);
+    return false;
+  }
+  Status pipelined = st.Pipeline(task, std::move(best.placement));
+  if (!pipelined.ok()) {
+    st.Rollback(checkpoint);
+    *why_not = "internal error: " + pipelined.message();
+    return false;
+  }
+  return true;
+}
+
+// Places the task on free room (future: on room being released) without evicting.
+bool PlaceWithoutEvicting(Session& s, Statement& st, TaskId task, bool future) {
+  const ClusterState& c = s.cluster();
+  Placement placement;
+  std::string why_not;
+  if (!s.FindPlacement(task, SearchScope{nullptr, future}, &placement, &why_not)) return false;
+  const ResourceVector accounted =
+      ClusterState::Accounted(c.spec_of(task), static_cast<int32_t>(placement.gpus.devices.size()),
+                              placement.gpus.milli_each);
+  if (!s.QueueAllocatable(c.job(c.task(task).job).queue, accounted, &why_not)) return false;
+  return future ? st.Pipeline(task, std::move(placement)).ok()
+                : st.Allocate(task, std::move(placement)).ok();
+}
+
+}  // namespace
+
+int32_t PlaceJobEvicting(Session& session, JobId job_id, EvictionCause cause) {
+  const ClusterState& c = session.cluster();
+  const Job& job = c.job(job_id);
+  Statement st = session.NewStatement();
+  // Placing tasks does not change `unplaced` until the statement commits; a copy all the
+  // same, since the statement's searches may make job entries.
+  const std::vector<TaskId> unplaced = session.job(job_id).unplaced;
+  int32_t placed = 0;
+  std::string why_not;
+  TaskId failed = kNone;
+  for (TaskId task : unplaced) {
+    if (session.JobPipelined(job_id)) break;
+    if (PlaceWithoutEvicting(session, st, task, /*future=*/false) ||
+        PlaceWithoutEvicting(session, st, task, /*future=*/true)) {
+      ++placed;
+      continue;
+    }
+    if (c.spec_of(task).preemption_policy == PreemptionPolicy::kNever) {
+      why_not = "its preemptionPolicy is Never, so it evicts nothing, and no room is free for it";
+      failed = task;
+      break;
+    }
+    if (!EvictFor(session, st, cause, task, &why_not)) {
+      failed = task;
+      break;
+    }
+    ++placed;
+  }
+  if (session.JobPipelined(job_id)) {
+    st.Commit();
+    return placed;
+  }
+  st.Discard();
+  std::string text = cause == EvictionCause::kPreempt ? "preempt: " : "reclaim: ";
+  if (job.min_member > 1) {
+    text += "gang: " + std::to_string(session.job(job_id).ready + placed) + " of minMember " +
+            std::to_string(job.min_member) +
+            " tasks could be placed with evictions, so nothing was evicted; ";
+  } else {
+    text += "nothing was evicted; ";
+  }
+  if (failed != kNone) text += "task " + c.task(failed).name + ": " + why_not;
+  const std::string& before = session.job(job_id).reason;
+  session.SetJobReason(job_id, before.empty() ? text : before + "; " + text);
+  return 0;
+}
+
+}  // namespace gantry

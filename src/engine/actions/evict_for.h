@@ -1,0 +1,30 @@
+// Placing a job by evicting running tasks for it: shared by preempt and reclaim.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/plugin.h"
+#include "engine/session.h"
+
+namespace gantry {
+
+// The order victims are taken in, a total order: lower job priority first, then lower
+// task priority, then the younger job (later creation), then job name, then the task
+// added last (higher id). True when `a` goes before `b`.
+bool VictimGoesFirst(const ClusterState& cluster, TaskId a, TaskId b);
+
+// Places the job's unplaced tasks in task order inside one Statement until the job is
+// pipelined (its gang minimum met, pipelined tasks counted): each on free room if any,
+// else on room already being released, else on one node where evicting running tasks
+// (those the victim filters let it evict for `cause`, in VictimGoesFirst order) makes
+// room: the node that needs the fewest evicted, ties to the node of lower-priority victims,
+// then the lower node id. The task is then pipelined onto that room. A victim whose gang
+// would fall below its minMember takes the rest of its running gang with it, or is not
+// taken. Commits when the job is pipelined; otherwise rolls everything back, so that
+// nothing is evicted for a job that still would not fit. A task whose preemptionPolicy is
+// Never evicts nothing. Records why the job stays pending. Returns the tasks placed.
+// REQUIRES: the job is not pipelined yet (JobPipelined is false).
+int32_t PlaceJobEvicting(Session& session, JobId job, EvictionCause cause);
+
+}  // namespace gantry

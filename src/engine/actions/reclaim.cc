@@ -1,0 +1,40 @@
+#include "engine/actions/actions.h"
+#include "engine/actions/evict_for.h"
+#include "engine/actions/job_allocation.h"
+
+namespace gantry {
+
+namespace {
+
+class ReclaimAction : public Action {
+ public:
+  std::string_view name() const override { return "reclaim"; }
+
+  // One job at a time from the queue that goes next (the queue order: furthest below its
+  // share first), as allocate does. A queue that has its deserved share reclaims nothing;
+  // the proportion plugin's victim filter keeps every reclaim within both queues' shares.
+  void Execute(Session& session) const override {
+    auto jobs = JobsByQueue(session, [&](JobId j) {
+      return session.job(j).inqueue && !session.job(j).unplaced.empty();
+    });
+    std::vector<size_t> next(jobs.size(), 0);
+    for (QueueId q = NextQueue(session, jobs, next); q != kNone;
+         q = NextQueue(session, jobs, next)) {
+      std::string reason;
+      if (session.QueueOverused(q, &reason)) {
+        next[q] = jobs[q].size();
+        continue;
+      }
+      const JobId job = jobs[q][next[q]++];
+      if (!session.JobPipelined(job)) PlaceJobEvicting(session, job, EvictionCause::kReclaim);
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Action> NewReclaimAction() {
+  return std::make_unique<ReclaimAction>();
+}
+
+}  // namespace gantry
