@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/queue_shares.h"
+#include "model/limits.h"
 #include "tests/unit/test_cluster.h"
 #include "tests/unit/test_util.h"
 
