@@ -248,6 +248,7 @@ void ClusterCache::FileJob(JobId id, int64_t created) {
     value = state_.job(std::get<2>(*std::prev(it))).creation + 1;
   }
   state_.SetJobCreation(id, value);
+  state_.SetJobSubmitted(id, created);  // the session clock is the wall clock's seconds
   // Those after it in the same second move back until there is room: none when jobs come
   // in order (a relist lists them by name), a few when a second's jobs come mixed.
   for (auto next = std::next(it); in_second(next); ++next) {

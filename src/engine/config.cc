@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/registry.h"
+#include "model/limits.h"
 
 namespace gantry {
 namespace {
@@ -124,9 +125,16 @@ Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
         return Status::Invalid(YamlWhere(source, value, "config.tieBreak") +
                                ": expected lowest, random or shuffled, got " + QuoteForMessage(v));
       }
+    } else if (key == "preemptionGraceSeconds") {
+      GANTRY_RETURN_IF_ERROR(ReadYamlInt(value, source, "config.preemptionGraceSeconds", 0,
+                                         kMaxConfiguredSeconds, &out->preemption_grace_s));
+    } else if (key == "starvationSeconds") {
+      GANTRY_RETURN_IF_ERROR(ReadYamlInt(value, source, "config.starvationSeconds", 0,
+                                         kMaxConfiguredSeconds, &out->starvation_s));
     } else {
       return Status::Invalid(YamlWhere(source, kv.first, "config." + key) +
-                             ": unknown field (known: actions, plugins, nodesToScore, tieBreak)");
+                             ": unknown field (known: actions, plugins, nodesToScore, tieBreak, "
+                             "preemptionGraceSeconds, starvationSeconds)");
     }
   }
   Status st = ValidateSchedulerConfig(*out);

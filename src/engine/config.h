@@ -30,6 +30,13 @@ struct SchedulerConfig {
   // does with its shuffled node names).
   enum class TieBreak { kLowest, kRandom, kShuffled };
   TieBreak tie_break = TieBreak::kLowest;
+  // Evictions for a pending job (preempt, reclaim) start only once it has waited this
+  // long, so that an autoscaler may add nodes first.
+  int64_t preemption_grace_s = 0;
+  // A job at the head of its queue that has waited this long and still does not fit gets
+  // a reservation: the nodes it needs take no other job's tasks (the reserve action).
+  // 0: no reservations.
+  int64_t starvation_s = 0;
 
   // enqueue, allocate, backfill with priority, gang, drf, proportion, predicates, nodeports,
   // interpodaffinity (weight 2), podtopologyspread (weight 2), binpack, nodeaffinity
@@ -42,6 +49,8 @@ struct SchedulerConfig {
 //   plugins: [gang, {name: binpack, arguments: {weight: 2, nvidia.com/gpu: 4}}, ...]
 //   nodesToScore: 100
 //   tieBreak: lowest | random | shuffled
+//   preemptionGraceSeconds: 0
+//   starvationSeconds: 0
 // Missing keys keep their defaults. Errors name `source`, the line, the column and the
 // field, and list the known names when a name is unknown. `node` comes from
 // ParseYamlNode (engine/yaml_load.h), which has refused duplicate keys.

@@ -207,8 +207,11 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   const TaskSpec& spec = c.spec(spec_id);
   // The memo is of searches over every node's free room; others neither read nor write
   // it. Nor do specs that placements can unblock: their "fits nowhere" may not last.
+  // Nor while nodes are held for a job (reserve): a verdict for one job is not another's.
+  const bool held = session_.HasReservations();
+  const JobId job = c.task(task_id).job;
   const bool memo =
-      scope.nodes == nullptr && !scope.future && !PluginsOf(spec_id, spec).unblockable;
+      scope.nodes == nullptr && !scope.future && !held && !PluginsOf(spec_id, spec).unblockable;
   if (memo && unschedulable_[spec_id]) {
     *why_not = unschedulable_why_[spec_id];
     return false;
@@ -233,8 +236,13 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   }
   // Looked up once here rather than per candidate.
   std::vector<StaticVerdict>& verdicts = StaticVerdictsOf(spec_id);
+  int32_t held_for_others = 0;
   ForEachCandidate(spec, scope, [&](NodeId n) {
     ++visited;
+    if (held && session_.ReservedFor(n) != kNone && session_.ReservedFor(n) != job) {
+      ++held_for_others;
+      return true;
+    }
     if (!Passes(spec, verdicts, active.dynamic, n)) return true;
     if (!ChooseDevicesFor(spec, n, &choice, &chosen)) return true;
     ++found;
@@ -274,7 +282,23 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
     out->gpus = candidate_gpus_[chosen];
   }
   if (best.best() == kNone) {
-    *why_not = DiagnoseNoNode(c, state_, *this, spec, spec_id, scope);
+    if (held_for_others == 0) {
+      *why_not = DiagnoseNoNode(c, state_, *this, spec, spec_id, scope);
+    } else {  // rare: the words of the nodes not held, after the count of those held
+      std::vector<NodeId> others;
+      const size_t n = scope.nodes ? scope.nodes->size() : c.nodes().size();
+      for (size_t i = 0; i < n; ++i) {
+        const NodeId node = scope.nodes ? (*scope.nodes)[i] : static_cast<NodeId>(i);
+        const JobId holder = session_.ReservedFor(node);
+        if (holder == kNone || holder == job) others.push_back(node);
+      }
+      *why_not =
+          std::to_string(held_for_others) + " node(s) are reserved for a job that waited too long";
+      if (!others.empty()) {
+        *why_not += "; the others: " + DiagnoseNoNode(c, state_, *this, spec, spec_id,
+                                                      SearchScope{&others, scope.future});
+      }
+    }
     if (memo) {
       unschedulable_[spec_id] = 1;
       unschedulable_log_.push_back(Marked{spec_id, next_stamp_++});

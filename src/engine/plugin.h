@@ -197,6 +197,11 @@ class QueueLimits {
   virtual ~QueueLimits() = default;
   // True with *reason when the queue has what it deserves and should wait for others.
   virtual bool Overused(const Session& s, QueueId queue, std::string* reason) const = 0;
+  // The same for the queue alone, its ancestors not counted: a queue that has not its own
+  // share may still reclaim from its siblings when their parent has its share.
+  virtual bool HoldsOwnShare(const Session& s, QueueId queue, std::string* reason) const {
+    return Overused(s, queue, reason);
+  }
   // False with *reason when giving `request` to the queue would break a hard limit.
   virtual bool Allocatable(const Session& s, QueueId queue, const ResourceVector& request,
                            std::string* reason) const = 0;

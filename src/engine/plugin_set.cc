@@ -126,6 +126,13 @@ bool PluginSet::QueueOverused(const Session& s, QueueId queue, std::string* reas
   return false;
 }
 
+bool PluginSet::QueueHoldsOwnShare(const Session& s, QueueId queue, std::string* reason) const {
+  for (const QueueLimits* limits : queue_limits_) {
+    if (limits->HoldsOwnShare(s, queue, reason)) return true;
+  }
+  return false;
+}
+
 bool PluginSet::QueueAllocatable(const Session& s, QueueId queue, const ResourceVector& request,
                                  std::string* reason) const {
   for (const QueueLimits* limits : queue_limits_) {

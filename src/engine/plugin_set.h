@@ -32,6 +32,7 @@ class PluginSet {
   bool JobReady(const Session& s, JobId job) const;
   bool JobPipelined(const Session& s, JobId job) const;
   bool QueueOverused(const Session& s, QueueId queue, std::string* reason) const;
+  bool QueueHoldsOwnShare(const Session& s, QueueId queue, std::string* reason) const;
   bool QueueAllocatable(const Session& s, QueueId queue, const ResourceVector& request,
                         std::string* reason) const;
   // The candidates every victim filter keeps, in their order.

@@ -45,6 +45,7 @@ constexpr ActionEntry kActions[] = {
     {"backfill", NewBackfillAction},
     {"preempt", NewPreemptAction},
     {"reclaim", NewReclaimAction},
+    {"reserve", NewReserveAction},
 };
 
 }  // namespace

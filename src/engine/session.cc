@@ -41,6 +41,13 @@ Decisions Session::Run() {
         w.reason.empty() ? "not considered: no action of this session placed it" : w.reason;
     out.pending.push_back(std::move(pending));
   }
+  // Few notes (one per starving queue head), pending jobs in id order: a search each.
+  for (auto& [job, note] : reservation_notes_) {
+    auto it = std::lower_bound(out.pending.begin(), out.pending.end(), job,
+                               [](const PendingJob& p, JobId j) { return p.job < j; });
+    if (it != out.pending.end() && it->job == job) it->reason += "; " + note;
+  }
+  reservation_notes_.clear();
   return out;
 }
 
@@ -77,6 +84,15 @@ void Session::MarkSkippedOverused(JobId job, const std::string& reason) {
 
 Statement Session::NewStatement() {
   return Statement(this);
+}
+
+void Session::NoteReservation(JobId job, std::string note) {
+  reservation_notes_.emplace_back(job, std::move(note));
+}
+
+void Session::Reserve(NodeId node, JobId job) {
+  if (reserved_.empty()) reserved_.assign(cluster().nodes().size(), kNone);
+  reserved_[node] = job;
 }
 
 }  // namespace gantry

@@ -49,6 +49,7 @@ class Session {
   // ---- The cluster and the session's working state.
   const ClusterState& cluster() const { return snapshot_.cluster(); }
   const SessionOptions& options() const { return options_; }
+  const SchedulerConfig& config() const { return policy_.config(); }
   const WorkingState& state() const { return state_; }
   // A node as the current view sees it: the room a task may take now, or, during a
   // search for a pipelined placement, the room once releasing tasks end (viewing_future).
@@ -95,6 +96,9 @@ class Session {
   bool QueueOverused(QueueId queue, std::string* reason) const {
     return plugins_.QueueOverused(*this, queue, reason);
   }
+  bool QueueHoldsOwnShare(QueueId queue, std::string* reason) const {
+    return plugins_.QueueHoldsOwnShare(*this, queue, reason);
+  }
   bool QueueAllocatable(QueueId queue, const ResourceVector& request, std::string* reason) const {
     return plugins_.QueueAllocatable(*this, queue, request, reason);
   }
@@ -128,6 +132,18 @@ class Session {
   // Opens a transaction of changes (see Statement).
   Statement NewStatement();
 
+  // ---- Reservations against starvation (the reserve action): a node held for a job
+  // takes no other job's tasks for the rest of the session.
+  JobId ReservedFor(NodeId node) const { return reserved_.empty() ? kNone : reserved_[node]; }
+  bool HasReservations() const { return !reserved_.empty(); }
+  // REQUIRES: the node is not held for another job.
+  void Reserve(NodeId node, JobId job);
+  // Why the job's nodes are held (or not): kept past later actions' reasons, and added
+  // to the job's pending reason at the session's end.
+  void NoteReservation(JobId job, std::string note);
+  // How long the job has waited, by the session's clock.
+  int64_t WaitedSeconds(JobId job) const { return options_.now - cluster().job(job).submitted; }
+
  private:
   friend class Statement;
 
@@ -138,6 +154,8 @@ class Session {
   WorkingState state_;
   PluginSet plugins_;
   PlacementSearch search_;
+  std::vector<JobId> reserved_;  // by node once some node is held; empty until then
+  std::vector<std::pair<JobId, std::string>> reservation_notes_;
   mutable std::vector<const GpuDevice*> devices_of_;  // per node, once looked up
   Decisions decisions_;
 };

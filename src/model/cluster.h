@@ -98,6 +98,9 @@ struct Job {
   int32_t priority = 0;
   int32_t min_member = 1;
   int64_t creation = 0;  // creation order; earlier first among equals
+  // When it was created, on the session clock (SessionOptions::now, seconds): how long it
+  // has waited decides the preemption grace and reservations against starvation.
+  int64_t submitted = 0;
   std::vector<TaskId> tasks;
   // Kept by ClusterState:
   int32_t running = 0;
@@ -173,6 +176,7 @@ class ClusterState {
   // Moves a job in creation order (Job::creation): the daemon orders jobs by their
   // objects' creation times, which can put a new job before ones it already has.
   void SetJobCreation(JobId job, int64_t creation) { jobs_[job].creation = creation; }
+  void SetJobSubmitted(JobId job, int64_t submitted) { jobs_[job].submitted = submitted; }
   // Replaces a node's static description (allocatable, labels, taints, devices), keeping
   // what runs on it. A removed node of that name comes back.
   Status UpdateNode(NodeId id, Node node);

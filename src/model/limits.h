@@ -41,6 +41,10 @@ inline constexpr size_t kMaxResourceNamesFromWorkloads = 256;
 // A job naming a new queue beyond this waits, with a message. Queue objects are not counted.
 inline constexpr size_t kMaxQueuesFromWorkloads = 1024;
 
+// The longest duration the scheduler configuration names (a preemption grace, a
+// starvation time): a hundred years, so that waits added to a clock cannot overflow.
+inline constexpr int64_t kMaxConfiguredSeconds = int64_t{100} * 365 * 86400;
+
 // Levels of the queue tree (a top-level queue is level 1): bounds the walks up a queue's
 // ancestors that ordering and limits do for every job.
 inline constexpr int kMaxQueueDepth = 16;

@@ -134,6 +134,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       job.priority = sj.priority;
       job.min_member = sj.min_member;
       job.creation = static_cast<int64_t>(cluster.jobs().size());
+      job.submitted = sj.submit;
       auto job_id = cluster.AddJob(std::move(job));
       if (!job_id.ok()) return job_id.status();
       auto [it, inserted] = spec_ids.try_emplace(sj.spec, 0);

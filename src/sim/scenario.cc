@@ -434,8 +434,8 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
   for (size_t i = 0; i < jobs.size(); ++i) {
     const YAML::Node& j = jobs[i];
     const std::string f = "jobs[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(
-        r.Map(j, f, {"name", "queue", "priority", "preemptionPolicy", "minMember", "tasks"}));
+    GANTRY_RETURN_IF_ERROR(r.Map(
+        j, f, {"name", "queue", "priority", "preemptionPolicy", "minMember", "waited", "tasks"}));
     Job job;
     if (!j["name"]) return r.Error(j, f + ".name", "required");
     GANTRY_RETURN_IF_ERROR(r.Name(j["name"], f + ".name", &job.name));
@@ -466,6 +466,11 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
     job.priority = static_cast<int32_t>(priority);
     job.min_member = static_cast<int32_t>(min_member);
     job.creation = static_cast<int64_t>(i);
+    if (j["waited"]) {  // seconds before the session (at time 0) that the job was created
+      int64_t waited = 0;
+      GANTRY_RETURN_IF_ERROR(r.Int(j["waited"], f + ".waited", 0, kMaxConfiguredSeconds, &waited));
+      job.submitted = -waited;
+    }
     if (!j["tasks"]) return r.Error(j, f + ".tasks", "required");
     GANTRY_RETURN_IF_ERROR(r.List(j["tasks"], f + ".tasks"));
     auto added = cluster->AddJob(job);

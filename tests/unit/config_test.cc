@@ -56,7 +56,7 @@ TEST(SchedulerConfigTest, DefaultIsValid) {
 }
 
 TEST(SchedulerConfigTest, KnownNames) {
-  EXPECT_EQ(JoinNames(KnownActions()), "enqueue, allocate, backfill, preempt, reclaim");
+  EXPECT_EQ(JoinNames(KnownActions()), "enqueue, allocate, backfill, preempt, reclaim, reserve");
   // The core plugins come first, in table order; more may follow.
   const std::vector<std::string_view> core = {"gang",       "priority", "drf",   "proportion",
                                               "predicates", "binpack",  "spread"};
@@ -132,7 +132,7 @@ TEST(SchedulerConfigTest, UnknownActionListsKnownNamesWithItsLine) {
   EXPECT_EQ(
       st.message(),
       "sched.yaml:4:5: config.actions[1]: unknown action \"evict\" (known: enqueue, allocate, "
-      "backfill, preempt, reclaim)");
+      "backfill, preempt, reclaim, reserve)");
 }
 
 TEST(SchedulerConfigTest, UnknownPluginListsKnownNamesWithItsLine) {
@@ -291,6 +291,24 @@ TEST(SchedulerConfigTest, NodesToScore) {
   Status st = ValidateSchedulerConfig(negative);
   ASSERT_FALSE(st.ok());
   EXPECT_TRUE(Contains(st.message(), "nodesToScore must not be negative"));
+}
+
+TEST(SchedulerConfigTest, PreemptionGraceAndStarvationSeconds) {
+  SchedulerConfig config;
+  ASSERT_TRUE(Parse("preemptionGraceSeconds: 300\nstarvationSeconds: 3600", &config).ok());
+  EXPECT_EQ(config.preemption_grace_s, 300);
+  EXPECT_EQ(config.starvation_s, 3600);
+  EXPECT_EQ(SchedulerConfig::Default().preemption_grace_s, 0);
+  EXPECT_EQ(SchedulerConfig::Default().starvation_s, 0);
+  Status st = Parse("starvationSeconds: -1", &config);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "sched.yaml:1:")) << st.message();
+  EXPECT_TRUE(Contains(st.message(), "config.starvationSeconds: must be between 0 and"))
+      << st.message();
+  st = Parse("preemptionGraceSeconds: 99999999999999", &config);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "config.preemptionGraceSeconds: must be between 0 and"))
+      << st.message();
 }
 
 TEST(SchedulerConfigTest, ShapeErrors) {

@@ -20,5 +20,8 @@ std::unique_ptr<Action> NewPreemptAction();
 // Queues below their deserved share (in queue order) take back from queues above theirs,
 // whatever the priorities, never past either queue's deserved share.
 std::unique_ptr<Action> NewReclaimAction();
+// Holds the nodes a starving job needs (the head of its queue, waited starvationSeconds)
+// so that no other job's tasks take them; off while starvationSeconds is 0.
+std::unique_ptr<Action> NewReserveAction();
 
 }  // namespace gantry

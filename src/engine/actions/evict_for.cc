@@ -191,6 +191,16 @@ bool PlaceWithoutEvicting(Session& s, Statement& st, TaskId task, bool future) {
 int32_t PlaceJobEvicting(Session& session, JobId job_id, EvictionCause cause) {
   const ClusterState& c = session.cluster();
   const Job& job = c.job(job_id);
+  const int64_t grace = session.config().preemption_grace_s;
+  if (grace > 0 && session.WaitedSeconds(job_id) < grace) {
+    std::string text = std::string(cause == EvictionCause::kPreempt ? "preempt" : "reclaim") +
+                       ": it may evict once it has waited " + std::to_string(grace) +
+                       " s (preemptionGraceSeconds), so that an autoscaler may add nodes first; " +
+                       "it has waited " + std::to_string(session.WaitedSeconds(job_id)) + " s";
+    const std::string& before = session.job(job_id).reason;
+    session.SetJobReason(job_id, before.empty() ? text : before + "; " + text);
+    return 0;
+  }
   Statement st = session.NewStatement();
   // Placing tasks does not change `unplaced` until the statement commits; a copy all the
   // same, since the statement's searches may make job entries.

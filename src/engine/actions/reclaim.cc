@@ -11,8 +11,9 @@ class ReclaimAction : public Action {
   std::string_view name() const override { return "reclaim"; }
 
   // One job at a time from the queue that goes next (the queue order: furthest below its
-  // share first), as allocate does. A queue that has its deserved share reclaims nothing;
-  // the proportion plugin's victim filter keeps every reclaim within both queues' shares.
+  // share first), as allocate does. A queue that has its own deserved share reclaims
+  // nothing (one whose parent has its share may still take from its siblings); the
+  // proportion plugin's victim filter keeps every reclaim within both sides' shares.
   void Execute(Session& session) const override {
     auto jobs = JobsByQueue(session, [&](JobId j) {
       return session.job(j).inqueue && !session.job(j).unplaced.empty();
@@ -21,8 +22,13 @@ class ReclaimAction : public Action {
     for (QueueId q = NextQueue(session, jobs, next); q != kNone;
          q = NextQueue(session, jobs, next)) {
       std::string reason;
-      if (session.QueueOverused(q, &reason)) {
-        next[q] = jobs[q].size();
+      if (session.QueueHoldsOwnShare(q, &reason)) {
+        for (; next[q] < jobs[q].size(); ++next[q]) {
+          const JobId job = jobs[q][next[q]];
+          const std::string& before = session.job(job).reason;
+          const std::string text = "reclaim: " + reason;
+          session.SetJobReason(job, before.empty() ? text : before + "; " + text);
+        }
         continue;
       }
       const JobId job = jobs[q][next[q]++];

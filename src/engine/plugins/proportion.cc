@@ -155,6 +155,13 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     return false;
   }
 
+  bool HoldsOwnShare(const Session& s, QueueId leaf, std::string* reason) const override {
+    if (!tree_.in_tree(leaf) || Share(s, leaf) < kShareScale) return false;
+    const Queue& queue = s.cluster().queue(leaf);
+    *reason = "queue " + queue.name + " has its deserved share";
+    return true;
+  }
+
   bool Allocatable(const Session& s, QueueId leaf, const ResourceVector& request,
                    std::string* reason) const override {
     if (!UsableQueue(s, leaf, reason)) return false;
