@@ -12,6 +12,7 @@
 
 #include "sim/policies.h"
 #include "sim/replay.h"
+#include "sim/scenario.h"
 #include "sim/sim_options.h"
 #include "sim/workload.h"
 #include "tests/unit/test_util.h"
@@ -203,6 +204,65 @@ TEST(MultiTenantGeneratorTest, RefusesBadQueueLists) {
   EXPECT_EQ(g.queues[1], (std::pair<std::string, int64_t>{"q1", 2}));
 }
 
+// ---------------------------------------------------------------- options and queue files
+
+TEST(FairnessOptionsTest, QueuesAndActionsApplyToReplaysOnly) {
+  SimOptions o;
+  o.cluster = "nodes.csv";
+  o.workload = "pods.csv";
+  o.protocol = "fgd-atc23";
+  o.queues = "queues.yaml";
+  EXPECT_FALSE(ParseSimOptions(o).ok());
+  o.queues.clear();
+  o.actions = "reclaim";
+  EXPECT_FALSE(ParseSimOptions(o).ok());
+  o.protocol.clear();
+  o.actions = "enqueue,,allocate";
+  EXPECT_FALSE(ParseSimOptions(o).ok());
+  o.actions = "enqueue,reclaim,allocate";
+  const SimSettings s = Must(ParseSimOptions(o));
+  EXPECT_EQ(s.actions, (std::vector<std::string>{"enqueue", "reclaim", "allocate"}));
+  EXPECT_TRUE(s.fairness);
+  // queues= shapes a generated workload: refused with --workload.
+  o.generate = "queues=1/2/1";
+  EXPECT_FALSE(ParseSimOptions(o).ok());
+}
+
+TEST(QueueFileTest, ReadsATreeAndTheActions) {
+  ClusterState c;
+  std::vector<std::string> actions;
+  Status st = ParseQueueFile(
+      "queues:\n  - {name: eng, weight: 3}\n  - {name: train, parent: eng}\n"
+      "config:\n  actions: [enqueue, reclaim, allocate]\n",
+      "q.yaml", &c, &actions);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(c.queues().size(), 2u);
+  EXPECT_EQ(c.queue(0).weight, 3);
+  EXPECT_EQ(c.queue(1).parent, 0u);
+  EXPECT_EQ(actions, (std::vector<std::string>{"enqueue", "reclaim", "allocate"}));
+}
+
+TEST(QueueFileTest, ErrorsNameTheFileAndTheField) {
+  struct Bad {
+    const char* text;
+    const char* part;
+  };
+  for (const Bad& bad : std::vector<Bad>{
+           {"queues:\n  - {name: a, parent: nowhere}\n", "q.yaml:2:"},
+           {"queues:\n  - {name: a, parent: b}\n  - {name: b, parent: a}\n", "queues["},
+           {"queues:\n  - {name: a, weight: 0}\n", "queues[0].weight"},
+           {"config: {actions: [allocate]}\n", "queues"},
+           {"queues: []\nconfig: {plugins: [gang]}\n", "config"},
+           {"queues: []\nconfig: {actions: [nosuch]}\n", "config.actions[0]"},
+           {"queues: []\nextra: 1\n", "extra"}}) {
+    ClusterState c;
+    std::vector<std::string> actions;
+    Status st = ParseQueueFile(bad.text, "q.yaml", &c, &actions);
+    ASSERT_FALSE(st.ok()) << bad.text;
+    EXPECT_NE(st.message().find(bad.part), std::string::npos) << st.message();
+  }
+}
+
 // ---------------------------------------------------------------- the experiment
 
 ReplayResult ThreeQueueExperiment(std::vector<std::string> actions) {
@@ -214,8 +274,7 @@ ReplayResult ThreeQueueExperiment(std::vector<std::string> actions) {
   EXPECT_TRUE(AddGeneratedQueues(g, &cluster).ok());
   SchedulerConfig config = ReclaimConfig();
   config.actions = std::move(actions);
-  return Must(
-      RunReplay(cluster, Must(GenerateWorkload(g)), config, 42, ReplayOptions{10, 2000}));
+  return Must(RunReplay(cluster, Must(GenerateWorkload(g)), config, 42, ReplayOptions{10, 2000}));
 }
 
 TEST(FairnessExperimentTest, ThreeQueuesAtOneTwoOneGetTheirDeservedSharesWithoutLoops) {
