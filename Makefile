@@ -12,7 +12,7 @@ FUZZ_SECONDS ?=
 SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all setup build build-asan build-fuzz test test-asan fuzz demo bench bench-k8s format clean
+.PHONY: all setup build build-asan build-fuzz test test-asan fuzz demo fairness bench bench-k8s format clean
 
 all: build
 
@@ -64,6 +64,14 @@ demo: build
 	  --workload $(TRACE)/openb_pod_list_default.csv --protocol fgd-atc23 \
 	  --policy random,bestfit,fgd,gantry --seeds 42-44 --out out/demo
 	@echo "open out/demo/report.html"
+
+# Issue 12's fairness experiment: three queues at weights 1:2:1 on 128 GPUs, one-GPU gangs
+# of 1-8 pods (some elastic) arriving at ~1.8x what the cluster serves, with reclaim; prints
+# per queue its share against its deserved share, Jain's index, evictions and loops found.
+fairness: build
+	$(BUILD)/gantry sim --generate nodes=16,pods=30000,rate=0.1,duration=600,queues=q0:1/q1:2/q2:1,seed=42 \
+	  --actions enqueue,reclaim,allocate,backfill --policy gantry --seeds 42 --out out/fairness
+	@echo "open out/fairness/report.html"
 
 bench: build
 	$(BUILD)/engine_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true

@@ -37,6 +37,11 @@ int main(int argc, char** argv) {
       ->add_option("--nodes-to-score", sim.nodes_to_score,
                    "Feasible nodes scored per task (replay; default 100, 0 all)")
       ->type_name("N");
+  sim_cmd->add_option("--queues", sim.queues,
+                      "Queue file: `queues:` as in a scenario (weights, guarantees, tree), "
+                      "optional `config: {actions: [...]}`");
+  sim_cmd->add_option("--actions", sim.actions,
+                      "Replay actions, comma-separated (e.g. enqueue,reclaim,allocate,backfill)");
   sim_cmd->add_option("--jobs", sim.jobs, "Runs at once (default 2, at most 256)")->type_name("N");
 
   gantry::ServeOptions serve;

@@ -10,12 +10,14 @@
 
 #include "cli/commands.h"
 #include "k8s/json_text.h"
+#include "model/input_file.h"
 #include "sim/cluster_file.h"
 #include "sim/parallel.h"
 #include "sim/policies.h"
 #include "sim/protocol.h"
 #include "sim/replay.h"
 #include "sim/report.h"
+#include "sim/scenario.h"
 #include "sim/sim_options.h"
 #include "sim/summary.h"
 #include "sim/trace_csv.h"
@@ -47,9 +49,10 @@ class Progress {
 };
 
 struct SimInputs {
-  ClusterState cluster;        // nodes only
-  std::vector<TracePod> pods;  // an openb pod list, for the protocol
-  std::vector<SimJob> jobs;    // for replays
+  ClusterState cluster;              // nodes only
+  std::vector<TracePod> pods;        // an openb pod list, for the protocol
+  std::vector<SimJob> jobs;          // for replays
+  std::vector<std::string> actions;  // the queue file's, if it names any
 };
 
 // Read and checked before anything runs.
@@ -70,6 +73,13 @@ Result<SimInputs> LoadInputs(const SimOptions& o, const SimSettings& settings) {
     if (!loaded.ok()) return loaded.status();
     in.cluster = std::move(loaded).value();
   }
+  if (!o.queues.empty()) {
+    auto text = ReadInputFile(o.queues);
+    if (!text.ok()) return text.status();
+    GANTRY_RETURN_IF_ERROR(ParseQueueFile(*text, o.queues, &in.cluster, &in.actions));
+  }
+  if (settings.generate_workload)
+    GANTRY_RETURN_IF_ERROR(AddGeneratedQueues(*settings.generator, &in.cluster));
   if (!o.workload.empty()) {
     auto read = ReadWorkloadCsv(o.workload);
     if (!read.ok()) return read.status();
@@ -122,15 +132,22 @@ int RunSim(const SimOptions& o) {
   auto checked = ParseSimOptions(o);
   if (!checked.ok()) return fail(checked.status().message());
   const SimSettings& settings = *checked;
+  auto inputs = LoadInputs(o, settings);
+  if (!inputs.ok()) return fail(inputs.status().message());
   std::vector<SchedulerConfig> configs;  // by policy
   for (const std::string& p : settings.policies) {
     auto config =
         settings.protocol ? PolicyConfig(p) : ReplayPolicyConfig(p, settings.nodes_to_score);
     if (!config.ok()) return fail("--policy: " + config.status().message());
+    const std::vector<std::string>& actions =
+        !settings.actions.empty() ? settings.actions : inputs->actions;
+    if (!actions.empty()) {
+      config->actions = actions;
+      Status valid = ValidateSchedulerConfig(*config);
+      if (!valid.ok()) return fail("--actions: " + valid.message());
+    }
     configs.push_back(*config);
   }
-  auto inputs = LoadInputs(o, settings);
-  if (!inputs.ok()) return fail(inputs.status().message());
 
   // Every policy with every seed, side by side on `--jobs` threads.
   std::vector<SimRun> runs;
@@ -161,6 +178,8 @@ int RunSim(const SimOptions& o) {
   const std::filesystem::path dir(o.out);
   if (!WriteFile(dir / "summary.json", k8s::JsonText(outputs.summary, 2) + "\n") ||
       !WriteFile(dir / "timeseries.csv", outputs.timeseries_csv) ||
+      (!settings.protocol && (!WriteFile(dir / "queues.csv", outputs.queues_csv) ||
+                              !WriteFile(dir / "evictions.csv", outputs.evictions_csv))) ||
       !WriteFile(dir / "report.html", RenderHtmlReport(outputs.summary, outputs.timeseries))) {
     return fail(o.out + ": cannot write the outputs");
   }

@@ -24,6 +24,7 @@ struct EvictDecision {
   TaskId task = kNone;
   NodeId node = kNone;
   std::string reason;
+  JobId for_job = kNone;  // the preemptor: the job the eviction makes room for
 };
 
 // A task placed onto room that is being released (its victims are terminating): it binds

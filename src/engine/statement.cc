@@ -60,8 +60,9 @@ void Statement::Apply(const Op& op, int sign) {
   }
 }
 
-void Statement::Record(Kind kind, TaskId task, Placement placement, std::string reason) {
-  ops_.push_back(Op{kind, task, std::move(placement), std::move(reason),
+void Statement::Record(Kind kind, TaskId task, Placement placement, std::string reason,
+                       JobId for_job) {
+  ops_.push_back(Op{kind, task, std::move(placement), std::move(reason), for_job,
                     session_->search_.UnschedulableMark()});
   Apply(ops_.back(), +1);
 }
@@ -87,9 +88,9 @@ Status Statement::Pipeline(TaskId task, Placement placement) {
   return Status::Ok();
 }
 
-Status Statement::Evict(TaskId task, std::string reason) {
+Status Statement::Evict(TaskId task, std::string reason, JobId for_job) {
   GANTRY_RETURN_IF_ERROR(RequireStatus(*session_, task, TaskStatus::kRunning, "evicted"));
-  Record(Kind::kEvict, task, session_->state_.placement_of(task), std::move(reason));
+  Record(Kind::kEvict, task, session_->state_.placement_of(task), std::move(reason), for_job);
   return Status::Ok();
 }
 
@@ -129,7 +130,7 @@ void Statement::Commit() {
         break;
       case Kind::kEvict:
         out.evictions.push_back(
-            EvictDecision{job, op.task, op.placement.node, std::move(op.reason)});
+            EvictDecision{job, op.task, op.placement.node, std::move(op.reason), op.for_job});
         break;
     }
   }

@@ -34,8 +34,8 @@ class Statement {
   // Refused when the task is not pending or does not fit the node's future room.
   Status Pipeline(TaskId task, Placement placement);
   // Evicts a running task: its room comes free once it has terminated. Refused when the
-  // task is not running.
-  Status Evict(TaskId task, std::string reason);
+  // task is not running. `for_job`: the job the room is for (kNone: none named).
+  Status Evict(TaskId task, std::string reason, JobId for_job = kNone);
 
   size_t Checkpoint() const { return ops_.size(); }
   // Undoes the operations after `checkpoint`, newest first. REQUIRES: checkpoint <= size.
@@ -52,13 +52,15 @@ class Statement {
     TaskId task;
     Placement placement;  // for an eviction: where the task runs
     std::string reason;   // evictions only
+    JobId for_job;        // evictions only: the preemptor, or kNone
     // The search's "fits nowhere" log length before this op: verdicts after it may rest on
     // the room the op took.
     uint64_t unschedulable_mark;
   };
   void Apply(const Op& op, int sign);
   // Appends the operation and applies it.
-  void Record(Kind kind, TaskId task, Placement placement, std::string reason);
+  void Record(Kind kind, TaskId task, Placement placement, std::string reason,
+              JobId for_job = kNone);
 
   Session* session_;
   std::vector<Op> ops_;

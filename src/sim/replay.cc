@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <queue>
+#include <span>
+#include <tuple>
 #include <unordered_map>
 
 #include "engine/session.h"
 #include "model/limits.h"
+#include "sim/fairness.h"
 
 namespace gantry {
 
@@ -55,6 +58,26 @@ Status CheckSimJob(const SimJob& job) {
   return st.ok() ? st : Status::Invalid(where + st.message());
 }
 
+namespace {
+
+// Per queue, the GPUs it holds: leaves their own, inner queues their subtree's.
+std::vector<int64_t> QueueGpus(const ClusterState& cluster) {
+  const auto& queues = cluster.queues();
+  std::vector<int64_t> gpus(queues.size(), 0);
+  for (QueueId q = 0; q < queues.size(); ++q) {
+    const int64_t own = queues[q].allocated.Get(kGpu);
+    // Up the tree, bounded by the queue count should a loader have left a cycle.
+    QueueId at = q;
+    for (size_t depth = 0; at != kNone && depth <= queues.size(); ++depth) {
+      gpus[at] += own;
+      at = queues[at].parent;
+    }
+  }
+  return gpus;
+}
+
+}  // namespace
+
 Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJob>& jobs_in,
                                const SchedulerConfig& config, uint64_t seed,
                                const ReplayOptions& options) {
@@ -88,33 +111,93 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     int64_t last_end = 0;
     int32_t unfinished = 0;
   };
-  std::vector<JobTrack> tracks;  // by JobId
-  using End = std::pair<int64_t, TaskId>;
+  struct TaskTrack {
+    int64_t pending_since = 0;  // submit, or the last eviction
+    int64_t waited = 0;         // time pending before its current run
+    uint32_t run = 0;           // its runs so far: an end event of an earlier run is stale
+  };
+  std::vector<JobTrack> tracks;      // by JobId
+  std::vector<TaskTrack> task_runs;  // by TaskId
+  struct End {
+    int64_t t;
+    TaskId task;
+    uint32_t run;
+    bool operator>(const End& o) const {
+      return std::tie(t, task, run) > std::tie(o.t, o.task, o.run);
+    }
+  };
   std::priority_queue<End, std::vector<End>, std::greater<>> ends;
   std::vector<double> waits, jcts;
+  std::vector<std::vector<double>> queue_waits, queue_jcts;     // by queue id
   std::unordered_map<TaskSpec, SpecId, TaskSpecHash> spec_ids;  // equal specs share one
-  std::vector<double> queue_gpu_time;
+  // Time-weighted sums, by queue id: GPU share, deserved share; and over the steady state.
+  std::vector<double> share_time, deserved_time, steady_share_time, steady_deserved_time;
+  std::vector<double> deserved_pct;         // by queue id, from the last session
+  std::vector<PipelineDecision> nominated;  // pipelined, to bind next session
+  EvictionLoopDetector loops;
 
   ReplayResult result;
+  result.last_arrival_t = jobs.back()->submit;
+  const int64_t steady_from = (jobs.front()->submit + jobs.back()->submit) / 2;
+  const int64_t steady_to = jobs.back()->submit;
+  auto grow_queues = [&] {
+    const size_t n = cluster.queues().size();
+    for (auto* v :
+         {&share_time, &deserved_time, &steady_share_time, &steady_deserved_time, &deserved_pct}) {
+      v->resize(n, 0);
+    }
+    queue_waits.resize(n);
+    queue_jcts.resize(n);
+    result.queues.resize(n);
+  };
+  grow_queues();
   size_t next = 0;
   int64_t t = (jobs.front()->submit / options.period_s) * options.period_s;
   int64_t last_t = t;
-  double alloc_time = 0;
+  double alloc_time = 0, jain_time = 0, steady_jain_time = 0;
   int64_t pending_tasks = 0, running = 0;
   std::vector<ReplayRow> rows;
+  auto queue_of_task = [&](TaskId task) { return cluster.job(cluster.task(task).job).queue; };
+  // A task's wait is counted once it has run for good: at its end, or at the end of the run.
+  auto count_wait = [&](TaskId task) {
+    const auto w = static_cast<double>(task_runs[task].waited);
+    waits.push_back(w);
+    queue_waits[queue_of_task(task)].push_back(w);
+  };
+  auto place = [&](TaskId task, NodeId node, std::span<const int32_t> gpus) -> Status {
+    GANTRY_RETURN_IF_ERROR(cluster.Place(task, node, gpus));
+    --pending_tasks;
+    ++running;
+    TaskTrack& tt = task_runs[task];
+    tt.waited += t - tt.pending_since;
+    ++tt.run;
+    const JobTrack& track = tracks[cluster.task(task).job];
+    if (track.duration > 0) ends.push({t + track.duration, task, tt.run});
+    return Status::Ok();
+  };
   // Sessions open every period on the same cluster, which changes on few nodes between
   // them: the cache refreshes those instead of each session reading every node.
   NodeTableCache node_table;
   while (true) {
-    // Departures up to now.
-    while (!ends.empty() && ends.top().first <= t) {
-      TaskId task = ends.top().second;
+    // Departures up to now (an evicted task's end is stale: its run number moved on).
+    while (!ends.empty() && ends.top().t <= t) {
+      const End end = ends.top();
       ends.pop();
-      cluster.Release(task);
+      if (end.run != task_runs[end.task].run ||
+          cluster.task(end.task).state != TaskState::kRunning) {
+        continue;
+      }
+      cluster.Release(end.task);
       --running;
-      JobTrack& track = tracks[cluster.task(task).job];
-      if (--track.unfinished == 0)
-        jcts.push_back(static_cast<double>(track.last_end - track.submit));
+      count_wait(end.task);
+      const JobId job = cluster.task(end.task).job;
+      JobTrack& track = tracks[job];
+      track.last_end = std::max(track.last_end, end.t);
+      if (--track.unfinished == 0) {
+        const auto jct = static_cast<double>(track.last_end - track.submit);
+        jcts.push_back(jct);
+        queue_jcts[cluster.job(job).queue].push_back(jct);
+      }
     }
     // Arrivals up to now.
     while (next < jobs.size() && jobs[next]->submit <= t) {
@@ -126,7 +209,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
         auto added = cluster.AddQueue(std::move(q));
         if (!added.ok()) return added.status();
         queue = *added;
-        queue_gpu_time.push_back(0);
+        grow_queues();
       }
       Job job;
       job.name = sj.name + "#" + std::to_string(cluster.jobs().size());
@@ -142,12 +225,22 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       for (int32_t p = 0; p < sj.pods; ++p) {
         auto task = cluster.AddTask(*job_id, it->second, sj.name + "-" + std::to_string(p));
         if (!task.ok()) return task.status();
+        task_runs.resize(cluster.tasks().size());
+        task_runs[*task] = TaskTrack{sj.submit, 0, 0};
       }
       tracks.resize(cluster.jobs().size());
       tracks[*job_id] = JobTrack{sj.submit, sj.duration, 0, sj.pods};
       pending_tasks += sj.pods;
       result.pods += sj.pods;
     }
+    // Pipelined tasks bind onto the room their victims left, before the engine runs. One
+    // that no longer fits (it should) stays pending for the engine to place.
+    for (const PipelineDecision& p : nominated) {
+      if (cluster.task(p.task).state != TaskState::kPending) continue;
+      Status placed = place(p.task, p.node, p.gpus);
+      (void)placed;  // refused: the task is still pending, and the session places it
+    }
+    nominated.clear();
     // One session when something waits.
     if (pending_tasks > 0) {
       Decisions decisions;
@@ -158,50 +251,118 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
         decisions = session.Run();
       }
       ++result.sessions;
-      for (const BindDecision& b : decisions.binds) {
-        GANTRY_RETURN_IF_ERROR(cluster.Place(b.task, b.node, b.gpus));
-        --pending_tasks;
-        ++running;
-        JobTrack& track = tracks[b.job];
-        waits.push_back(static_cast<double>(t - track.submit));
-        if (track.duration > 0) {
-          int64_t end = t + track.duration;
-          track.last_end = std::max(track.last_end, end);
-          ends.push({end, b.task});
-        }
+      for (size_t q = 0; q < decisions.deserved.size() && q < deserved_pct.size(); ++q) {
+        deserved_pct[q] = 100.0 * static_cast<double>(decisions.deserved[q].Get(kGpu)) /
+                          static_cast<double>(capacity);
       }
+      // Evictions first: their room is what the pipelined tasks wait for.
+      for (const EvictDecision& e : decisions.evictions) {
+        if (cluster.task(e.task).state != TaskState::kRunning) {
+          return Status::Failed("session at t=" + std::to_string(t) + " evicted task " +
+                                cluster.task(e.task).name + ", which is not running");
+        }
+        cluster.Unplace(e.task);
+        --running;
+        ++pending_tasks;
+        task_runs[e.task].pending_since = t;  // its end event is stale from here
+        ++result.preempted_tasks;
+        result.last_eviction_t = t;
+        const QueueId victim_queue = cluster.job(e.job).queue;
+        ++result.queues[victim_queue].evicted;
+        EvictionRecord record{t, cluster.job(e.job).name, cluster.queue(victim_queue).name, "", ""};
+        if (e.for_job != kNone) {
+          const QueueId for_queue = cluster.job(e.for_job).queue;
+          ++result.queues[for_queue].evicted_for;
+          record.preemptor_job = cluster.job(e.for_job).name;
+          record.preemptor_queue = cluster.queue(for_queue).name;
+          loops.Add(e.for_job, e.job);
+        }
+        if (result.evictions.size() < kMaxEvictionRecords)
+          result.evictions.push_back(std::move(record));
+      }
+      for (const BindDecision& b : decisions.binds) {
+        GANTRY_RETURN_IF_ERROR(place(b.task, b.node, b.gpus));
+      }
+      result.pipelined_tasks += static_cast<int64_t>(decisions.pipelined.size());
+      nominated = std::move(decisions.pipelined);
     }
     int64_t allocated = 0;
     for (const Queue& q : cluster.queues()) allocated += q.allocated.Get(kGpu);
-    rows.push_back(ReplayRow{t,
-                             100.0 * static_cast<double>(allocated) / static_cast<double>(capacity),
-                             pending_tasks, running});
-    // The next moment anything changes, on the period grid.
+    ReplayRow row;
+    row.t = t;
+    row.gpu_alloc_pct = 100.0 * static_cast<double>(allocated) / static_cast<double>(capacity);
+    row.queue_len = pending_tasks;
+    row.running_tasks = running;
+    // Per queue: shares, and Jain's index over the leaves that deserve GPUs.
+    const std::vector<int64_t> queue_gpus = QueueGpus(cluster);
+    std::vector<bool> leaf(cluster.queues().size(), true);
+    for (const Queue& q : cluster.queues()) {
+      if (q.parent != kNone) leaf[q.parent] = false;
+    }
+    std::vector<double> shares(queue_gpus.size()), fractions;
+    for (QueueId q = 0; q < queue_gpus.size(); ++q) {
+      shares[q] = 100.0 * static_cast<double>(queue_gpus[q]) / static_cast<double>(capacity);
+      if (leaf[q] && deserved_pct[q] > 0) fractions.push_back(shares[q] / deserved_pct[q]);
+    }
+    row.jain = JainIndex(fractions);
+    if (shares.size() <= kMaxQueuesPerRow) {
+      row.queue_share_pct = shares;
+      row.queue_deserved_pct = deserved_pct;
+    }
+    rows.push_back(std::move(row));
+    // The next moment anything changes, on the period grid; pipelined tasks bind the next
+    // session.
     int64_t next_event = INT64_MAX;
     if (next < jobs.size()) next_event = jobs[next]->submit;
-    if (!ends.empty()) next_event = std::min(next_event, ends.top().first);
+    if (!ends.empty()) next_event = std::min(next_event, ends.top().t);
+    if (!nominated.empty()) next_event = std::min(next_event, t + options.period_s);
     if (next_event == INT64_MAX) break;  // nothing will ever change again
     int64_t next_t = std::max(t + options.period_s, (next_event + options.period_s - 1) /
                                                         options.period_s * options.period_s);
-    // Time-weighted means over [t, next_t).
+    // Time-weighted means over [t, next_t), and over its part in the steady state.
     const double span = static_cast<double>(next_t - t);
+    const double steady_span = static_cast<double>(
+        std::max<int64_t>(0, std::min(next_t, steady_to) - std::max(t, steady_from)));
     alloc_time += rows.back().gpu_alloc_pct * span;
-    for (QueueId q = 0; q < cluster.queues().size(); ++q) {
-      queue_gpu_time[q] += span * 100.0 *
-                           static_cast<double>(cluster.queue(q).allocated.Get(kGpu)) /
-                           static_cast<double>(capacity);
+    jain_time += rows.back().jain * span;
+    steady_jain_time += rows.back().jain * steady_span;
+    for (QueueId q = 0; q < shares.size(); ++q) {
+      share_time[q] += span * shares[q];
+      deserved_time[q] += span * deserved_pct[q];
+      steady_share_time[q] += steady_span * shares[q];
+      steady_deserved_time[q] += steady_span * deserved_pct[q];
     }
     last_t = next_t;
     t = next_t;
   }
+  // Tasks still running (to the end, duration 0) have waited all they will.
+  for (TaskId task = 0; task < cluster.tasks().size(); ++task) {
+    if (cluster.task(task).state == TaskState::kRunning) count_wait(task);
+  }
   const double total_time = static_cast<double>(last_t - rows.front().t);
+  const double steady_time = static_cast<double>(
+      std::max<int64_t>(0, std::min(last_t, steady_to) - std::max(rows.front().t, steady_from)));
   result.failed_tasks = pending_tasks;
   result.wait_s = Summarize(waits);
   result.jct_s = Summarize(jcts);
   result.gpu_alloc_mean_pct = total_time > 0 ? alloc_time / total_time : rows.back().gpu_alloc_pct;
+  result.jain_mean = total_time > 0 ? jain_time / total_time : rows.back().jain;
+  result.jain_steady = steady_time > 0 ? steady_jain_time / steady_time : result.jain_mean;
+  result.eviction_loops = loops.loops();
   for (QueueId q = 0; q < cluster.queues().size(); ++q) {
-    result.queue_gpu_share_pct.emplace_back(cluster.queue(q).name,
-                                            total_time > 0 ? queue_gpu_time[q] / total_time : 0);
+    const Queue& queue = cluster.queue(q);
+    const double share = total_time > 0 ? share_time[q] / total_time : 0;
+    result.queue_gpu_share_pct.emplace_back(queue.name, share);
+    QueueReport& report = result.queues[q];
+    report.name = queue.name;
+    report.parent = queue.parent == kNone ? "" : cluster.queue(queue.parent).name;
+    report.share_pct = share;
+    report.deserved_pct = total_time > 0 ? deserved_time[q] / total_time : 0;
+    report.steady_share_pct = steady_time > 0 ? steady_share_time[q] / steady_time : 0;
+    report.steady_deserved_pct = steady_time > 0 ? steady_deserved_time[q] / steady_time : 0;
+    report.wait_s = Summarize(std::move(queue_waits[q]));
+    report.jct_s = Summarize(std::move(queue_jcts[q]));
+    if (queue.parent != kNone) result.queues[queue.parent].leaf = false;
   }
   // Keep the report small: thin rows and samples evenly.
   const auto keep = static_cast<size_t>(std::max<int64_t>(2, options.max_rows));

@@ -34,27 +34,78 @@ struct Distribution {
   int64_t count = 0;
 };
 
+// Queues whose shares each time-series row keeps (a run with more keeps none per row).
+inline constexpr size_t kMaxQueuesPerRow = 64;
+// Evictions whose records a result keeps (all are counted).
+inline constexpr size_t kMaxEvictionRecords = 100'000;
+
 struct ReplayRow {
   int64_t t = 0;
   double gpu_alloc_pct = 0;  // allocated GPU share of capacity
   int64_t queue_len = 0;     // pending tasks
   int64_t running_tasks = 0;
+  // Per queue id (empty past kMaxQueuesPerRow queues): its GPUs, and the GPUs it deserves
+  // (Decisions::deserved of the last session), in percent of the cluster's GPUs.
+  std::vector<double> queue_share_pct = {};
+  std::vector<double> queue_deserved_pct = {};
+  // Jain's index over the leaf queues that deserve GPUs, of share / deserved: 1 when each
+  // holds the same fraction of what it deserves. 1 when no queue deserves any.
+  double jain = 1;
+};
+
+// One eviction: the victim task's job, the job it made room for (empty when the engine
+// did not name one) and their queues, at the session's time.
+struct EvictionRecord {
+  int64_t t = 0;
+  std::string victim_job, victim_queue;
+  std::string preemptor_job, preemptor_queue;
+};
+
+// Per queue over a run. Shares are time-weighted means in percent of the cluster's GPUs.
+struct QueueReport {
+  std::string name;
+  std::string parent;  // "" at the top level
+  bool leaf = true;
+  double share_pct = 0;     // over the whole run
+  double deserved_pct = 0;  // over the whole run
+  // Over the steady state: the second half of the arrivals, [mid, last arrival), when the
+  // workload keeps the cluster contended. 0 when that span is empty.
+  double steady_share_pct = 0;
+  double steady_deserved_pct = 0;
+  Distribution wait_s;      // per task: its time pending, evictions' re-waits included
+  Distribution jct_s;       // per job that finished
+  int64_t evicted = 0;      // tasks of this queue evicted
+  int64_t evicted_for = 0;  // tasks evicted to make room for this queue's jobs
 };
 
 struct ReplayResult {
   int64_t pods = 0;
   int64_t failed_tasks = 0;     // never placed by the end (they fit nowhere, ever)
-  int64_t preempted_tasks = 0;  // evicted by the engine
+  int64_t preempted_tasks = 0;  // evicted by the engine (a task evicted twice counts twice)
+  int64_t pipelined_tasks = 0;  // placed onto room being released, bound the next session
   int64_t sessions = 0;
-  Distribution wait_s;            // placement time - submit time, per task
-  Distribution jct_s;             // last task's end - submit, per job that finished
-  double gpu_alloc_mean_pct = 0;  // time-weighted
+  // Evictions that closed a loop (EvictionLoopDetector): 0 is the invariant.
+  int64_t eviction_loops = 0;
+  int64_t last_arrival_t = 0;
+  int64_t last_eviction_t = -1;           // -1: no eviction
+  std::vector<EvictionRecord> evictions;  // the first kMaxEvictionRecords
+  std::vector<QueueReport> queues;        // by queue id
+  double jain_mean = 1;                   // time-weighted over the run
+  double jain_steady = 1;                 // time-weighted over the steady state
+  Distribution wait_s;                    // placement time - submit time, per task
+  Distribution jct_s;                     // last task's end - submit, per job that finished
+  double gpu_alloc_mean_pct = 0;          // time-weighted
   std::vector<ReplayRow> rows;
   std::vector<double> jct_samples;  // for the report's CDF (thinned)
   std::vector<std::pair<std::string, double>> queue_gpu_share_pct;  // time-weighted, per queue
 };
 
-// REQUIRES: `nodes` holds nodes only (no jobs). Refuses invalid options, an invalid config,
+// Evictions: the engine's evicted tasks leave their nodes at once (ClusterState has no
+// terminating state) and are pending again, their end cancelled; a pipelined task binds
+// onto its room at the start of the next session, before the engine runs. A job's JCT
+// runs to the end of its last task's last run.
+// REQUIRES: `nodes` holds nodes and queues only (no jobs); jobs naming a queue it does not
+// have get a top-level queue of weight 1. Refuses invalid options, an invalid config,
 // jobs that CheckSimJob refuses and more than kMaxTasks tasks. Errors name what is wrong.
 Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJob>& jobs,
                                const SchedulerConfig& config, uint64_t seed,

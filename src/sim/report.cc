@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "sim/report_fairness.h"
 #include "sim/stats.h"
 
 namespace gantry {
@@ -686,6 +687,7 @@ std::string RenderHtmlReport(const nlohmann::ordered_json& summary,
     }
   }
   if (!charts.empty()) html += "<h2>Charts</h2>\n<div class=\"charts\">\n" + charts + "</div>\n";
+  html += RenderFairnessHtml(summary);
 
   // --- Per-run detail, folded away: it is for checking, not for reading first.
   if (run_count > 0) {

@@ -582,6 +582,26 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   return s;
 }
 
+Status ParseQueueFile(const std::string& text, const std::string& source, ClusterState* cluster,
+                      std::vector<std::string>* actions) {
+  YamlReader r(source);
+  auto loaded = ParseYamlNode(text, source);
+  if (!loaded.ok()) return loaded.status();
+  const YAML::Node root = *loaded;
+  if (!root || root.IsNull()) return Status::Invalid(source + ": the file is empty");
+  GANTRY_RETURN_IF_ERROR(r.Map(root, "", {"queues", "config"}));
+  if (!root["queues"]) return r.Error(root, "queues", "required");
+  actions->clear();
+  if (root["config"]) {
+    // Only the actions: the policies come from --policy.
+    GANTRY_RETURN_IF_ERROR(r.Map(root["config"], "config", {"actions"}));
+    SchedulerConfig config;
+    GANTRY_RETURN_IF_ERROR(ParseSchedulerConfig(root["config"], source, &config));
+    if (root["config"]["actions"]) actions->swap(config.actions);
+  }
+  return ParseQueues(r, root["queues"], cluster);
+}
+
 Result<Scenario> LoadScenario(const std::string& path) {
   auto text = ReadInputFile(path);
   if (!text.ok()) return text.status();

@@ -46,6 +46,14 @@ Result<Scenario> LoadScenario(const std::string& path);
 // The same from text; `source` names it in errors.
 Result<Scenario> ParseScenario(const std::string& text, const std::string& source);
 
+// A queue file for `gantry sim --queues`: a mapping with `queues:` (the scenario format's
+// list: weights, guarantees, capabilities, parents) and optionally `config: {actions: [...]}`
+// (the actions the replay runs; the policies come from --policy). Adds the
+// queues to `cluster`; `actions` gets the configured actions, or stays empty when the file
+// has no `config.actions`. Errors as ParseScenario's.
+Status ParseQueueFile(const std::string& text, const std::string& source, ClusterState* cluster,
+                      std::vector<std::string>* actions);
+
 // Checks decisions against the scenario's expectations. Returns one line per unmet
 // expectation ("job train-1: expected 4 placed, got 0"); empty when all are met.
 std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decisions& decisions);

@@ -126,7 +126,7 @@ Result<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
 Result<GeneratorOptions> ParseGenerate(const std::string& text, std::vector<std::string>* given) {
   GeneratorOptions g;
   given->clear();
-  const std::string known = "nodes, pods, rate, duration, seed, mix";
+  const std::string known = "nodes, pods, rate, duration, seed, mix, queues";
   for (const std::string& item : SplitOn(text, ',')) {
     const size_t eq = item.find('=');
     if (eq == std::string::npos) {
@@ -174,10 +174,40 @@ Result<GeneratorOptions> ParseGenerate(const std::string& text, std::vector<std:
       }
       if (pct[0] + pct[1] + pct[2] + pct[3] != 100) return Status::Invalid(expected);
       g.pct_single = pct[0], g.pct_shared = pct[1], g.pct_gang = pct[2], g.pct_cpu = pct[3];
+    } else if (key == "queues") {
+      // "1/2/1" (queues q0, q1, q2) or "a:1/b:2/c:1": the tenants and their weights.
+      const std::vector<std::string> parts = SplitOn(value, '/');
+      if (parts.size() > kMaxGeneratedQueues) {
+        return Status::Invalid(option + ": more than " + std::to_string(kMaxGeneratedQueues) +
+                               " queues in " + Quoted(value));
+      }
+      for (size_t i = 0; i < parts.size(); ++i) {
+        const size_t colon = parts[i].find(':');
+        std::string name =
+            colon == std::string::npos ? "q" + std::to_string(i) : parts[i].substr(0, colon);
+        const std::string weight =
+            colon == std::string::npos ? parts[i] : parts[i].substr(colon + 1);
+        if (name.empty() || name.size() > kMaxNameLength) {
+          return Status::Invalid(option + ": expected weights W/W/... or NAME:W/NAME:W/..., got " +
+                                 Quoted(value));
+        }
+        for (const auto& [other, w] : g.queues) {
+          if (other == name)
+            return Status::Invalid(option + ": queue " + Quoted(name) + " is given twice");
+        }
+        auto v = ParseInteger(option + " weight of " + name, weight, 1, kMaxGeneratedQueueWeight);
+        if (!v.ok()) return v.status();
+        g.queues.emplace_back(std::move(name), *v);
+      }
     } else {
       return Status::Invalid("--generate: unknown key " + Quoted(key) + " (known: " + known + ")");
     }
     given->push_back(key);
+  }
+  if (!g.queues.empty() && std::find(given->begin(), given->end(), "mix") != given->end()) {
+    return Status::Invalid(
+        "--generate: mix shapes the pods of a workload without queues; "
+        "with queues= the pods are one-GPU gangs");
   }
   Status st = CheckGeneratorOptions(g);
   if (!st.ok()) return Status::Invalid("--generate: " + st.message());
@@ -242,7 +272,7 @@ Result<SimSettings> ParseSimOptions(const SimOptions& o) {
           "--generate nodes makes the cluster; it cannot be given with --cluster");
     }
     if (!o.workload.empty()) {
-      for (const char* key : {"pods", "rate", "duration", "seed", "mix"}) {
+      for (const char* key : {"pods", "rate", "duration", "seed", "mix", "queues"}) {
         if (has(key)) {
           return Status::Invalid(
               "--generate " + std::string(key) +
@@ -264,6 +294,18 @@ Result<SimSettings> ParseSimOptions(const SimOptions& o) {
   if (o.workload.empty() && !s.generate_workload) {
     return Status::Invalid("no workload: give --workload FILE or --generate");
   }
+  if (!o.queues.empty() && s.protocol)
+    return Status::Invalid("--queues applies to replays only, not to --protocol");
+  if (!o.actions.empty()) {
+    if (s.protocol) return Status::Invalid("--actions applies to replays only, not to --protocol");
+    for (const std::string& a : SplitOn(o.actions, ',')) {
+      if (a.empty())
+        return Status::Invalid("--actions: an empty action name in " + Quoted(o.actions));
+      s.actions.push_back(a);
+    }
+  }
+  s.fairness =
+      !o.queues.empty() || !s.actions.empty() || (s.generator && !s.generator->queues.empty());
   if (s.protocol && o.workload.empty()) {
     return Status::Invalid("--protocol fgd-atc23 needs an openb pod list as --workload");
   }

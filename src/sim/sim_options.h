@@ -26,6 +26,8 @@ struct SimOptions {
   std::string period;
   std::string nodes_to_score;
   std::string jobs;
+  std::string queues;   // a queue file (ParseQueueFile)
+  std::string actions;  // comma-separated, replacing the configuration's
 };
 
 // Runs at once, and seeds in one `gantry sim`.
@@ -45,6 +47,11 @@ struct SimSettings {
   std::optional<GeneratorOptions> generator;
   bool generate_cluster = false;
   bool generate_workload = false;
+  // --actions (checked against the known actions when the configurations are made);
+  // empty: the queue file's, else the default.
+  std::vector<std::string> actions;
+  // The terminal table adds per-run fairness figures: --queues, --actions or queues=.
+  bool fairness = false;
 };
 
 // Every error names the option, quotes the value and says what is allowed. Refused too:

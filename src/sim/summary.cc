@@ -63,7 +63,70 @@ Json ReplayRunJson(const ReplayResult& r) {
   for (const auto& [q, share] : r.queue_gpu_share_pct) shares[q] = share;
   run["queue_gpu_share_pct"] = shares;
   run["jct_samples"] = r.jct_samples;
+  run["pipelined_tasks"] = r.pipelined_tasks;
+  run["eviction_loops"] = r.eviction_loops;
+  run["last_arrival_t"] = r.last_arrival_t;
+  run["last_eviction_t"] = r.last_eviction_t;
+  run["jain_mean"] = r.jain_mean;
+  run["jain_steady"] = r.jain_steady;
+  Json queues = Json::array();
+  for (const QueueReport& q : r.queues) {
+    queues.push_back({{"name", q.name},
+                      {"parent", q.parent},
+                      {"leaf", q.leaf},
+                      {"share_pct", q.share_pct},
+                      {"deserved_pct", q.deserved_pct},
+                      {"steady_share_pct", q.steady_share_pct},
+                      {"steady_deserved_pct", q.steady_deserved_pct},
+                      {"wait_s", DistributionJson(q.wait_s)},
+                      {"jct_s", DistributionJson(q.jct_s)},
+                      {"evicted", q.evicted},
+                      {"evicted_for", q.evicted_for}});
+  }
+  run["queues"] = queues;
+  // Per queue over time, for the report's charts: at most kMaxSeriesPoints rows, evenly.
+  constexpr size_t kMaxSeriesPoints = 500;
+  Json series{{"t", Json::array()},
+              {"jain", Json::array()},
+              {"share_pct", Json::object()},
+              {"deserved_pct", Json::object()}};
+  const size_t n = r.rows.size(),
+               step = n > kMaxSeriesPoints ? (n + kMaxSeriesPoints - 1) / kMaxSeriesPoints : 1;
+  for (size_t i = 0; i < n; i += step) {
+    const ReplayRow& row = r.rows[i];
+    series["t"].push_back(row.t);
+    series["jain"].push_back(row.jain);
+    for (size_t q = 0; q < row.queue_share_pct.size() && q < r.queues.size(); ++q) {
+      series["share_pct"][r.queues[q].name].push_back(row.queue_share_pct[q]);
+      series["deserved_pct"][r.queues[q].name].push_back(row.queue_deserved_pct[q]);
+    }
+  }
+  run["queue_series"] = series;
   return run;
+}
+
+// The fairness lines of the terminal table for one replay: the run, then one per queue.
+std::string FairnessTable(const std::string& policy, uint64_t seed, const ReplayResult& r) {
+  std::string text = Format(
+      "\nfairness %s seed %llu: jain %.4f (steady %.4f), evicted %lld tasks, loops %lld, last "
+      "eviction t=%lld, last arrival t=%lld\n",
+      policy.c_str(), static_cast<unsigned long long>(seed), r.jain_mean, r.jain_steady,
+      static_cast<long long>(r.preempted_tasks), static_cast<long long>(r.eviction_loops),
+      static_cast<long long>(r.last_eviction_t), static_cast<long long>(r.last_arrival_t));
+  text += Format("  %-16s %9s %11s %12s %14s %8s %12s %12s %8s %11s\n", "QUEUE", "SHARE%",
+                 "DESERVED%", "STEADY_SH%", "STEADY_DES%", "ERR%", "WAIT_MEAN_S", "JCT_MEAN_S",
+                 "EVICTED", "EVICTED_FOR");
+  for (const QueueReport& q : r.queues) {
+    const double err =
+        q.steady_deserved_pct > 0
+            ? 100.0 * (q.steady_share_pct - q.steady_deserved_pct) / q.steady_deserved_pct
+            : 0;
+    text += Format("  %-16s %9.2f %11.2f %12.2f %14.2f %8.2f %12.0f %12.0f %8lld %11lld\n",
+                   q.name.c_str(), q.share_pct, q.deserved_pct, q.steady_share_pct,
+                   q.steady_deserved_pct, err, q.wait_s.mean, q.jct_s.mean,
+                   static_cast<long long>(q.evicted), static_cast<long long>(q.evicted_for));
+  }
+  return text;
 }
 
 void AddProtocolMetrics(const ProtocolResult& r, Metrics* m) {
@@ -143,6 +206,28 @@ SimOutputs SummarizeSimRuns(const SimOptions& o, const SimSettings& settings,
     summary["runs"].push_back(run);
   }
   out.timeseries_csv = csv.str();
+  // Per queue over time (replays): share and deserved share per session row.
+  if (!protocol) {
+    std::ostringstream qcsv, ecsv;
+    qcsv << "policy,seed,t,queue,share_pct,deserved_pct,jain\n";
+    ecsv << "policy,seed,t,victim_job,victim_queue,preemptor_job,preemptor_queue\n";
+    for (const SimRun& sim : runs) {
+      const ReplayResult& r = sim.replay;
+      for (const ReplayRow& row : r.rows) {
+        for (size_t q = 0; q < row.queue_share_pct.size() && q < r.queues.size(); ++q) {
+          qcsv << sim.policy << ',' << sim.seed << ',' << row.t << ',' << r.queues[q].name << ','
+               << row.queue_share_pct[q] << ',' << row.queue_deserved_pct[q] << ',' << row.jain
+               << '\n';
+        }
+      }
+      for (const EvictionRecord& e : r.evictions) {
+        ecsv << sim.policy << ',' << sim.seed << ',' << e.t << ',' << e.victim_job << ','
+             << e.victim_queue << ',' << e.preemptor_job << ',' << e.preemptor_queue << '\n';
+      }
+    }
+    out.queues_csv = qcsv.str();
+    out.evictions_csv = ecsv.str();
+  }
 
   Json by_policy;
   for (const std::string& p : settings.policies) {
@@ -197,6 +282,9 @@ SimOutputs SummarizeSimRuns(const SimOptions& o, const SimSettings& settings,
                           Mean(m, "alloc_mean"), Mean(m, "jct_mean"), Mean(m, "wait_mean"),
                           Mean(m, "failed"), wall_mean);
     }
+  }
+  if (!protocol && settings.fairness) {
+    for (const SimRun& sim : runs) out.table += FairnessTable(sim.policy, sim.seed, sim.replay);
   }
   return out;
 }

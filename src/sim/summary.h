@@ -29,7 +29,9 @@ struct SimOutputs {
   nlohmann::ordered_json summary;     // summary.json
   nlohmann::ordered_json timeseries;  // replay rows for the report; empty for the protocol
   std::string timeseries_csv;         // timeseries.csv
-  std::string table;                  // the terminal summary, one line per policy
+  std::string table;          // the terminal summary, one line per policy (and fairness per run)
+  std::string queues_csv;     // replays: per run, row and queue its share and deserved share
+  std::string evictions_csv;  // replays: per run, its evictions (the first kMaxEvictionRecords)
 };
 
 // `runs`: every policy of `settings` with every seed, in any order; aggregates over a

@@ -105,6 +105,18 @@ Status CheckGeneratorOptions(const GeneratorOptions& o) {
                            Number(kMaxArrivalRate) + "]");
   }
   GANTRY_RETURN_IF_ERROR(range("duration (mean seconds)", o.mean_duration_s, 1, kMaxMeanDurationS));
+  if (o.queues.size() > kMaxGeneratedQueues) {
+    return Status::Invalid("generator: " + std::to_string(o.queues.size()) +
+                           " queues, more than the limit of " +
+                           std::to_string(kMaxGeneratedQueues));
+  }
+  for (const auto& [name, weight] : o.queues) {
+    if (name.empty() || name.size() > kMaxNameLength)
+      return Status::Invalid("generator: a queue name must have 1 to " +
+                             std::to_string(kMaxNameLength) + " characters");
+    GANTRY_RETURN_IF_ERROR(
+        range(("weight of queue " + name).c_str(), weight, 1, kMaxGeneratedQueueWeight));
+  }
   const int32_t pct[] = {o.pct_single, o.pct_shared, o.pct_gang, o.pct_cpu};
   int64_t sum = 0;
   for (int32_t p : pct) sum += p;
@@ -144,7 +156,15 @@ Result<std::vector<SimJob>> GenerateWorkload(const GeneratorOptions& o) {
     j.queue = "team-" + std::to_string(jobs.size() % 4);
     j.spec.role = "pod";
     int p = pct(rng);
-    if (p < o.pct_single) {
+    if (!o.queues.empty()) {
+      static constexpr int32_t kGangSizes[] = {1, 2, 4, 8};
+      j.queue = o.queues[static_cast<size_t>(pct(rng)) % o.queues.size()].first;
+      j.spec.requests = {{kCpu, 8000}, {kMemory, 64 * 1024 * kMiB}};
+      j.spec.gpu.count = 1;
+      j.pods = kGangSizes[pct(rng) % 4];
+      j.min_member = p < 20 ? 1 : j.pods;  // one in five elastic
+      j.priority = pct(rng) % 3;
+    } else if (p < o.pct_single) {
       j.spec.requests = {{kCpu, 8000}, {kMemory, 64 * 1024 * kMiB}};
       j.spec.gpu.count = 1;
     } else if (p < o.pct_single + o.pct_shared) {
@@ -164,6 +184,18 @@ Result<std::vector<SimJob>> GenerateWorkload(const GeneratorOptions& o) {
     jobs.push_back(std::move(j));
   }
   return jobs;
+}
+
+Status AddGeneratedQueues(const GeneratorOptions& options, ClusterState* cluster) {
+  for (const auto& [name, weight] : options.queues) {
+    if (cluster->FindQueue(name) != kNone) continue;
+    Queue queue;
+    queue.name = name;
+    queue.weight = weight;
+    auto added = cluster->AddQueue(std::move(queue));
+    if (!added.ok()) return added.status().WithPrefix("--generate queues");
+  }
+  return Status::Ok();
 }
 
 Result<std::vector<TraceNode>> GenerateNodes(int64_t count) {

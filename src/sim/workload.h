@@ -50,7 +50,14 @@ struct GeneratorOptions {
   int32_t pct_gang = 5;
   int32_t pct_cpu = 10;
   uint64_t seed = 42;
+  // Multi-tenant (`queues=`): when not empty, jobs go to these queues (name, weight) at
+  // random, each a gang of 1, 2, 4 or 8 one-GPU pods (minMember = pods), one in five
+  // elastic (minMember 1), priority 0 to 2; the mix above is not used.
+  std::vector<std::pair<std::string, int64_t>> queues;
 };
+// Tenants a generator may name, and their largest weight.
+inline constexpr size_t kMaxGeneratedQueues = 64;
+inline constexpr int64_t kMaxGeneratedQueueWeight = 1'000'000;
 // Nodes in [1, kMaxNodes], pods in [1, kMaxTasks], the rate in [kMinArrivalRate,
 // kMaxArrivalRate], the mean duration in [1, kMaxMeanDurationS], the mix percentages
 // non-negative adding up to 100. Errors name the option and quote the value.
@@ -58,6 +65,9 @@ Status CheckGeneratorOptions(const GeneratorOptions& options);
 // A synthetic workload for scale tests: deterministic for a seed. It stops with the job
 // that reaches `pods` (a gang may pass it by up to 3 pods, never past kMaxTasks).
 Result<std::vector<SimJob>> GenerateWorkload(const GeneratorOptions& options);
+// The generator's queues, flat, with their weights; a queue the cluster has already (from
+// a --queues file) is left as it is.
+Status AddGeneratedQueues(const GeneratorOptions& options, ClusterState* cluster);
 // A homogeneous cluster of `count` (1 to kMaxNodes) 8-GPU nodes for generated workloads.
 Result<std::vector<TraceNode>> GenerateNodes(int64_t count);
 

@@ -82,6 +82,8 @@ TEST(PreemptTest, EvictsTheFewestAndPipelinesThePreemptorOntoTheirRoom) {
   const JobId high = AddJob(c, "high", q, GpuSpec(2), 1, 1, 100);
   const Decisions d = RunSession(c, WithActions({"preempt"}));
   EXPECT_EQ(EvictedOf(c, d), "twos-1");
+  ASSERT_EQ(d.evictions.size(), 1u);
+  EXPECT_EQ(d.evictions[0].for_job, high);  // the preemptor is named
   ASSERT_EQ(d.pipelined.size(), 1u);
   EXPECT_EQ(d.pipelined[0].job, high);
   EXPECT_EQ(d.pipelined[0].node, n1);

@@ -89,7 +89,7 @@ bool TryNode(Session& s, Statement& st, EvictionCause cause, TaskId task,
     if (unit.empty()) continue;
     if (trial->evicted.size() + unit.size() > limit) return false;
     for (TaskId t : unit) {
-      if (!st.Evict(t, reason).ok()) return false;
+      if (!st.Evict(t, reason, c.task(task).job).ok()) return false;
       trial->evicted.push_back(t);
       trial->top_priority = std::max(trial->top_priority, c.job(c.task(t).job).priority);
     }
@@ -149,7 +149,7 @@ bool EvictFor(Session& s, Statement& st, EvictionCause cause, TaskId task, std::
   }
   const size_t checkpoint = st.Checkpoint();
   for (TaskId v : best.evicted) {
-    Status evicted = st.Evict(v, reason);
+    Status evicted = st.Evict(v, reason, c.task(task).job);
     if (!evicted.ok()) {  // the trial evicted it in this very state: a bug, say so
       st.Rollback(checkpoint);
       *why_not = "internal error: " + evicted.message();

@@ -1,0 +1,315 @@
+// The simulator's queue fairness: Jain's index, the eviction-loop detector, evictions and
+// pipelined tasks in a replay, the multi-tenant generator, and the three-queue experiment
+// of issue 12 (weights 1:2:1, demand above capacity, reclaim).
+#include "sim/fairness.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/policies.h"
+#include "sim/replay.h"
+#include "sim/scenario.h"
+#include "sim/sim_options.h"
+#include "sim/workload.h"
+#include "tests/unit/test_util.h"
+
+namespace gantry {
+namespace {
+
+// ---------------------------------------------------------------- Jain's index
+
+TEST(JainIndexTest, KnownValues) {
+  EXPECT_DOUBLE_EQ(JainIndex(std::vector<double>{1, 1, 1, 1}), 1.0);
+  EXPECT_DOUBLE_EQ(JainIndex(std::vector<double>{1, 0, 0, 0}), 0.25);  // 1/n
+  // (1+2+3)^2 / (3 * (1+4+9)) = 36 / 42.
+  EXPECT_DOUBLE_EQ(JainIndex(std::vector<double>{1, 2, 3}), 36.0 / 42.0);
+  EXPECT_DOUBLE_EQ(JainIndex(std::vector<double>{0.5, 0.5}), 1.0);  // scale-free
+  EXPECT_DOUBLE_EQ(JainIndex(std::vector<double>{}), 1.0);
+  EXPECT_DOUBLE_EQ(JainIndex(std::vector<double>{0, 0}), 1.0);
+}
+
+// ---------------------------------------------------------------- the loop detector
+
+TEST(EvictionLoopDetectorTest, ChainsWithoutACycleAreNoLoop) {
+  EvictionLoopDetector d;
+  EXPECT_FALSE(d.Add(0, 1));  // A evicts B
+  EXPECT_FALSE(d.Add(1, 2));  // B evicts C
+  EXPECT_FALSE(d.Add(0, 2));  // A evicts C too
+  EXPECT_FALSE(d.Add(3, 0));  // D evicts A
+  EXPECT_FALSE(d.Add(0, 1));  // again: the same edge
+  EXPECT_EQ(d.loops(), 0);
+  EXPECT_EQ(d.edges(), 4);
+}
+
+TEST(EvictionLoopDetectorTest, ADirectLoopIsFound) {
+  EvictionLoopDetector d;
+  EXPECT_FALSE(d.Add(0, 1));  // A evicts B
+  EXPECT_TRUE(d.Add(1, 0));   // B evicts A back
+  EXPECT_EQ(d.loops(), 1);
+}
+
+TEST(EvictionLoopDetectorTest, ALoopThroughAChainIsFoundOnce) {
+  EvictionLoopDetector d;
+  EXPECT_FALSE(d.Add(0, 1));  // A evicts B
+  EXPECT_FALSE(d.Add(1, 2));  // B evicts C
+  EXPECT_TRUE(d.Add(2, 0));   // C evicts A: A had evicted C through B
+  EXPECT_FALSE(d.Add(2, 0));  // the same eviction again is not a second loop
+  EXPECT_EQ(d.loops(), 1);
+  EXPECT_TRUE(d.Add(5, 5));  // a job evicting itself
+  EXPECT_EQ(d.loops(), 2);
+}
+
+// ---------------------------------------------------------------- evictions in a replay
+
+ClusterState GpuNodes(int count, int32_t gpus) {
+  std::vector<TraceNode> nodes;
+  for (int i = 0; i < count; ++i)
+    nodes.push_back(TraceNode{"n" + std::to_string(i), 64000, 262144, gpus, "G1"});
+  ClusterState cluster;
+  EXPECT_TRUE(AddTraceNodes(nodes, &cluster).ok());
+  return cluster;
+}
+
+void AddQueue(ClusterState& c, const std::string& name, int64_t weight) {
+  Queue q;
+  q.name = name;
+  q.weight = weight;
+  Must(c.AddQueue(std::move(q)));
+}
+
+SimJob GpuJob(const std::string& name, const std::string& queue, int64_t submit, int64_t duration,
+              int32_t pods, int32_t min_member) {
+  SimJob j;
+  j.name = name;
+  j.queue = queue;
+  j.submit = submit;
+  j.duration = duration;
+  j.pods = pods;
+  j.min_member = min_member;
+  j.spec.role = "pod";
+  j.spec.requests.Set(kCpu, 1000);
+  j.spec.gpu.count = 1;
+  return j;
+}
+
+SchedulerConfig ReclaimConfig() {
+  SchedulerConfig config = Must(ReplayPolicyConfig("gantry", 0));
+  config.actions = {"enqueue", "reclaim", "allocate", "backfill"};
+  return config;
+}
+
+TEST(ReplayEvictionTest, ReclaimedTasksGoBackToPendingAndThePreemptorBindsNextSession) {
+  // Four GPUs, queues a and b at 1:1. a's elastic job takes all four at t=0 (1000 s).
+  // b's two-task job arrives at 20: reclaim evicts two of a's tasks and pipelines b's onto
+  // their room; b binds at the session of t=30, ends at 130, and a's two evicted tasks
+  // run again from 130 to 1130.
+  ClusterState cluster = GpuNodes(1, 4);
+  AddQueue(cluster, "a", 1);
+  AddQueue(cluster, "b", 1);
+  const ReplayResult r =
+      Must(RunReplay(cluster, {GpuJob("a", "a", 0, 1000, 4, 1), GpuJob("b", "b", 20, 100, 2, 2)},
+                     ReclaimConfig(), 1, ReplayOptions{10, 2000}));
+  EXPECT_EQ(r.preempted_tasks, 2);
+  EXPECT_EQ(r.pipelined_tasks, 2);
+  EXPECT_EQ(r.failed_tasks, 0);
+  EXPECT_EQ(r.eviction_loops, 0);
+  EXPECT_EQ(r.last_eviction_t, 20);
+  EXPECT_EQ(r.last_arrival_t, 20);
+  ASSERT_EQ(r.evictions.size(), 2u);
+  for (const EvictionRecord& e : r.evictions) {
+    EXPECT_EQ(e.t, 20);
+    EXPECT_EQ(e.victim_queue, "a");
+    EXPECT_EQ(e.preemptor_queue, "b");
+    EXPECT_EQ(e.victim_job, "a#0");
+    EXPECT_EQ(e.preemptor_job, "b#1");
+  }
+  ASSERT_EQ(r.queues.size(), 2u);
+  EXPECT_EQ(r.queues[0].evicted, 2);
+  EXPECT_EQ(r.queues[1].evicted_for, 2);
+  // JCT: a to the end of its re-run tasks (1130), b 130 - 20.
+  EXPECT_DOUBLE_EQ(r.queues[0].jct_s.mean, 1130);
+  EXPECT_DOUBLE_EQ(r.queues[1].jct_s.mean, 110);
+  // Waits: a's tasks 0, 0, and 110 for each evicted one (pending from 20 to 130); b's 10.
+  EXPECT_DOUBLE_EQ(r.queues[0].wait_s.mean, 55);
+  EXPECT_DOUBLE_EQ(r.queues[1].wait_s.mean, 10);
+  EXPECT_EQ(r.wait_s.count, 6);
+}
+
+TEST(ReplayEvictionTest, WithoutReclaimNothingIsEvicted) {
+  ClusterState cluster = GpuNodes(1, 4);
+  AddQueue(cluster, "a", 1);
+  AddQueue(cluster, "b", 1);
+  const ReplayResult r =
+      Must(RunReplay(cluster, {GpuJob("a", "a", 0, 1000, 4, 1), GpuJob("b", "b", 20, 100, 2, 2)},
+                     Must(ReplayPolicyConfig("gantry", 0)), 1, ReplayOptions{10, 2000}));
+  EXPECT_EQ(r.preempted_tasks, 0);
+  EXPECT_EQ(r.last_eviction_t, -1);
+  EXPECT_DOUBLE_EQ(r.queues[1].wait_s.mean, 1000 - 20);
+}
+
+// ---------------------------------------------------------------- the generator
+
+GeneratorOptions Tenants(uint64_t seed, int64_t pods) {
+  std::vector<std::string> given;
+  GeneratorOptions g = Must(
+      ParseGenerate("pods=" + std::to_string(pods) +
+                        ",rate=0.1,duration=600,queues=q0:1/q1:2/q2:1,seed=" + std::to_string(seed),
+                    &given));
+  return g;
+}
+
+TEST(MultiTenantGeneratorTest, IsDeterministicForASeedAndMixesGangsAndQueues) {
+  const std::vector<SimJob> a = Must(GenerateWorkload(Tenants(7, 2000)));
+  const std::vector<SimJob> b = Must(GenerateWorkload(Tenants(7, 2000)));
+  const std::vector<SimJob> c = Must(GenerateWorkload(Tenants(8, 2000)));
+  ASSERT_EQ(a.size(), b.size());
+  bool differs = a.size() != c.size();
+  std::set<std::string> queues;
+  std::set<int32_t> sizes, priorities;
+  int elastic = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].name, b[i].name);
+    EXPECT_EQ(a[i].submit, b[i].submit);
+    EXPECT_EQ(a[i].duration, b[i].duration);
+    EXPECT_EQ(a[i].pods, b[i].pods);
+    EXPECT_EQ(a[i].min_member, b[i].min_member);
+    EXPECT_EQ(a[i].queue, b[i].queue);
+    EXPECT_EQ(a[i].priority, b[i].priority);
+    if (i < c.size()) differs = differs || a[i].submit != c[i].submit || a[i].queue != c[i].queue;
+    queues.insert(a[i].queue);
+    sizes.insert(a[i].pods);
+    priorities.insert(a[i].priority);
+    if (a[i].min_member == 1 && a[i].pods > 1) ++elastic;
+    EXPECT_TRUE(a[i].min_member == 1 || a[i].min_member == a[i].pods);
+  }
+  EXPECT_TRUE(differs);
+  EXPECT_EQ(queues, (std::set<std::string>{"q0", "q1", "q2"}));
+  EXPECT_EQ(sizes, (std::set<int32_t>{1, 2, 4, 8}));
+  EXPECT_EQ(priorities, (std::set<int32_t>{0, 1, 2}));
+  EXPECT_GT(elastic, 0);
+}
+
+TEST(MultiTenantGeneratorTest, RefusesBadQueueLists) {
+  std::vector<std::string> given;
+  EXPECT_FALSE(ParseGenerate("queues=1/0/1", &given).ok());  // weight 0
+  EXPECT_FALSE(ParseGenerate("queues=a:1/a:2", &given).ok());
+  EXPECT_FALSE(ParseGenerate("queues=:1", &given).ok());
+  EXPECT_FALSE(ParseGenerate("queues=1/2,mix=60/25/5/10", &given).ok());
+  const GeneratorOptions g = Must(ParseGenerate("queues=1/2/1", &given));
+  ASSERT_EQ(g.queues.size(), 3u);
+  EXPECT_EQ(g.queues[1], (std::pair<std::string, int64_t>{"q1", 2}));
+}
+
+// ---------------------------------------------------------------- options and queue files
+
+TEST(FairnessOptionsTest, QueuesAndActionsApplyToReplaysOnly) {
+  SimOptions o;
+  o.cluster = "nodes.csv";
+  o.workload = "pods.csv";
+  o.protocol = "fgd-atc23";
+  o.queues = "queues.yaml";
+  EXPECT_FALSE(ParseSimOptions(o).ok());
+  o.queues.clear();
+  o.actions = "reclaim";
+  EXPECT_FALSE(ParseSimOptions(o).ok());
+  o.protocol.clear();
+  o.actions = "enqueue,,allocate";
+  EXPECT_FALSE(ParseSimOptions(o).ok());
+  o.actions = "enqueue,reclaim,allocate";
+  const SimSettings s = Must(ParseSimOptions(o));
+  EXPECT_EQ(s.actions, (std::vector<std::string>{"enqueue", "reclaim", "allocate"}));
+  EXPECT_TRUE(s.fairness);
+  // queues= shapes a generated workload: refused with --workload.
+  o.generate = "queues=1/2/1";
+  EXPECT_FALSE(ParseSimOptions(o).ok());
+}
+
+TEST(QueueFileTest, ReadsATreeAndTheActions) {
+  ClusterState c;
+  std::vector<std::string> actions;
+  Status st = ParseQueueFile(
+      "queues:\n  - {name: eng, weight: 3}\n  - {name: train, parent: eng}\n"
+      "config:\n  actions: [enqueue, reclaim, allocate]\n",
+      "q.yaml", &c, &actions);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(c.queues().size(), 2u);
+  EXPECT_EQ(c.queue(0).weight, 3);
+  EXPECT_EQ(c.queue(1).parent, 0u);
+  EXPECT_EQ(actions, (std::vector<std::string>{"enqueue", "reclaim", "allocate"}));
+}
+
+TEST(QueueFileTest, ErrorsNameTheFileAndTheField) {
+  struct Bad {
+    const char* text;
+    const char* part;
+  };
+  for (const Bad& bad : std::vector<Bad>{
+           {"queues:\n  - {name: a, parent: nowhere}\n", "q.yaml:2:"},
+           {"queues:\n  - {name: a, parent: b}\n  - {name: b, parent: a}\n", "queues["},
+           {"queues:\n  - {name: a, weight: 0}\n", "queues[0].weight"},
+           {"config: {actions: [allocate]}\n", "queues"},
+           {"queues: []\nconfig: {plugins: [gang]}\n", "config"},
+           {"queues: []\nconfig: {actions: [nosuch]}\n", "config.actions[0]"},
+           {"queues: []\nextra: 1\n", "extra"}}) {
+    ClusterState c;
+    std::vector<std::string> actions;
+    Status st = ParseQueueFile(bad.text, "q.yaml", &c, &actions);
+    ASSERT_FALSE(st.ok()) << bad.text;
+    EXPECT_NE(st.message().find(bad.part), std::string::npos) << st.message();
+  }
+}
+
+// ---------------------------------------------------------------- the experiment
+
+ReplayResult ThreeQueueExperiment(std::vector<std::string> actions) {
+  // 16 nodes of 8 GPUs; queues 1:2:1; one-GPU gangs of 1-8 pods arriving at ~1.8x what the
+  // cluster serves (0.1 jobs/s x ~3.75 pods x 600 s ~ 225 GPUs of demand on 128).
+  GeneratorOptions g = Tenants(42, 3000);
+  ClusterState cluster;
+  EXPECT_TRUE(AddTraceNodes(Must(GenerateNodes(16)), &cluster).ok());
+  EXPECT_TRUE(AddGeneratedQueues(g, &cluster).ok());
+  SchedulerConfig config = ReclaimConfig();
+  config.actions = std::move(actions);
+  return Must(RunReplay(cluster, Must(GenerateWorkload(g)), config, 42, ReplayOptions{10, 2000}));
+}
+
+TEST(FairnessExperimentTest, ThreeQueuesAtOneTwoOneGetTheirDeservedSharesWithoutLoops) {
+  const ReplayResult r = ThreeQueueExperiment({"enqueue", "reclaim", "allocate", "backfill"});
+  ASSERT_EQ(r.queues.size(), 3u);
+  for (const QueueReport& q : r.queues) {
+    ASSERT_GT(q.steady_deserved_pct, 0) << q.name;
+    EXPECT_NEAR(q.steady_share_pct / q.steady_deserved_pct, 1.0, 0.05)
+        << q.name << ": steady share " << q.steady_share_pct << "% of the GPUs, deserved "
+        << q.steady_deserved_pct << "%";
+  }
+  // Deserved at 1:2:1 while all three want more than the cluster.
+  EXPECT_NEAR(r.queues[0].steady_deserved_pct, 25, 1);
+  EXPECT_NEAR(r.queues[1].steady_deserved_pct, 50, 1);
+  EXPECT_NEAR(r.queues[2].steady_deserved_pct, 25, 1);
+  EXPECT_GT(r.preempted_tasks, 0);  // reclaim did act
+  EXPECT_EQ(r.eviction_loops, 0);
+  EXPECT_GT(r.jain_steady, 0.99);
+}
+
+// Issue 12's other targets, which the engine does not meet yet (see docs/engine.md,
+// "Preempt and reclaim"): after the last arrival reclaim goes on (queues that borrowed the
+// room a gang could not use are reclaimed from as the backlog drains; here the last eviction
+// is at t=12300, the last arrival at 8287), and with reclaim after backfill a job is
+// evicted for a job it had just evicted (t=6240 and 6250). Run with
+// --gtest_also_run_disabled_tests.
+TEST(FairnessExperimentTest, DISABLED_EvictionsStopOnceArrivalsStop) {
+  const ReplayResult r = ThreeQueueExperiment({"enqueue", "reclaim", "allocate", "backfill"});
+  EXPECT_LE(r.last_eviction_t, r.last_arrival_t + 10);
+}
+
+TEST(FairnessExperimentTest, DISABLED_NoLoopWithReclaimAfterBackfill) {
+  const ReplayResult r = ThreeQueueExperiment({"enqueue", "allocate", "backfill", "reclaim"});
+  EXPECT_EQ(r.eviction_loops, 0);
+}
+
+}  // namespace
+}  // namespace gantry
