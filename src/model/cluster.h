@@ -101,6 +101,9 @@ struct Job {
   // When it was created, on the session clock (SessionOptions::now, seconds): how long it
   // has waited decides the preemption grace and reservations against starvation.
   int64_t submitted = 0;
+  // Every job that evicted one of its tasks, directly or through a chain (A evicted B,
+  // B evicted this one): sorted. Kept by ClusterState::NoteEviction.
+  std::vector<JobId> evicted_by;
   std::vector<TaskId> tasks;
   // Kept by ClusterState:
   int32_t running = 0;
@@ -170,6 +173,13 @@ class ClusterState {
   void RemoveTask(TaskId task);
   // Forgets a job. REQUIRES: it has no tasks left.
   void RemoveJob(JobId job);
+  // Records that a task of `victim` was evicted for `preemptor`: the victim's evicted_by
+  // takes the preemptor and the preemptor's own evicted_by. The engine never evicts a
+  // task of a job in the preemptor's evicted_by, so no eviction loops back, directly or
+  // through a chain. A list that would grow past kMaxEvictionChain stays full: such a
+  // job is never evicted again, nor evicts (see EvictionChainFull).
+  void NoteEviction(JobId victim, JobId preemptor);
+  bool EvictionChainFull(JobId job) const;
   // Changes a job's gang size, priority and queue; what its running tasks hold moves to
   // the new queue.
   Status UpdateJob(JobId job, int32_t min_member, int32_t priority, QueueId queue);
@@ -340,6 +350,7 @@ class ClusterState {
   std::vector<NodeId> free_node_ids_;
   size_t live_nodes_ = 0;
   std::set<JobId> jobs_with_pending_;
+  std::set<JobId> jobs_evicted_;  // those whose evicted_by is not empty
   std::vector<TaskId> free_task_ids_;
   std::vector<JobId> free_job_ids_;
   std::vector<std::vector<TaskId>> tasks_on_node_;

@@ -2,6 +2,7 @@
 // nodes, groups and queues being created, changed and deleted. The simulator needs only
 // Place and Release; a live cluster also takes things away and changes them.
 #include <algorithm>
+#include <iterator>
 
 #include "model/cluster.h"
 #include "model/limits.h"
@@ -40,8 +41,36 @@ void ClusterState::RemoveJob(JobId job_id) {
   Job& job = jobs_[job_id];
   job_ids_.erase(job.name);
   jobs_with_pending_.erase(job_id);
+  jobs_evicted_.erase(job_id);
+  // Its id will name another job: no chain may go through it any more.
+  for (JobId other : jobs_evicted_) {
+    std::vector<JobId>& by = jobs_[other].evicted_by;
+    auto it = std::lower_bound(by.begin(), by.end(), job_id);
+    if (it != by.end() && *it == job_id && by.size() <= kMaxEvictionChain) by.erase(it);
+  }
   job = Job{};
   free_job_ids_.push_back(job_id);
+}
+
+void ClusterState::NoteEviction(JobId victim, JobId preemptor) {
+  if (victim == preemptor || EvictionChainFull(victim)) return;
+  std::vector<JobId> merged;
+  const std::vector<JobId>& before = jobs_[victim].evicted_by;
+  const std::vector<JobId>& upstream = jobs_[preemptor].evicted_by;
+  std::set_union(before.begin(), before.end(), upstream.begin(), upstream.end(),
+                 std::back_inserter(merged));
+  auto it = std::lower_bound(merged.begin(), merged.end(), preemptor);
+  if (it == merged.end() || *it != preemptor) merged.insert(it, preemptor);
+  // Its own id in the list (a chain back to itself): it evicted, through others, a job
+  // that now evicts it. The engine refuses that, so only a caller's own decisions get here.
+  std::erase(merged, victim);
+  if (merged.size() > kMaxEvictionChain) merged.resize(kMaxEvictionChain + 1);  // full
+  jobs_[victim].evicted_by = std::move(merged);
+  jobs_evicted_.insert(victim);
+}
+
+bool ClusterState::EvictionChainFull(JobId job) const {
+  return jobs_[job].evicted_by.size() > kMaxEvictionChain;
 }
 
 Status ClusterState::UpdateJob(JobId job_id, int32_t min_member, int32_t priority, QueueId queue) {

@@ -45,6 +45,10 @@ inline constexpr size_t kMaxQueuesFromWorkloads = 1024;
 // starvation time): a hundred years, so that waits added to a clock cannot overflow.
 inline constexpr int64_t kMaxConfiguredSeconds = int64_t{100} * 365 * 86400;
 
+// The jobs remembered as having evicted a job, directly or through a chain (Job::evicted_by):
+// bounds that memory. A job past it is never evicted again, nor evicts.
+inline constexpr size_t kMaxEvictionChain = 1024;
+
 // Levels of the queue tree (a top-level queue is level 1): bounds the walks up a queue's
 // ancestors that ordering and limits do for every job.
 inline constexpr int kMaxQueueDepth = 16;

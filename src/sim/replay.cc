@@ -276,6 +276,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
           record.preemptor_job = cluster.job(e.for_job).name;
           record.preemptor_queue = cluster.queue(for_queue).name;
           loops.Add(e.for_job, e.job);
+          cluster.NoteEviction(e.job, e.for_job);  // the engine's memory against loops
         }
         if (result.evictions.size() < kMaxEvictionRecords)
           result.evictions.push_back(std::move(record));

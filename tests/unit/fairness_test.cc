@@ -306,7 +306,7 @@ TEST(FairnessExperimentTest, DISABLED_EvictionsStopOnceArrivalsStop) {
   EXPECT_LE(r.last_eviction_t, r.last_arrival_t + 10);
 }
 
-TEST(FairnessExperimentTest, DISABLED_NoLoopWithReclaimAfterBackfill) {
+TEST(FairnessExperimentTest, NoLoopWithReclaimAfterBackfill) {
   const ReplayResult r = ThreeQueueExperiment({"enqueue", "allocate", "backfill", "reclaim"});
   EXPECT_EQ(r.eviction_loops, 0);
 }

@@ -10,6 +10,7 @@
 #include "engine/actions/evict_for.h"
 #include "engine/session.h"
 #include "engine/statement.h"
+#include "model/limits.h"
 #include "tests/unit/test_cluster.h"
 #include "tests/unit/test_util.h"
 #include "tests/unit/working_state_text.h"
@@ -137,6 +138,50 @@ TEST(ReclaimTest, TheReclaimerIsNeverLiftedAboveItsDeservedShare) {
   EXPECT_EQ(d.evictions.size(), 4u);
   EXPECT_EQ(d.pipelined.size(), 4u);
   EXPECT_EQ(EvictedOf(c, d), "hog-4 hog-5 hog-6 hog-7");
+}
+
+TEST(EvictionChainTest, AJobNeverEvictsAJobThatEvictedItDirectlyOrThroughAChain) {
+  // 4 GPUs held by "a" (queue qa); "b" and "c" wait in qb, weights 1:1, and each would
+  // reclaim a GPU from a. Once the chain a evicted b, b evicted c is known, neither may:
+  // b since a evicted it, c since a did through b.
+  ClusterState c;
+  const NodeId n0 = AddGpuNode(c, "n0", 4);
+  const QueueId qa = AddQueue(c, "qa");
+  const QueueId qb = AddQueue(c, "qb");
+  const JobId a = AddJob(c, "a", qa, GpuSpec(1), 4, 1, 1);
+  RunOn(c, a, n0, 1);
+  const JobId b = AddJob(c, "b", qb, GpuSpec(1), 1, 1, 1);
+  const JobId cc = AddJob(c, "c", qb, GpuSpec(1), 1, 1, 1);
+  ASSERT_EQ(RunSession(c, WithActions({"reclaim"})).evictions.size(), 2u);  // no memory yet
+  c.NoteEviction(b, a);
+  c.NoteEviction(cc, b);
+  EXPECT_EQ(c.job(cc).evicted_by, (std::vector<JobId>{a, b}));
+  const Decisions d = RunSession(c, WithActions({"reclaim"}));
+  EXPECT_TRUE(d.evictions.empty()) << EvictedOf(c, d);
+  // Once a is gone its id names no chain.
+  for (TaskId t : std::vector<TaskId>(c.job(a).tasks)) c.RemoveTask(t);
+  c.RemoveJob(a);
+  EXPECT_EQ(c.job(cc).evicted_by, (std::vector<JobId>{b}));
+}
+
+TEST(EvictionChainTest, AFullChainKeepsTheJobFromEvictingAndFromBeingEvicted) {
+  ClusterState c;
+  const QueueId q = AddQueue(c, "q");
+  const JobId victim = AddJob(c, "victim", q, GpuSpec(1), 1, 1, 1);
+  std::vector<JobId> others;
+  for (size_t i = 0; i <= kMaxEvictionChain; ++i) {
+    others.push_back(AddJob(c, "o" + std::to_string(i), q, GpuSpec(1), 1, 1, 1));
+    c.NoteEviction(victim, others.back());
+    ASSERT_EQ(c.EvictionChainFull(victim), i == kMaxEvictionChain) << i;
+  }
+  EXPECT_EQ(c.job(victim).evicted_by.size(), kMaxEvictionChain + 1);
+  c.NoteEviction(victim, AddJob(c, "one-more", q, GpuSpec(1), 1, 1, 1));  // stays full
+  EXPECT_EQ(c.job(victim).evicted_by.size(), kMaxEvictionChain + 1);
+  // A full job is no candidate, and evicts nothing.
+  const NodeId n0 = AddGpuNode(c, "n0", 1);
+  RunOn(c, victim, n0, 1);
+  AddJob(c, "high", q, GpuSpec(1), 1, 1, 100);
+  EXPECT_TRUE(RunSession(c, WithActions({"preempt"})).evictions.empty());
 }
 
 }  // namespace

@@ -32,10 +32,16 @@ std::vector<TaskId> Candidates(const Session& s, EvictionCause cause, TaskId pre
   const JobId own_job = c.task(preemptor).job;
   const QueueId own_queue = c.job(own_job).queue;
   const int32_t priority = c.job(own_job).priority;
+  // No loops: never a job that evicted this one, directly or through a chain.
+  if (c.EvictionChainFull(own_job)) return {};
+  const std::vector<JobId>& evicted_by = c.job(own_job).evicted_by;
   std::vector<TaskId> out;
   for (JobId j = 0; j < c.jobs().size(); ++j) {
     const Job& job = c.job(j);
     if (j == own_job || job.running == 0) continue;
+    if (c.EvictionChainFull(j) || std::binary_search(evicted_by.begin(), evicted_by.end(), j)) {
+      continue;
+    }
     const bool same_queue = job.queue == own_queue;
     const bool eligible =
         cause == EvictionCause::kPreempt ? same_queue && job.priority < priority : !same_queue;
