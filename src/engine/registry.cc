@@ -32,6 +32,7 @@ constexpr PluginEntry kPlugins[] = {
     {"tainttoleration", NewTaintTolerationPlugin},
     {"interpodaffinity", NewInterPodAffinityPlugin},
     {"podtopologyspread", NewPodTopologySpreadPlugin},
+    {"disruptionbudget", NewDisruptionBudgetPlugin},
 };
 
 struct ActionEntry {
@@ -40,11 +41,8 @@ struct ActionEntry {
 };
 
 constexpr ActionEntry kActions[] = {
-    {"enqueue", NewEnqueueAction},
-    {"allocate", NewAllocateAction},
-    {"backfill", NewBackfillAction},
-    {"preempt", NewPreemptAction},
-    {"reclaim", NewReclaimAction},
+    {"enqueue", NewEnqueueAction}, {"allocate", NewAllocateAction}, {"backfill", NewBackfillAction},
+    {"preempt", NewPreemptAction}, {"reclaim", NewReclaimAction},
 };
 
 }  // namespace

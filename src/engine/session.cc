@@ -28,7 +28,6 @@ Session::~Session() = default;
 
 Decisions Session::Run() {
   for (const auto& action : policy_.actions()) action->Execute(*this);
-  plugins_.Close(*this, &decisions_);
   Decisions out = std::move(decisions_);
   decisions_ = Decisions{};
   for (JobId id : state_.pending_jobs()) {
@@ -41,6 +40,8 @@ Decisions Session::Run() {
         w.reason.empty() ? "not considered: no action of this session placed it" : w.reason;
     out.pending.push_back(std::move(pending));
   }
+  // After the pending jobs, so that a plugin may say more about why they wait.
+  plugins_.Close(*this, &out);
   return out;
 }
 
