@@ -196,11 +196,14 @@ TEST(Preempt, ADisruptionBudgetBlocksTheEvictionUntilItAllowsOne) {
   PriorityClass(test + "-high", 1000);
   // No disruption controller runs: the budget's status stays unwritten, older than its
   // spec, so that the Eviction API would refuse (429) and gantry does not try.
-  MustCreate(
-      {{"apiVersion", "policy/v1"},
-       {"kind", "PodDisruptionBudget"},
-       {"metadata", {{"name", "guard"}, {"namespace", test}}},
-       {"spec", {{"minAvailable", 1}, {"selector", {{"matchLabels", {{"app", "guarded"}}}}}}}});
+  json pdb = {
+      {"apiVersion", "policy/v1"},
+      {"kind", "PodDisruptionBudget"},
+      {"metadata", {{"name", "guard"}, {"namespace", test}}},
+      {"spec", {{"minAvailable", 1}, {"selector", {{"matchLabels", {{"app", "guarded"}}}}}}}};
+  auto created =
+      Env().Call("POST", "/apis/policy/v1/namespaces/" + test + "/poddisruptionbudgets", pdb);
+  ASSERT_TRUE(created.ok()) << created.status().message();
   DaemonProcess daemon(test, Config(test), "d-" + test);
   MustCreate(Pod(test, "low", 4, json::object(), {{"app", "guarded"}}, test + "-low"));
   ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundAndRunning(test).size() == 1; }, seconds(20)))
@@ -215,17 +218,17 @@ TEST(Preempt, ADisruptionBudgetBlocksTheEvictionUntilItAllowsOne) {
       << daemon.Log() << PodScheduledMessage(PodNamed(test, "high"));
   EXPECT_TRUE(TerminatingIn(test).empty());
   // The budget allows one now (as the disruption controller would write it).
-  auto pdb =
+  auto current =
       Env().Call("GET", "/apis/policy/v1/namespaces/" + test + "/poddisruptionbudgets/guard");
-  ASSERT_TRUE(pdb.ok()) << pdb.status().message();
-  json status = {{"observedGeneration", (*pdb)["metadata"]["generation"]},
+  ASSERT_TRUE(current.ok()) << current.status().message();
+  json status = {{"observedGeneration", (*current)["metadata"]["generation"]},
                  {"disruptionsAllowed", 1},
                  {"currentHealthy", 1},
                  {"desiredHealthy", 0},
                  {"expectedPods", 1}};
-  (*pdb)["status"] = status;
+  (*current)["status"] = status;
   auto written = Env().Call(
-      "PUT", "/apis/policy/v1/namespaces/" + test + "/poddisruptionbudgets/guard/status", *pdb);
+      "PUT", "/apis/policy/v1/namespaces/" + test + "/poddisruptionbudgets/guard/status", *current);
   ASSERT_TRUE(written.ok()) << written.status().message();
   ASSERT_TRUE(TestEnv::WaitFor([&] { return TerminatingIn(test).size() == 1; }, seconds(20)))
       << daemon.Log();
@@ -270,7 +273,9 @@ TEST(Reclaim, AQueueTakesBackExactlyItsDeservedShareFromOneThatBorrowedTheCluste
     MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
                 {"kind", "Queue"},
                 {"metadata", {{"name", q}}},
-                {"spec", {{"weight", 1}}}});
+                // Other tests' nodes are in the cluster too: the share each deserves of
+                // this test's 4 GPUs is said outright.
+                {"spec", {{"weight", 1}, {"deserved", {{"nvidia.com/gpu", 2}}}}}});
   }
   DaemonProcess daemon(test, Config(test), "d-" + test);
   for (int i = 0; i < 4; ++i) {
