@@ -181,6 +181,49 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
   return finish(true, false, "");
 }
 
+void ApiWriter::Evict(EvictRequest request, std::function<void(EvictResult)> done) {
+  binds_.Submit(
+      [this, request = std::move(request), done = std::move(done)] { done(DoEvict(request)); });
+}
+
+std::string EvictResult::Result() const {
+  if (ok) return "evicted";
+  if (refused) return "refused";
+  if (status == 404) return "not_found";
+  return "failed";
+}
+
+EvictResult ApiWriter::DoEvict(const EvictRequest& r) {
+  EvictResult result;
+  result.request = r;
+  // The uid precondition: should the name belong to another pod now, nothing is evicted.
+  json eviction = {{"apiVersion", "policy/v1"},
+                   {"kind", "Eviction"},
+                   {"metadata", {{"name", r.name}, {"namespace", r.namespace_}}},
+                   {"deleteOptions", {{"preconditions", {{"uid", r.uid}}}}}};
+  auto response =
+      client_.Request("POST", PodPath(r.namespace_, r.name) + "/eviction", k8s::JsonText(eviction));
+  if (!response.ok()) {
+    result.error = response.status().message();
+    return result;
+  }
+  result.status = response->status;
+  result.ok = response->ok();
+  result.refused = response->status == 429;
+  if (!result.ok) result.error = response->Describe();
+  return result;
+}
+
+void ApiWriter::WriteNominatedNode(NominatedNode n) {
+  status_.Submit([this, n = std::move(n)] {
+    json patch = {
+        {"status", {{"nominatedNodeName", n.node.empty() ? json(nullptr) : json(n.node)}}}};
+    Check(client_.Request("PATCH", PodPath(n.namespace_, n.name) + "/status", k8s::JsonText(patch),
+                          kMergePatch),
+          "nominatedNodeName");
+  });
+}
+
 void ApiWriter::Check(const Result<k8s::Response>& response, const std::string& what) {
   if (!response.ok() || !response->ok()) write_failures_++;
   (void)what;

@@ -47,6 +47,17 @@ struct BindResult {
   double latency_s = 0;
 };
 
+struct EvictResult {
+  EvictRequest request;
+  bool ok = false;
+  // 429: a PodDisruptionBudget allows no disruption now (or its status is not current).
+  bool refused = false;
+  int status = 0;  // the API server's HTTP status; 0 when no answer came
+  std::string error;
+  // For the eviction metric: evicted, refused, not_found, or failed.
+  std::string Result() const;
+};
+
 class ApiWriter {
  public:
   // `on_bound` runs on a bind worker thread for every bind, done or failed.
@@ -56,6 +67,11 @@ class ApiWriter {
   void Bind(BindRequest request);
   // A pod's volume writes, in order, on the bind workers; `done` runs on that thread.
   void WriteVolumes(VolumeWrites writes, std::function<void(VolumeWriteResult)> done);
+  // An eviction through the Eviction API (policy/v1, which honours PodDisruptionBudgets),
+  // on the bind workers; `done` runs on that thread.
+  void Evict(EvictRequest request, std::function<void(EvictResult)> done);
+  // status.nominatedNodeName of a pod waiting for room being released.
+  void WriteNominatedNode(NominatedNode nominated);
   void WriteCondition(PodCondition condition);
   void WriteGroupStatus(GroupStatus status);
   // Warning events are always written. Normal ones (a pod was scheduled) are best effort:
@@ -71,6 +87,7 @@ class ApiWriter {
 
  private:
   BindResult DoBind(const BindRequest& request);
+  EvictResult DoEvict(const EvictRequest& request);
   VolumeWriteResult DoWriteVolumes(const VolumeWrites& writes);
   void Check(const Result<k8s::Response>& response, const std::string& what);
 

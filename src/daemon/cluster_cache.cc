@@ -468,6 +468,7 @@ void ClusterCache::SyncPodTask(const std::string& key) {
                 (want == Want::kPending ? task.state == TaskState::kPending
                                         : task.state == TaskState::kRunning && task.node == node);
     if (same) {
+      if (want == Want::kRunning) state_.SetReleasing(pod.task, info.meta.deleting || pod.evicted);
       RefreshJob(job);
       return;
     }
@@ -492,6 +493,9 @@ void ClusterCache::SyncPodTask(const std::string& key) {
                "AccountingFailed",
                "bound to " + info.node_name + " but cannot be counted there: " + placed.message()});
       DropTask(pod);
+    } else {
+      // Terminating (deleted, or evicted by us): its room is being released.
+      state_.SetReleasing(task, info.meta.deleting || pod.evicted);
     }
   }
 }

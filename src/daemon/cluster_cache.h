@@ -86,6 +86,22 @@ struct BindRequest {
   std::string job;  // its job's key, for messages
 };
 
+// An eviction to ask for (policy/v1 Eviction, which PodDisruptionBudgets may refuse).
+struct EvictRequest {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string reason;  // the engine's: names the preemptor
+};
+
+// A pod's status.nominatedNodeName to write: the node whose room being released it waits
+// for (empty: clear it).
+struct NominatedNode {
+  std::string namespace_;
+  std::string name;
+  std::string node;
+};
+
 // What to write so that a pod's delayed claims bind where the session placed it, in order
 // (kube-scheduler's bindAPIUpdate): a volume's spec.claimRef, a claim's selected-node
 // annotation. Each is a merge patch conditional on the resourceVersion it was chosen on.
@@ -180,6 +196,20 @@ class ClusterCache {
   // Services and the controllers default spreading reads (cluster_cache_spread.cc).
   void OnService(k8s::EventType type, const nlohmann::json& object);
   void OnSpreadOwner(k8s::SpreadOwnerKind kind, k8s::EventType type, const nlohmann::json& object);
+
+  // PodDisruptionBudgets (policy/v1) into the model's budgets (cluster_cache_evictions.cc):
+  // status.disruptionsAllowed, or none while the budget's status is older than its spec
+  // (as the Eviction API then refuses).
+  void OnDisruptionBudget(k8s::EventType type, const nlohmann::json& object);
+  // The session's evictions to send, leaving out pods whose eviction is in flight.
+  std::vector<EvictRequest> TakeEvictions(const Decisions& decisions);
+  // The answer to an eviction: an evicted pod's task counts as releasing at once (until
+  // the watch shows the pod terminating or gone); a refused one is running as before, and
+  // a later session may evict it again. Returns true for the first refusal in a row of
+  // this pod (worth reporting), false otherwise.
+  bool EvictionDone(const EvictRequest& request, bool evicted);
+  // The session's pipelined pods whose nominated node changed.
+  std::vector<NominatedNode> Nominations(const Decisions& decisions);
 
   // Records a session's binds as assumed (they count at once) and returns them to send.
   // A pod with delayed claims is not among them: its volume writes are queued
@@ -301,8 +331,12 @@ class ClusterCache {
     // The Services that selected it when its default selector was last made (sorted), or
     // none when it was not made.
     std::vector<std::string> spread_services;
-    bool spread_indexed = false;   // in spread_pods_by_namespace_ (and by owner, if any)
-    std::string spread_owner_key;  // its key in spread_pods_by_owner_; "": none
+    bool spread_indexed = false;    // in spread_pods_by_namespace_ (and by owner, if any)
+    std::string spread_owner_key;   // its key in spread_pods_by_owner_; "": none
+    bool evicting = false;          // an eviction is in flight
+    bool evicted = false;           // the API server took its eviction
+    int32_t eviction_refusals = 0;  // in a row
+    std::string nominated_node;     // the nominatedNodeName we last wrote
   };
   struct JobRecord {
     std::string key;
@@ -445,7 +479,9 @@ class ClusterCache {
   std::unordered_map<std::string, PodRecord> pods_;
   std::unordered_map<std::string, JobRecord> jobs_;
   std::vector<std::string> pod_of_task_;  // TaskId -> pod key
-  std::vector<std::string> job_of_id_;    // JobId -> job key
+  // PodDisruptionBudgets by "namespace/name", as the model has them (in this order).
+  std::map<std::string, DisruptionBudget> budgets_;
+  std::vector<std::string> job_of_id_;  // JobId -> job key
   // ClusterState's jobs in line: by creation time, then key (then id, for a key that two
   // live jobs share for a moment). Job::creation is created * kOrderSlots + the job's slot
   // among those created in that second, so that the session's order (Job::creation, then

@@ -76,6 +76,12 @@ Scheduler::Scheduler(DaemonConfig config, Policy policy, k8s::Client& client,
   m_.events_dropped = MustRegister(
       metrics.AddGauge("gantry_normal_events_dropped",
                        "Normal events (Scheduled) not written because of their rate limit."));
+  m_.evictions = MustRegister(metrics.AddCounter(
+      "gantry_evictions_total",
+      "Evictions gantry asked for (preempt, reclaim), by the API server's answer: evicted, "
+      "refused (a PodDisruptionBudget allows none now: retried by a later cycle), not_found, "
+      "failed.",
+      {"result"}));
   // Pods are given default spreading's selector only when the engine will use it.
   bool default_spreading = false;
   for (const PluginConfig& plugin : config_.engine.plugins) {
@@ -180,7 +186,14 @@ void Scheduler::Apply(Item& item) {
       case Kind::kStatefulSet:
         cache_.OnSpreadOwner(k8s::SpreadOwnerKind::kStatefulSet, w->type, w->object);
         break;
+      case Kind::kDisruptionBudget:
+        cache_.OnDisruptionBudget(w->type, w->object);
+        break;
     }
+    return;
+  }
+  if (auto* e = std::get_if<EvictResult>(&item)) {
+    ApplyEviction(*e);
     return;
   }
   if (auto* v = std::get_if<VolumeWriteResult>(&item)) {
@@ -221,6 +234,26 @@ void Scheduler::Apply(Item& item) {
   }
 }
 
+void Scheduler::ApplyEviction(const EvictResult& r) {
+  (void)m_.evictions->With({r.Result()}).Inc();
+  const EvictRequest& e = r.request;
+  const bool first_refusal = cache_.EvictionDone(e, r.ok);
+  if (r.ok) {
+    writer_->WriteEvent(
+        {"v1", "Pod", e.namespace_, e.name, e.uid, "Normal", "Preempted", e.reason});
+    return;
+  }
+  std::fprintf(stderr, "gantry: evicting %s/%s failed: %s\n", e.namespace_.c_str(), e.name.c_str(),
+               r.error.c_str());
+  // A refusal by a PodDisruptionBudget is retried by a later cycle, when the engine still
+  // chooses the pod: said once per run of refusals, not every cycle.
+  if (r.refused && first_refusal) {
+    writer_->WriteEvent({"v1", "Pod", e.namespace_, e.name, e.uid, "Warning", "EvictionRefused",
+                         "gantry could not evict it (" + e.reason + "): " + r.error +
+                             "; retrying in a later cycle"});
+  }
+}
+
 void Scheduler::RunCycle() {
   auto started = std::chrono::steady_clock::now();
   Snapshot snapshot(cache_.state(), &node_table_);
@@ -236,6 +269,10 @@ void Scheduler::RunCycle() {
   }
   std::vector<BindRequest> binds = cache_.Assume(decisions, SteadySeconds());
   for (BindRequest& b : binds) writer_->Bind(std::move(b));
+  for (EvictRequest& e : cache_.TakeEvictions(decisions)) {
+    writer_->Evict(std::move(e), [this](EvictResult r) { Push(std::move(r)); });
+  }
+  for (NominatedNode& n : cache_.Nominations(decisions)) writer_->WriteNominatedNode(std::move(n));
   SendVolumeWork();
   std::vector<PodCondition> conditions;
   std::vector<GroupStatus> groups;
@@ -311,6 +348,8 @@ const std::vector<Scheduler::Source>& Scheduler::Sources() {
       {Kind::kReplicationController, "/api/v1/replicationcontrollers"},
       {Kind::kReplicaSet, "/apis/apps/v1/replicasets"},
       {Kind::kStatefulSet, "/apis/apps/v1/statefulsets"},
+      // What preempt and reclaim may evict.
+      {Kind::kDisruptionBudget, "/apis/policy/v1/poddisruptionbudgets"},
       {Kind::kPod, "/api/v1/pods"},
   };
   return *sources;

@@ -69,6 +69,7 @@ class Scheduler {
     kReplicationController,
     kReplicaSet,
     kStatefulSet,
+    kDisruptionBudget,
   };
   // What the informers watch: each kind from its collection.
   struct Source {
@@ -81,10 +82,11 @@ class Scheduler {
     k8s::EventType type;
     nlohmann::json object;
   };
-  using Item = std::variant<WatchItem, BindResult, VolumeWriteResult>;
+  using Item = std::variant<WatchItem, BindResult, VolumeWriteResult, EvictResult>;
 
   void Push(Item item);
   void Apply(Item& item);
+  void ApplyEviction(const EvictResult& result);
   void RunCycle();
   // Sends the cache's volume writes and the binds of pods whose claims are now bound.
   void SendVolumeWork();
@@ -123,6 +125,7 @@ class Scheduler {
     GaugeFamily* leader;
     GaugeFamily* nodes;
     GaugeFamily* events_dropped;
+    CounterFamily* evictions;
   } m_{};
 
   std::unique_ptr<ApiWriter> writer_;  // last: its threads stop first

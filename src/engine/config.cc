@@ -31,8 +31,8 @@ Status ParseStringList(const YAML::Node& node, const std::string& source, const 
 SchedulerConfig SchedulerConfig::Default() {
   SchedulerConfig c;
   c.actions = {"enqueue", "allocate", "backfill"};
-  for (const char* name :
-       {"priority", "gang", "drf", "proportion", "predicates", "nodeports", "nodevolumelimits"}) {
+  for (const char* name : {"priority", "gang", "drf", "proportion", "disruptionbudget",
+                           "predicates", "nodeports", "nodevolumelimits"}) {
     c.plugins.push_back(PluginConfig{name, {}});
   }
   // kube-scheduler's default profile weighs TaintToleration 3 and NodeAffinity,

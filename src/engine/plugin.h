@@ -42,7 +42,8 @@ class Plugin {
   // that it costs nothing there (InterPodAffinity in a session where no pod has a term).
   virtual bool ActiveInSession() const { return true; }
   // Called once after the actions ran, to add what the plugin knows to the decisions
-  // (the proportion plugin reports each queue's deserved share).
+  // (the proportion plugin reports each queue's deserved share). The pending jobs are in
+  // *out by then, so that a plugin may add to why they wait.
   virtual void OnSessionClose(const Session& /*session*/, Decisions* /*out*/) const {}
 };
 

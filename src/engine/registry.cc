@@ -32,6 +32,7 @@ constexpr PluginEntry kPlugins[] = {
     {"tainttoleration", NewTaintTolerationPlugin},
     {"interpodaffinity", NewInterPodAffinityPlugin},
     {"podtopologyspread", NewPodTopologySpreadPlugin},
+    {"disruptionbudget", NewDisruptionBudgetPlugin},
 };
 
 struct ActionEntry {

@@ -28,7 +28,6 @@ Session::~Session() = default;
 
 Decisions Session::Run() {
   for (const auto& action : policy_.actions()) action->Execute(*this);
-  plugins_.Close(*this, &decisions_);
   Decisions out = std::move(decisions_);
   decisions_ = Decisions{};
   for (JobId id : state_.pending_jobs()) {
@@ -48,6 +47,8 @@ Decisions Session::Run() {
     if (it != out.pending.end() && it->job == job) it->reason += "; " + note;
   }
   reservation_notes_.clear();
+  // After the pending jobs, so that a plugin may say more about why they wait.
+  plugins_.Close(*this, &out);
   return out;
 }
 

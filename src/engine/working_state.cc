@@ -101,6 +101,10 @@ WorkingState::WorkingState(const ClusterState& c, const NodeTable* cached,
           ClusterState::Accounted(spec, n_gpus, c.EstimatedGpuShare(spec.gpu)));
     }
   }
+  // Tasks already terminating (evicted in an earlier session, or deleted) hold their room
+  // until they end: as if evicted in this session, but not by it (no decision, no plugin
+  // told), so that nothing evicts them again and preemptors may wait for their room.
+  for (TaskId t : c.releasing_tasks()) Evict(t, +1);
 }
 
 JobWork WorkingState::MakeJobWork(JobId id) const {

@@ -33,7 +33,7 @@ enum class TaskStatus : uint8_t {
   kAllocated,  // placed in this session on room free now; binds when its statement commits
   kPipelined,  // placed in this session on room being released; binds once that room is free
   kRunning,    // holds room on its node
-  kReleasing,  // evicted in this session; holds its room until it has terminated
+  kReleasing,  // evicted (in this session or before: terminating); holds its room until it ends
   kDone,       // finished; holds nothing
 };
 std::string_view TaskStatusName(TaskStatus status);
@@ -52,7 +52,7 @@ struct JobWork {
   int32_t ready = 0;            // running (not releasing) plus allocated in this session
   int32_t placed = 0;           // allocated in this session
   int32_t pipelined_tasks = 0;  // pipelined in this session
-  int32_t releasing_tasks = 0;  // evicted in this session
+  int32_t releasing_tasks = 0;  // evicted, in this session or before
   ResourceVector allocated;     // what its ready tasks hold
   ResourceVector pipelined;     // what its pipelined tasks were promised
   ResourceVector releasing;     // what its evicted tasks still hold

@@ -429,6 +429,10 @@ Status ClusterState::PlaceChecked(TaskId task_id, NodeId node_id, std::span<cons
 
 void ClusterState::Unaccount(TaskId task_id) {
   Task& task = tasks_[task_id];
+  if (task.releasing) {
+    task.releasing = false;
+    releasing_tasks_.erase(task_id);
+  }
   Node& node = nodes_[task.node];
   const TaskSpec& spec = specs_[task.spec];
   ResourceVector accounted =

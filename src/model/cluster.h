@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/attachable_volume.h"
+#include "model/disruption_budget.h"
 #include "model/int128.h"
 #include "model/interner.h"
 #include "model/labels.h"
@@ -90,6 +91,8 @@ struct Task {
   std::vector<int32_t> gpus;
   int32_t gpu_milli_each = 0;
   int64_t gpu_memory_each = 0;
+  // Running but terminating (its pod has a deletionTimestamp): see SetReleasing.
+  bool releasing = false;
 };
 
 struct Job {
@@ -169,6 +172,13 @@ class ClusterState {
   // Takes back a placement that did not happen (a failed bind): the task is pending again.
   // REQUIRES: task is running.
   void Unplace(TaskId task);
+  // Marks a running task as terminating, or no longer: it holds its room until it ends,
+  // but sessions see that room as being released (what preemptors wait for) and never
+  // evict it again. A task that is not running is left as it is; one that stops running
+  // is no longer releasing.
+  void SetReleasing(TaskId task, bool releasing);
+  // Running tasks marked releasing, in id order.
+  const std::set<TaskId>& releasing_tasks() const { return releasing_tasks_; }
   // Forgets a task (its pod was deleted or finished), returning its resources if running.
   void RemoveTask(TaskId task);
   // Forgets a job. REQUIRES: it has no tasks left.
@@ -251,6 +261,12 @@ class ClusterState {
   void SetNamespaceLabels(const std::string& ns, Labels labels);
   void RemoveNamespace(const std::string& ns) { namespace_labels_.erase(ns); }
   const Labels& namespace_labels(const std::string& ns) const;
+
+  // The PodDisruptionBudgets the preempt and reclaim actions honour, in the caller's order.
+  void SetDisruptionBudgets(std::vector<DisruptionBudget> budgets) {
+    disruption_budgets_ = std::move(budgets);
+  }
+  const std::vector<DisruptionBudget>& disruption_budgets() const { return disruption_budgets_; }
 
   // The workload's task types (see WorkloadProfile); empty unless a caller sets it.
   void SetWorkloadProfile(WorkloadProfile profile) { profile_ = std::move(profile); }
@@ -360,6 +376,8 @@ class ClusterState {
   WorkloadProfile profile_;
   std::unordered_map<std::string, Labels> namespace_labels_;
   Labels no_labels_;  // what namespace_labels() gives for a namespace never set
+  std::vector<DisruptionBudget> disruption_budgets_;
+  std::set<TaskId> releasing_tasks_;
   std::vector<GpuDevice> largest_devices_;  // per GPU model, the one with most memory
 };
 

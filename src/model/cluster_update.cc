@@ -22,6 +22,17 @@ void ClusterState::Unplace(TaskId task_id) {
   jobs_with_pending_.insert(task.job);
 }
 
+void ClusterState::SetReleasing(TaskId task_id, bool releasing) {
+  Task& task = tasks_[task_id];
+  if (task.state != TaskState::kRunning || task.releasing == releasing) return;
+  task.releasing = releasing;
+  if (releasing) {
+    releasing_tasks_.insert(task_id);
+  } else {
+    releasing_tasks_.erase(task_id);
+  }
+}
+
 void ClusterState::RemoveTask(TaskId task_id) {
   Task& task = tasks_[task_id];
   if (task.state == TaskState::kRunning) Unaccount(task_id);

@@ -392,6 +392,44 @@ Status ParseNamespaces(const YamlReader& r, const YAML::Node& namespaces, Cluste
   return Status::Ok();
 }
 
+// disruptionBudgets: [{name, namespace, selector: {matchLabels, matchExpressions},
+// disruptionsAllowed}]: PodDisruptionBudgets over the tasks' labels (every namespace when
+// it names none).
+Status ParseDisruptionBudgets(const YamlReader& r, const YAML::Node& budgets,
+                              ClusterState* cluster) {
+  GANTRY_RETURN_IF_ERROR(r.List(budgets, "disruptionBudgets"));
+  const PodSpecReader pod(r);
+  std::set<std::string> seen;
+  std::vector<DisruptionBudget> out;
+  for (size_t i = 0; i < budgets.size(); ++i) {
+    const YAML::Node& b = budgets[i];
+    const std::string f = "disruptionBudgets[" + std::to_string(i) + "]";
+    GANTRY_RETURN_IF_ERROR(r.Map(b, f, {"name", "namespace", "selector", "disruptionsAllowed"}));
+    DisruptionBudget budget;
+    if (!b["name"]) return r.Error(b, f + ".name", "required");
+    GANTRY_RETURN_IF_ERROR(r.Name(b["name"], f + ".name", &budget.name));
+    if (!seen.insert(budget.name).second) {
+      return r.Error(b["name"], f + ".name",
+                     "duplicate disruption budget " + QuoteForMessage(budget.name));
+    }
+    if (b["namespace"]) {
+      GANTRY_RETURN_IF_ERROR(pod.Namespace(b["namespace"], f + ".namespace", &budget.namespace_));
+    }
+    if (!b["selector"]) return r.Error(b, f + ".selector", "required");
+    budget.selector.emplace();
+    GANTRY_RETURN_IF_ERROR(
+        pod.ReadLabelSelector(b["selector"], f + ".selector", &*budget.selector));
+    if (!b["disruptionsAllowed"]) return r.Error(b, f + ".disruptionsAllowed", "required");
+    int64_t allowed = 0;
+    GANTRY_RETURN_IF_ERROR(
+        r.Int(b["disruptionsAllowed"], f + ".disruptionsAllowed", 0, INT32_MAX, &allowed));
+    budget.disruptions_allowed = static_cast<int32_t>(allowed);
+    out.push_back(std::move(budget));
+  }
+  cluster->SetDisruptionBudgets(std::move(out));
+  return Status::Ok();
+}
+
 // Before any task is built: the replicas of each job, and of all, are within
 // kMaxTasksPerJob and kMaxTasks (aliases of a few task lists made 3e8 tasks before).
 Status CheckTaskCount(const YamlReader& r, const YAML::Node& jobs) {
@@ -562,8 +600,9 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   if (!loaded.ok()) return loaded.status();
   const YAML::Node root = *loaded;
   if (!root || root.IsNull()) return Status::Invalid(source + ": the file is empty");
-  GANTRY_RETURN_IF_ERROR(r.Map(
-      root, "", {"name", "config", "nodes", "namespaces", "queues", "jobs", "running", "expect"}));
+  GANTRY_RETURN_IF_ERROR(r.Map(root, "",
+                               {"name", "config", "nodes", "namespaces", "queues", "jobs",
+                                "running", "disruptionBudgets", "expect"}));
   Scenario s;
   s.source = source;
   s.name = source;
@@ -577,6 +616,9 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   if (root["queues"]) GANTRY_RETURN_IF_ERROR(ParseQueues(r, root["queues"], &s.cluster));
   if (root["jobs"]) GANTRY_RETURN_IF_ERROR(ParseJobs(r, root["jobs"], &s.cluster));
   if (root["running"]) GANTRY_RETURN_IF_ERROR(ParseRunning(r, root["running"], &s.cluster));
+  if (root["disruptionBudgets"]) {
+    GANTRY_RETURN_IF_ERROR(ParseDisruptionBudgets(r, root["disruptionBudgets"], &s.cluster));
+  }
   if (root["expect"])
     GANTRY_RETURN_IF_ERROR(ParseExpectations(r, root["expect"], s.cluster, &s.expect));
   return s;

@@ -112,10 +112,10 @@ TEST(ParseDaemonConfig, EmptyFileGivesTheDefaults) {
     EXPECT_DOUBLE_EQ(c.leader_election.retry_period_s, 2.0);
     EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
     EXPECT_EQ(PluginNames(c.engine),
-              (std::vector<std::string>{"priority", "gang", "drf", "proportion", "predicates",
-                                        "nodeports", "nodevolumelimits", "interpodaffinity",
-                                        "podtopologyspread", "binpack", "nodeaffinity",
-                                        "tainttoleration"}));
+              (std::vector<std::string>{"priority", "gang", "drf", "proportion", "disruptionbudget",
+                                        "predicates", "nodeports", "nodevolumelimits",
+                                        "interpodaffinity", "podtopologyspread", "binpack",
+                                        "nodeaffinity", "tainttoleration"}));
     EXPECT_EQ(c.engine.nodes_to_score, 100);
   }
 }
@@ -329,11 +329,11 @@ TEST(ShippedConfig, GantryConfigLoads) {
   EXPECT_DOUBLE_EQ(c.leader_election.renew_deadline_s, 10.0);
   EXPECT_DOUBLE_EQ(c.leader_election.retry_period_s, 2.0);
   EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
-  EXPECT_EQ(
-      PluginNames(c.engine),
-      (std::vector<std::string>{"gang", "priority", "drf", "proportion", "predicates", "nodeports",
-                                "nodevolumelimits", "interpodaffinity", "podtopologyspread",
-                                "binpack", "nodeaffinity", "tainttoleration"}));
+  EXPECT_EQ(PluginNames(c.engine),
+            (std::vector<std::string>{"gang", "priority", "drf", "proportion", "disruptionbudget",
+                                      "predicates", "nodeports", "nodevolumelimits",
+                                      "interpodaffinity", "podtopologyspread", "binpack",
+                                      "nodeaffinity", "tainttoleration"}));
   EXPECT_EQ(c.engine.nodes_to_score, 100);
 }
 

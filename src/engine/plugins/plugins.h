@@ -23,6 +23,10 @@ Result<std::unique_ptr<Plugin>> NewDrfPlugin(const PluginConfig& config);
 // guarantees, capped by capabilities and demand), hierarchical DRF queue order, admission
 // and limits.
 Result<std::unique_ptr<Plugin>> NewProportionPlugin(const PluginConfig& config);
+// PodDisruptionBudgets (ClusterState::disruption_budgets): preempt and reclaim evict a task
+// only while every budget that covers it allows one more disruption. List it after the
+// other victim filters, so that it counts only the victims they keep.
+Result<std::unique_ptr<Plugin>> NewDisruptionBudgetPlugin(const PluginConfig& config);
 // Feasibility: cordon, node selector, required affinity, taints, GPU model, resources,
 // GPUs per device, pod count.
 Result<std::unique_ptr<Plugin>> NewPredicatesPlugin(const PluginConfig& config);

@@ -1,0 +1,126 @@
+// The daemon's cluster cache for preempt and reclaim: PodDisruptionBudgets into the model,
+// terminating pods as releasing, and evictions sent once.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "daemon/cluster_cache.h"
+
+namespace gantry {
+namespace {
+
+using json = nlohmann::json;
+using k8s::EventType;
+
+json NodeObject(const std::string& name) {
+  return {{"metadata", {{"name", name}, {"uid", "uid-" + name}, {"resourceVersion", "1"}}},
+          {"status",
+           {{"allocatable",
+             {{"cpu", "64"}, {"memory", "512Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}}}}}};
+}
+
+json BoundPod(const std::string& name, const std::string& node) {
+  return {{"metadata",
+           {{"name", name}, {"namespace", "ml"}, {"uid", "uid-" + name}, {"resourceVersion", "1"}}},
+          {"spec",
+           {{"schedulerName", "gantry"},
+            {"nodeName", node},
+            {"containers",
+             {{{"name", "c"},
+               {"resources", {{"requests", {{"cpu", "1"}, {"nvidia.com/gpu", "1"}}}}}}}}}},
+          {"status", {{"phase", "Running"}}}};
+}
+
+json Budget(int64_t generation, int64_t observed, int allowed) {
+  return {
+      {"metadata",
+       {{"name", "guard"}, {"namespace", "ml"}, {"uid", "uid-guard"}, {"generation", generation}}},
+      {"spec", {{"selector", {{"matchLabels", {{"app", "train"}}}}}}},
+      {"status", {{"observedGeneration", observed}, {"disruptionsAllowed", allowed}}}};
+}
+
+TaskId TaskOf(const ClusterState& s, const std::string& key) {
+  for (TaskId t = 0; t < s.tasks().size(); ++t) {
+    if (s.task(t).name == key && s.task(t).job != kNone) return t;
+  }
+  return kNone;
+}
+
+TEST(ClusterCacheEvictions, BudgetsFollowTheirObjectsAndCountNothingWhileTheirStatusIsOld) {
+  ClusterCache c("gantry");
+  c.OnDisruptionBudget(EventType::kAdded, Budget(2, 1, 3));
+  ASSERT_EQ(c.state().disruption_budgets().size(), 1u);
+  const DisruptionBudget& b = c.state().disruption_budgets()[0];
+  EXPECT_EQ(b.name, "ml/guard");
+  EXPECT_EQ(b.namespace_, "ml");
+  ASSERT_TRUE(b.selector.has_value());
+  EXPECT_EQ(b.disruptions_allowed, 0);  // the Eviction API refuses until status catches up
+  c.OnDisruptionBudget(EventType::kModified, Budget(2, 2, 3));
+  EXPECT_EQ(c.state().disruption_budgets()[0].disruptions_allowed, 3);
+  json no_selector = Budget(1, 1, 1);
+  no_selector["spec"].erase("selector");
+  c.OnDisruptionBudget(EventType::kModified, no_selector);
+  EXPECT_FALSE(c.state().disruption_budgets()[0].selector.has_value());  // covers no pod
+  c.OnDisruptionBudget(EventType::kDeleted, no_selector);
+  EXPECT_TRUE(c.state().disruption_budgets().empty());
+}
+
+TEST(ClusterCacheEvictions, ATerminatingPodIsReleasing) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  json pod = BoundPod("p", "n1");
+  c.OnPod(EventType::kAdded, pod);
+  const TaskId t = TaskOf(c.state(), "ml/p");
+  ASSERT_NE(t, kNone);
+  EXPECT_FALSE(c.state().task(t).releasing);
+  pod["metadata"]["deletionTimestamp"] = "2026-12-02T05:00:00Z";
+  pod["metadata"]["resourceVersion"] = "2";
+  c.OnPod(EventType::kModified, pod);
+  ASSERT_EQ(TaskOf(c.state(), "ml/p"), t);
+  EXPECT_TRUE(c.state().task(t).releasing);
+}
+
+TEST(ClusterCacheEvictions, AnEvictionIsSentOnceAndAnEvictedPodIsReleasing) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnPod(EventType::kAdded, BoundPod("p", "n1"));
+  const TaskId t = TaskOf(c.state(), "ml/p");
+  ASSERT_NE(t, kNone);
+  Decisions d;
+  d.evictions.push_back({c.state().task(t).job, t, c.state().FindNode("n1"), "preempted for q"});
+  std::vector<EvictRequest> sent = c.TakeEvictions(d);
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].name, "p");
+  EXPECT_EQ(sent[0].uid, "uid-p");
+  EXPECT_EQ(sent[0].reason, "preempted for q");
+  EXPECT_TRUE(c.TakeEvictions(d).empty());  // in flight
+  // Refused (a budget): reported once per run of refusals, and sent again later.
+  EXPECT_TRUE(c.EvictionDone(sent[0], /*evicted=*/false));
+  ASSERT_EQ(c.TakeEvictions(d).size(), 1u);
+  EXPECT_FALSE(c.EvictionDone(sent[0], false));
+  EXPECT_FALSE(c.state().task(t).releasing);
+  ASSERT_EQ(c.TakeEvictions(d).size(), 1u);
+  EXPECT_FALSE(c.EvictionDone(sent[0], /*evicted=*/true));
+  EXPECT_TRUE(c.state().task(t).releasing);
+  EXPECT_TRUE(c.TakeEvictions(d).empty());  // evicted: not again
+}
+
+TEST(ClusterCacheEvictions, APipelinedPodIsNominatedOnceForItsNode) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  json pending = BoundPod("w", "n1");
+  pending["spec"].erase("nodeName");
+  pending["status"]["phase"] = "Pending";
+  c.OnPod(EventType::kAdded, pending);
+  const TaskId t = TaskOf(c.state(), "ml/w");
+  ASSERT_NE(t, kNone);
+  Decisions d;
+  d.pipelined.push_back({c.state().task(t).job, t, c.state().FindNode("n1"), {0}});
+  std::vector<NominatedNode> n = c.Nominations(d);
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_EQ(n[0].node, "n1");
+  EXPECT_TRUE(c.Nominations(d).empty());
+}
+
+}  // namespace
+}  // namespace gantry
