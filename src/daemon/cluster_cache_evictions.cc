@@ -58,6 +58,10 @@ std::vector<EvictRequest> ClusterCache::TakeEvictions(const Decisions& decisions
     PodRecord& pod = it->second;
     if (pod.evicting || pod.evicted || pod.info.meta.deleting) continue;
     pod.evicting = true;
+    // Remembered from the decision on, refused or not: the victim never evicts back.
+    if (e.for_job != kNone && e.for_job < state_.jobs().size() && pod.task == e.task) {
+      state_.NoteEviction(state_.task(e.task).job, e.for_job);
+    }
     out.push_back({pod.info.meta.namespace_, pod.info.meta.name, pod.info.meta.uid,
                    Bounded(e.reason, kMaxMessage)});
   }

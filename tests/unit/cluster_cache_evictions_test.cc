@@ -105,6 +105,25 @@ TEST(ClusterCacheEvictions, AnEvictionIsSentOnceAndAnEvictedPodIsReleasing) {
   EXPECT_TRUE(c.TakeEvictions(d).empty());  // evicted: not again
 }
 
+TEST(ClusterCacheEvictions, AVictimRemembersItsPreemptorSoThatItNeverEvictsItBack) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnPod(EventType::kAdded, BoundPod("victim", "n1"));
+  c.OnPod(EventType::kAdded, BoundPod("preemptor", "n1"));
+  const TaskId victim = TaskOf(c.state(), "ml/victim");
+  const TaskId preemptor = TaskOf(c.state(), "ml/preemptor");
+  ASSERT_NE(victim, kNone);
+  ASSERT_NE(preemptor, kNone);
+  const JobId victim_job = c.state().task(victim).job;
+  const JobId preemptor_job = c.state().task(preemptor).job;
+  ASSERT_NE(victim_job, preemptor_job);
+  Decisions d;
+  d.evictions.push_back({victim_job, victim, c.state().FindNode("n1"), "preempted", preemptor_job});
+  ASSERT_EQ(c.TakeEvictions(d).size(), 1u);
+  EXPECT_EQ(c.state().job(victim_job).evicted_by, std::vector<JobId>{preemptor_job});
+  EXPECT_TRUE(c.state().job(preemptor_job).evicted_by.empty());
+}
+
 TEST(ClusterCacheEvictions, APipelinedPodIsNominatedOnceForItsNode) {
   ClusterCache c("gantry");
   c.OnNode(EventType::kAdded, NodeObject("n1"));
