@@ -1,0 +1,112 @@
+// The cluster cache's side of binding: assuming a session's placements (the pods are
+// bound asynchronously), backing off binds that failed, and releasing pods held back.
+#include <algorithm>
+
+#include "daemon/cluster_cache.h"
+#include "model/limits.h"
+
+namespace gantry {
+
+std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double now) {
+  std::vector<BindRequest> out;
+  out.reserve(decisions.binds.size());
+  std::vector<std::string> claimants;  // assumed pods with claims, now holding them
+  // Claims and classes whose pending pods see a volume choice (after the loop, which
+  // must not sync pods whose tasks the decisions name).
+  std::vector<std::string> resync_claims, resync_classes;
+  std::vector<std::string> failed;  // pods whose volume choice could not be assumed
+  for (const BindDecision& b : decisions.binds) {
+    const std::string key = pod_of_task_[b.task];
+    auto it = pods_.find(key);
+    if (it == pods_.end()) continue;
+    PodRecord& pod = it->second;
+    const TaskSpec& spec = state_.spec(state_.task(b.task).spec);
+    if (!spec.delayed_claims.empty() && b.volumes.size() != spec.delayed_claims.size()) {
+      Problem({"v1", "Pod", pod.info.meta.namespace_, pod.info.meta.name, pod.info.meta.uid,
+               "Warning", "InternalError",
+               "decision could not be applied: no volume chosen for its delayed claims"});
+      continue;
+    }
+    const bool delayed = !spec.delayed_claims.empty();
+    Status placed = state_.Place(b.task, b.node, b.gpus);
+    if (!placed.ok()) {
+      // The engine decided on this very state, so this is a bug; say so and skip.
+      Problem({"v1", "Pod", pod.info.meta.namespace_, pod.info.meta.name, pod.info.meta.uid,
+               "Warning", "InternalError", "decision could not be applied: " + placed.message()});
+      continue;
+    }
+    pod.assumed = true;
+    assumed_++;
+    if (!pod.info.claims.empty()) claimants.push_back(key);
+    status_dirty_.insert(pod.job_key);
+    BindRequest r;
+    r.namespace_ = pod.info.meta.namespace_;
+    r.name = pod.info.meta.name;
+    r.uid = pod.info.meta.uid;
+    r.node = state_.node(b.node).name;
+    r.gpus = b.gpus;
+    r.write_devices = pod.info.spec.gpu.shared();
+    r.job = pod.job_key;
+    // Bound once its delayed claims are, as kube-scheduler's PreBind waits for them.
+    if (delayed) {
+      if (!AssumeVolumes(pod, key, b, spec, std::move(r), now, &resync_claims, &resync_classes)) {
+        failed.push_back(key);
+      }
+      continue;
+    }
+    out.push_back(std::move(r));
+  }
+  // After the loop: the pods this keeps from their claims leave their tasks.
+  for (const std::string& key : failed) {
+    auto it = pods_.find(key);
+    if (it == pods_.end()) continue;
+    const k8s::ObjectMeta& meta = it->second.info.meta;
+    BindFailed(meta.namespace_, meta.name, meta.uid, now);
+  }
+  for (const std::string& key : claimants) {
+    auto it = pods_.find(key);
+    if (it != pods_.end()) UpdateClaimUse(it->second, key);
+  }
+  for (const std::string& claim : resync_claims) ResyncClaimPods(claim);
+  for (const std::string& storage_class : resync_classes) ResyncClassPods(storage_class);
+  return out;
+}
+
+double ClusterCache::BindFailed(const std::string& namespace_, const std::string& name,
+                                const std::string& uid, double now) {
+  const std::string key = namespace_ + "/" + name;
+  auto it = pods_.find(key);
+  if (it == pods_.end() || it->second.info.meta.uid != uid || !it->second.assumed) return 0;
+  PodRecord& pod = it->second;
+  pod.assumed = false;
+  assumed_--;
+  double backoff = kBindBackoffInitial;
+  for (int32_t i = 0; i < pod.bind_failures && backoff < kBindBackoffMax; ++i) backoff *= 2;
+  backoff = std::min(backoff, kBindBackoffMax);
+  pod.bind_failures++;
+  if (pod.held_until > 0) held_.erase({pod.held_until, key});
+  pod.held_until = now + backoff;
+  held_.insert({pod.held_until, key});
+  if (pod.task != kNone && state_.task(pod.task).state == TaskState::kRunning &&
+      pod.info.node_name.empty()) {
+    state_.Unplace(pod.task);
+  }
+  SyncPod(key);
+  return backoff;
+}
+
+size_t ClusterCache::ReleaseHeld(double now) {
+  size_t released = 0;
+  while (!held_.empty() && held_.begin()->first <= now) {
+    const std::string key = held_.begin()->second;
+    held_.erase(held_.begin());
+    auto it = pods_.find(key);
+    if (it == pods_.end()) continue;
+    it->second.held_until = 0;
+    SyncPod(key);
+    released++;
+  }
+  return released;
+}
+
+}  // namespace gantry
