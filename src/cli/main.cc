@@ -39,9 +39,19 @@ int main(int argc, char** argv) {
       ->type_name("N");
   sim_cmd->add_option("--queues", sim.queues,
                       "Queue file: `queues:` as in a scenario (weights, guarantees, tree), "
-                      "optional `config: {actions: [...]}`");
+                      "optional `config:` with actions, preemptionGraceSeconds, "
+                      "starvationSeconds");
   sim_cmd->add_option("--actions", sim.actions,
                       "Replay actions, comma-separated (e.g. enqueue,reclaim,allocate,backfill)");
+  sim_cmd
+      ->add_option("--preemption-grace", sim.preemption_grace,
+                   "Seconds a job waits before it may evict (preemptionGraceSeconds)")
+      ->type_name("SECONDS");
+  sim_cmd
+      ->add_option("--starvation", sim.starvation,
+                   "Seconds at the head of its queue before a job's nodes are held for it "
+                   "(starvationSeconds; with the reserve action)")
+      ->type_name("SECONDS");
   sim_cmd->add_option("--jobs", sim.jobs, "Runs at once (default 2, at most 256)")->type_name("N");
 
   gantry::ServeOptions serve;

@@ -49,10 +49,10 @@ class Progress {
 };
 
 struct SimInputs {
-  ClusterState cluster;              // nodes only
-  std::vector<TracePod> pods;        // an openb pod list, for the protocol
-  std::vector<SimJob> jobs;          // for replays
-  std::vector<std::string> actions;  // the queue file's, if it names any
+  ClusterState cluster;        // nodes only
+  std::vector<TracePod> pods;  // an openb pod list, for the protocol
+  std::vector<SimJob> jobs;    // for replays
+  QueueFileConfig queue_file;  // what the queue file sets of the configuration
 };
 
 // Read and checked before anything runs.
@@ -76,7 +76,7 @@ Result<SimInputs> LoadInputs(const SimOptions& o, const SimSettings& settings) {
   if (!o.queues.empty()) {
     auto text = ReadInputFile(o.queues);
     if (!text.ok()) return text.status();
-    GANTRY_RETURN_IF_ERROR(ParseQueueFile(*text, o.queues, &in.cluster, &in.actions));
+    GANTRY_RETURN_IF_ERROR(ParseQueueFile(*text, o.queues, &in.cluster, &in.queue_file));
   }
   if (settings.generate_workload)
     GANTRY_RETURN_IF_ERROR(AddGeneratedQueues(*settings.generator, &in.cluster));
@@ -139,13 +139,19 @@ int RunSim(const SimOptions& o) {
     auto config =
         settings.protocol ? PolicyConfig(p) : ReplayPolicyConfig(p, settings.nodes_to_score);
     if (!config.ok()) return fail("--policy: " + config.status().message());
+    // The options first, then the queue file, then the policy's own.
+    const QueueFileConfig& file = inputs->queue_file;
     const std::vector<std::string>& actions =
-        !settings.actions.empty() ? settings.actions : inputs->actions;
+        !settings.actions.empty() ? settings.actions : file.actions;
     if (!actions.empty()) {
       config->actions = actions;
       Status valid = ValidateSchedulerConfig(*config);
       if (!valid.ok()) return fail("--actions: " + valid.message());
     }
+    config->preemption_grace_s = settings.preemption_grace_s.value_or(
+        file.preemption_grace_s.value_or(config->preemption_grace_s));
+    config->starvation_s =
+        settings.starvation_s.value_or(file.starvation_s.value_or(config->starvation_s));
     configs.push_back(*config);
   }
 

@@ -105,8 +105,14 @@ struct Job {
   // has waited decides the preemption grace and reservations against starvation.
   int64_t submitted = 0;
   // Every job that evicted one of its tasks, directly or through a chain (A evicted B,
-  // B evicted this one): sorted. Kept by ClusterState::NoteEviction.
+  // B evicted this one, before or after): sorted. Kept by ClusterState::NoteEviction.
   std::vector<JobId> evicted_by;
+  // The jobs it evicted a task of, directly: sorted. What a new eviction of this job
+  // adds to its evicted_by goes down these to every job it reaches.
+  std::vector<JobId> evicted;
+  // Its eviction memory passed kMaxEvictionChain, or that of a job that evicted it
+  // through a chain did: it is never evicted again, nor evicts.
+  bool eviction_memory_full = false;
   std::vector<TaskId> tasks;
   // Kept by ClusterState:
   int32_t running = 0;
@@ -183,11 +189,13 @@ class ClusterState {
   void RemoveTask(TaskId task);
   // Forgets a job. REQUIRES: it has no tasks left.
   void RemoveJob(JobId job);
-  // Records that a task of `victim` was evicted for `preemptor`: the victim's evicted_by
-  // takes the preemptor and the preemptor's own evicted_by. The engine never evicts a
-  // task of a job in the preemptor's evicted_by, so no eviction loops back, directly or
-  // through a chain. A list that would grow past kMaxEvictionChain stays full: such a
-  // job is never evicted again, nor evicts (see EvictionChainFull).
+  // Records that a task of `victim` was evicted for `preemptor`: the preemptor and its
+  // own evicted_by join the evicted_by of the victim and of every job the victim evicted,
+  // directly or through a chain. The engine never evicts a task of a job in the
+  // preemptor's evicted_by, so no eviction loops back, directly or through a chain. A job
+  // whose memory would pass kMaxEvictionChain is full, and so is every job it reaches:
+  // such a job is never evicted again, nor evicts (see EvictionChainFull), so no loop
+  // can pass through the part of the chain no longer remembered.
   void NoteEviction(JobId victim, JobId preemptor);
   bool EvictionChainFull(JobId job) const;
   // Changes a job's gang size, priority and queue; what its running tasks hold moves to
@@ -366,7 +374,7 @@ class ClusterState {
   std::vector<NodeId> free_node_ids_;
   size_t live_nodes_ = 0;
   std::set<JobId> jobs_with_pending_;
-  std::set<JobId> jobs_evicted_;  // those whose evicted_by is not empty
+  std::set<JobId> jobs_evicted_;  // those in an eviction: evicted_by or evicted not empty
   std::vector<TaskId> free_task_ids_;
   std::vector<JobId> free_job_ids_;
   std::vector<std::vector<TaskId>> tasks_on_node_;

@@ -3,6 +3,7 @@
 // Place and Release; a live cluster also takes things away and changes them.
 #include <algorithm>
 #include <iterator>
+#include <set>
 
 #include "model/cluster.h"
 #include "model/limits.h"
@@ -53,35 +54,74 @@ void ClusterState::RemoveJob(JobId job_id) {
   job_ids_.erase(job.name);
   jobs_with_pending_.erase(job_id);
   jobs_evicted_.erase(job_id);
-  // Its id will name another job: no chain may go through it any more.
+  // Its id will name another job: no chain may go through it any more. (What it passed
+  // down stays: a job it reached may still not evict the jobs that evicted it.)
   for (JobId other : jobs_evicted_) {
-    std::vector<JobId>& by = jobs_[other].evicted_by;
-    auto it = std::lower_bound(by.begin(), by.end(), job_id);
-    if (it != by.end() && *it == job_id && by.size() <= kMaxEvictionChain) by.erase(it);
+    for (std::vector<JobId>* list : {&jobs_[other].evicted_by, &jobs_[other].evicted}) {
+      auto it = std::lower_bound(list->begin(), list->end(), job_id);
+      if (it != list->end() && *it == job_id) list->erase(it);
+    }
   }
   job = Job{};
   free_job_ids_.push_back(job_id);
 }
 
+namespace {
+
+void InsertSorted(std::vector<JobId>& list, JobId id) {
+  auto it = std::lower_bound(list.begin(), list.end(), id);
+  if (it == list.end() || *it != id) list.insert(it, id);
+}
+
+}  // namespace
+
 void ClusterState::NoteEviction(JobId victim, JobId preemptor) {
-  if (victim == preemptor || EvictionChainFull(victim)) return;
-  std::vector<JobId> merged;
-  const std::vector<JobId>& before = jobs_[victim].evicted_by;
-  const std::vector<JobId>& upstream = jobs_[preemptor].evicted_by;
-  std::set_union(before.begin(), before.end(), upstream.begin(), upstream.end(),
-                 std::back_inserter(merged));
-  auto it = std::lower_bound(merged.begin(), merged.end(), preemptor);
-  if (it == merged.end() || *it != preemptor) merged.insert(it, preemptor);
-  // Its own id in the list (a chain back to itself): it evicted, through others, a job
-  // that now evicts it. The engine refuses that, so only a caller's own decisions get here.
-  std::erase(merged, victim);
-  if (merged.size() > kMaxEvictionChain) merged.resize(kMaxEvictionChain + 1);  // full
-  jobs_[victim].evicted_by = std::move(merged);
-  jobs_evicted_.insert(victim);
+  if (victim == preemptor) return;
+  Job& evictor = jobs_[preemptor];
+  InsertSorted(evictor.evicted, victim);
+  if (evictor.evicted.size() > kMaxEvictionChain) evictor.eviction_memory_full = true;
+  jobs_evicted_.insert(preemptor);
+  // What the victim and every job it reaches must never evict from now on.
+  std::vector<JobId> upstream = evictor.evicted_by;
+  InsertSorted(upstream, preemptor);
+  // Down the chain, breadth first. A job whose list already holds all of `upstream`, and
+  // whose fullness does not change, passes nothing new down (each job's evicted_by holds
+  // those of the jobs that evicted it), so the walk stops there. `seen` ends it in a
+  // chain that loops back (only a caller's own decisions can make one).
+  struct Step {
+    JobId job;
+    bool full;  // a job above it on this walk is full
+  };
+  std::vector<Step> frontier = {{victim, evictor.eviction_memory_full}};
+  std::set<JobId> seen = {victim};
+  while (!frontier.empty()) {
+    std::vector<Step> next;
+    for (const Step& step : frontier) {
+      Job& job = jobs_[step.job];
+      jobs_evicted_.insert(step.job);
+      std::vector<JobId> merged;
+      std::set_union(job.evicted_by.begin(), job.evicted_by.end(), upstream.begin(), upstream.end(),
+                     std::back_inserter(merged));
+      // Its own id in the list: it evicted, through others, a job that now evicts it.
+      // The engine refuses that, so only a caller's own decisions get here.
+      std::erase(merged, step.job);
+      const bool full = job.eviction_memory_full || step.full || merged.size() > kMaxEvictionChain;
+      if (merged.size() > kMaxEvictionChain) merged.resize(kMaxEvictionChain);
+      const bool changed =
+          merged.size() != job.evicted_by.size() || full != job.eviction_memory_full;
+      job.evicted_by = std::move(merged);
+      job.eviction_memory_full = full;
+      if (!changed) continue;
+      for (JobId down : job.evicted) {
+        if (seen.insert(down).second) next.push_back({down, full});
+      }
+    }
+    frontier = std::move(next);
+  }
 }
 
 bool ClusterState::EvictionChainFull(JobId job) const {
-  return jobs_[job].evicted_by.size() > kMaxEvictionChain;
+  return jobs_[job].eviction_memory_full;
 }
 
 Status ClusterState::UpdateJob(JobId job_id, int32_t min_member, int32_t priority, QueueId queue) {

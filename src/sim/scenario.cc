@@ -625,7 +625,7 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
 }
 
 Status ParseQueueFile(const std::string& text, const std::string& source, ClusterState* cluster,
-                      std::vector<std::string>* actions) {
+                      QueueFileConfig* out) {
   YamlReader r(source);
   auto loaded = ParseYamlNode(text, source);
   if (!loaded.ok()) return loaded.status();
@@ -633,13 +633,16 @@ Status ParseQueueFile(const std::string& text, const std::string& source, Cluste
   if (!root || root.IsNull()) return Status::Invalid(source + ": the file is empty");
   GANTRY_RETURN_IF_ERROR(r.Map(root, "", {"queues", "config"}));
   if (!root["queues"]) return r.Error(root, "queues", "required");
-  actions->clear();
-  if (root["config"]) {
-    // Only the actions: the policies come from --policy.
-    GANTRY_RETURN_IF_ERROR(r.Map(root["config"], "config", {"actions"}));
+  *out = QueueFileConfig{};
+  if (const YAML::Node node = root["config"]) {
+    // Not the plugins: they come from --policy.
+    GANTRY_RETURN_IF_ERROR(
+        r.Map(node, "config", {"actions", "preemptionGraceSeconds", "starvationSeconds"}));
     SchedulerConfig config;
-    GANTRY_RETURN_IF_ERROR(ParseSchedulerConfig(root["config"], source, &config));
-    if (root["config"]["actions"]) actions->swap(config.actions);
+    GANTRY_RETURN_IF_ERROR(ParseSchedulerConfig(node, source, &config));
+    if (node["actions"]) out->actions.swap(config.actions);
+    if (node["preemptionGraceSeconds"]) out->preemption_grace_s = config.preemption_grace_s;
+    if (node["starvationSeconds"]) out->starvation_s = config.starvation_s;
   }
   return ParseQueues(r, root["queues"], cluster);
 }

@@ -46,13 +46,20 @@ Result<Scenario> LoadScenario(const std::string& path);
 // The same from text; `source` names it in errors.
 Result<Scenario> ParseScenario(const std::string& text, const std::string& source);
 
+// What a queue file may set of the replay's configuration (the policies come from
+// --policy): unset fields leave the policy's own.
+struct QueueFileConfig {
+  std::vector<std::string> actions;           // empty: the policy's
+  std::optional<int64_t> preemption_grace_s;  // preemptionGraceSeconds
+  std::optional<int64_t> starvation_s;        // starvationSeconds
+};
+
 // A queue file for `gantry sim --queues`: a mapping with `queues:` (the scenario format's
-// list: weights, guarantees, capabilities, parents) and optionally `config: {actions: [...]}`
-// (the actions the replay runs; the policies come from --policy). Adds the
-// queues to `cluster`; `actions` gets the configured actions, or stays empty when the file
-// has no `config.actions`. Errors as ParseScenario's.
+// list: weights, guarantees, capabilities, parents) and optionally `config:` with
+// `actions`, `preemptionGraceSeconds` and `starvationSeconds`. Adds the queues to
+// `cluster` and sets in `config` what the file names. Errors as ParseScenario's.
 Status ParseQueueFile(const std::string& text, const std::string& source, ClusterState* cluster,
-                      std::vector<std::string>* actions);
+                      QueueFileConfig* config);
 
 // Checks decisions against the scenario's expectations. Returns one line per unmet
 // expectation ("job train-1: expected 4 placed, got 0"); empty when all are met.

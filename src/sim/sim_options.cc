@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 #include <set>
+#include <tuple>
 
 #include "model/limits.h"
 #include "sim/protocol.h"
@@ -303,6 +304,15 @@ Result<SimSettings> ParseSimOptions(const SimOptions& o) {
         return Status::Invalid("--actions: an empty action name in " + Quoted(o.actions));
       s.actions.push_back(a);
     }
+  }
+  for (auto [option, text, field] :
+       {std::tuple{"--preemption-grace (seconds)", &o.preemption_grace, &s.preemption_grace_s},
+        std::tuple{"--starvation (seconds)", &o.starvation, &s.starvation_s}}) {
+    if (text->empty()) continue;
+    if (s.protocol) return Status::Invalid(std::string(option) + " applies to replays only");
+    auto v = ParseInteger(option, *text, 0, kMaxConfiguredSeconds);
+    if (!v.ok()) return v.status();
+    *field = *v;
   }
   s.fairness =
       !o.queues.empty() || !s.actions.empty() || (s.generator && !s.generator->queues.empty());

@@ -26,8 +26,10 @@ struct SimOptions {
   std::string period;
   std::string nodes_to_score;
   std::string jobs;
-  std::string queues;   // a queue file (ParseQueueFile)
-  std::string actions;  // comma-separated, replacing the configuration's
+  std::string queues;            // a queue file (ParseQueueFile)
+  std::string actions;           // comma-separated, replacing the configuration's
+  std::string preemption_grace;  // seconds: the configuration's preemptionGraceSeconds
+  std::string starvation;        // seconds: the configuration's starvationSeconds
 };
 
 // Runs at once, and seeds in one `gantry sim`.
@@ -50,6 +52,9 @@ struct SimSettings {
   // --actions (checked against the known actions when the configurations are made);
   // empty: the queue file's, else the default.
   std::vector<std::string> actions;
+  // --preemption-grace and --starvation; unset: the queue file's, else the default.
+  std::optional<int64_t> preemption_grace_s;
+  std::optional<int64_t> starvation_s;
   // The terminal table adds per-run fairness figures: --queues, --actions or queues=.
   bool fairness = false;
 };

@@ -228,18 +228,46 @@ TEST(FairnessOptionsTest, QueuesAndActionsApplyToReplaysOnly) {
   EXPECT_FALSE(ParseSimOptions(o).ok());
 }
 
+TEST(FairnessOptionsTest, GraceAndStarvationAreSecondsForReplays) {
+  SimOptions o;
+  o.cluster = "nodes.csv";
+  o.workload = "jobs.csv";
+  o.starvation = "600";
+  o.preemption_grace = "30";
+  const SimSettings s = Must(ParseSimOptions(o));
+  EXPECT_EQ(s.starvation_s, 600);
+  EXPECT_EQ(s.preemption_grace_s, 30);
+  SimOptions plain;
+  plain.cluster = "nodes.csv";
+  plain.workload = "jobs.csv";
+  EXPECT_FALSE(Must(ParseSimOptions(plain)).starvation_s.has_value());
+  for (const char* bad : {"-1", "ten", "99999999999999"}) {
+    o.starvation = bad;
+    auto r = ParseSimOptions(o);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--starvation"), std::string::npos) << r.status().message();
+  }
+  o.starvation.clear();
+  o.protocol = "fgd-atc23";
+  auto r = ParseSimOptions(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("--preemption-grace"), std::string::npos);
+}
+
 TEST(QueueFileTest, ReadsATreeAndTheActions) {
   ClusterState c;
-  std::vector<std::string> actions;
+  QueueFileConfig config;
   Status st = ParseQueueFile(
       "queues:\n  - {name: eng, weight: 3}\n  - {name: train, parent: eng}\n"
-      "config:\n  actions: [enqueue, reclaim, allocate]\n",
-      "q.yaml", &c, &actions);
+      "config:\n  actions: [enqueue, reclaim, allocate]\n  starvationSeconds: 600\n",
+      "q.yaml", &c, &config);
   ASSERT_TRUE(st.ok()) << st.message();
   ASSERT_EQ(c.queues().size(), 2u);
   EXPECT_EQ(c.queue(0).weight, 3);
   EXPECT_EQ(c.queue(1).parent, 0u);
-  EXPECT_EQ(actions, (std::vector<std::string>{"enqueue", "reclaim", "allocate"}));
+  EXPECT_EQ(config.actions, (std::vector<std::string>{"enqueue", "reclaim", "allocate"}));
+  EXPECT_EQ(config.starvation_s, 600);
+  EXPECT_FALSE(config.preemption_grace_s.has_value());  // the policy's own
 }
 
 TEST(QueueFileTest, ErrorsNameTheFileAndTheField) {
@@ -254,10 +282,12 @@ TEST(QueueFileTest, ErrorsNameTheFileAndTheField) {
            {"config: {actions: [allocate]}\n", "queues"},
            {"queues: []\nconfig: {plugins: [gang]}\n", "config"},
            {"queues: []\nconfig: {actions: [nosuch]}\n", "config.actions[0]"},
+           {"queues: []\nconfig: {starvationSeconds: -1}\n", "config.starvationSeconds"},
+           {"queues: []\nconfig: {preemptionGraceSeconds: x}\n", "config.preemptionGraceSeconds"},
            {"queues: []\nextra: 1\n", "extra"}}) {
     ClusterState c;
-    std::vector<std::string> actions;
-    Status st = ParseQueueFile(bad.text, "q.yaml", &c, &actions);
+    QueueFileConfig config;
+    Status st = ParseQueueFile(bad.text, "q.yaml", &c, &config);
     ASSERT_FALSE(st.ok()) << bad.text;
     EXPECT_NE(st.message().find(bad.part), std::string::npos) << st.message();
   }

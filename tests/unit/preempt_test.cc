@@ -164,6 +164,47 @@ TEST(EvictionChainTest, AJobNeverEvictsAJobThatEvictedItDirectlyOrThroughAChain)
   EXPECT_EQ(c.job(cc).evicted_by, (std::vector<JobId>{b}));
 }
 
+// The loop the simulator found (make fairness with reserve and a grace): x evicted y,
+// then z evicted x, then y would evict z, closing z -> x -> y -> z. What z's eviction of
+// x adds must reach y, which x had evicted before.
+TEST(EvictionChainTest, ALaterEvictionUpTheChainReachesTheJobsBelow) {
+  ClusterState c;
+  const NodeId n0 = AddGpuNode(c, "n0", 1);
+  const QueueId q = AddQueue(c, "q");
+  const JobId z = AddJob(c, "z", q, GpuSpec(1), 1, 1, 1);
+  RunOn(c, z, n0, 1);
+  const JobId x = AddJob(c, "x", q, GpuSpec(1), 1, 1, 1);
+  const JobId y = AddJob(c, "y", q, GpuSpec(1), 1, 1, 100);
+  ASSERT_EQ(RunSession(c, WithActions({"preempt"})).evictions.size(), 1u);  // no memory yet
+  c.NoteEviction(y, x);
+  c.NoteEviction(x, z);
+  EXPECT_EQ(c.job(x).evicted_by, (std::vector<JobId>{z}));
+  EXPECT_EQ(c.job(y).evicted_by, (std::vector<JobId>{z, x}));
+  EXPECT_EQ(c.job(z).evicted, (std::vector<JobId>{x}));
+  const Decisions d = RunSession(c, WithActions({"preempt"}));
+  EXPECT_TRUE(d.evictions.empty()) << EvictedOf(c, d);
+}
+
+TEST(EvictionChainTest, FullnessGoesDownTheChain) {
+  ClusterState c;
+  const QueueId q = AddQueue(c, "q");
+  const JobId top = AddJob(c, "top", q, GpuSpec(1), 1, 1, 1);
+  const JobId below = AddJob(c, "below", q, GpuSpec(1), 1, 1, 1);
+  c.NoteEviction(below, top);  // top evicted below
+  for (size_t i = 0; i < kMaxEvictionChain; ++i) {
+    c.NoteEviction(top, AddJob(c, "o" + std::to_string(i), q, GpuSpec(1), 1, 1, 1));
+  }
+  // top remembers kMaxEvictionChain jobs, which is not past the bound; below would have
+  // to remember one more (top too).
+  EXPECT_FALSE(c.EvictionChainFull(top));
+  EXPECT_TRUE(c.EvictionChainFull(below));
+  // One more above top: its list no longer holds every job above it, and below stays full.
+  c.NoteEviction(top, AddJob(c, "one-more", q, GpuSpec(1), 1, 1, 1));
+  EXPECT_TRUE(c.EvictionChainFull(top));
+  EXPECT_TRUE(c.EvictionChainFull(below));
+  EXPECT_EQ(c.job(below).evicted_by.size(), kMaxEvictionChain);
+}
+
 TEST(EvictionChainTest, AFullChainKeepsTheJobFromEvictingAndFromBeingEvicted) {
   ClusterState c;
   const QueueId q = AddQueue(c, "q");
@@ -174,9 +215,10 @@ TEST(EvictionChainTest, AFullChainKeepsTheJobFromEvictingAndFromBeingEvicted) {
     c.NoteEviction(victim, others.back());
     ASSERT_EQ(c.EvictionChainFull(victim), i == kMaxEvictionChain) << i;
   }
-  EXPECT_EQ(c.job(victim).evicted_by.size(), kMaxEvictionChain + 1);
+  EXPECT_EQ(c.job(victim).evicted_by.size(), kMaxEvictionChain);
   c.NoteEviction(victim, AddJob(c, "one-more", q, GpuSpec(1), 1, 1, 1));  // stays full
-  EXPECT_EQ(c.job(victim).evicted_by.size(), kMaxEvictionChain + 1);
+  EXPECT_EQ(c.job(victim).evicted_by.size(), kMaxEvictionChain);
+  EXPECT_TRUE(c.EvictionChainFull(victim));
   // A full job is no candidate, and evicts nothing.
   const NodeId n0 = AddGpuNode(c, "n0", 1);
   RunOn(c, victim, n0, 1);

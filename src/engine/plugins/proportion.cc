@@ -39,6 +39,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     tree_ = BuildQueueTree(queues);
     admitted_.assign(n, {});
     shares_.assign(n, {});
+    held_.assign(n, {});
     std::vector<ResourceVector> requests(n);
     for (size_t q = 0; q < n; ++q) requests[q] = s.queue(static_cast<QueueId>(q)).request;
     deserved_ = DeservedShares(queues, tree_, requests, s.capacity());
@@ -75,7 +76,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     // Within the capability of the queue and of each of its ancestors.
     for (QueueId q = job.queue; q != kNone; q = s.cluster().queue(q).parent) {
       const Queue& queue = s.cluster().queue(q);
-      const ResourceVector allocated = SubtreeAllocated(s, q);
+      const ResourceVector& allocated = SubtreeAllocated(s, q);
       ResourceVector total = allocated;
       total.Add(admitted_[q]);
       total.Add(need);
@@ -136,8 +137,11 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   bool Overused(const Session& s, QueueId leaf, std::string* reason) const override {
     if (!tree_.in_tree(leaf)) return false;  // its jobs wait for the tree (Allocatable)
     for (QueueId q = leaf; q != kNone; q = s.cluster().queue(q).parent) {
-      const ResourceVector allocated = SubtreeAllocated(s, q);
-      if ((q == leaf ? Share(s, q) : DeservedShare(allocated, q)) < kShareScale) continue;
+      if (q == leaf ? Share(s, q) < kShareScale
+                    : DeservedShare(SubtreeAllocated(s, q), q) < kShareScale) {
+        continue;
+      }
+      const ResourceVector& allocated = SubtreeAllocated(s, q);
       const Queue& queue = s.cluster().queue(q);
       ResourceId worst = 0;
       int64_t worst_share = -1;
@@ -167,7 +171,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     if (!UsableQueue(s, leaf, reason)) return false;
     for (QueueId q = leaf; q != kNone; q = s.cluster().queue(q).parent) {
       const Queue& queue = s.cluster().queue(q);
-      const ResourceVector allocated = SubtreeAllocated(s, q);
+      const ResourceVector& allocated = SubtreeAllocated(s, q);
       ResourceVector after = allocated;
       after.Add(request);
       int64_t over = after.FirstExceeding(queue.capability, /*named_only=*/true);
@@ -198,7 +202,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   // Whether the queue's subtree, with what it holds and has pipelined plus `need`, stays
   // within its deserved share in every resource `need` asks for.
   bool WithinDeservedWith(const Session& s, QueueId q, const ResourceVector& need) const {
-    const ResourceVector held = SubtreeAllocated(s, q);
+    const ResourceVector& held = SubtreeAllocated(s, q);
     const ResourceVector pipelined = Subtree(s, q, &QueueWork::pipelined);
     for (const auto& e : need.entries()) {
       if (e.amount <= 0) continue;
@@ -253,9 +257,35 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     }
     return true;
   }
-  // What the queue's subtree holds (a leaf's own; inner queues hold only through leaves).
-  ResourceVector SubtreeAllocated(const Session& s, QueueId q) const {
-    return Subtree(s, q, &QueueWork::allocated);
+  // What the queue's subtree holds (a leaf's own; inner queues hold only through leaves),
+  // with its place in the order. Kept until an amount in the subtree changes: the allocate
+  // action compares queues once per job it places, and most comparisons find it unchanged.
+  struct Held {
+    uint64_t changes = UINT64_MAX;  // the subtree's QueueWork::changes, added up
+    ResourceVector allocated;
+    bool below_guarantee = false;
+    int64_t dominant_share = 0;  // of the cluster, in kOrderScale
+  };
+  const Held& HeldBy(const Session& s, QueueId q) const {
+    Held& held = held_[q];
+    const uint64_t changes = SubtreeChanges(s, q);
+    if (held.changes == changes) return held;
+    held.allocated = Subtree(s, q, &QueueWork::allocated);
+    held.below_guarantee = BelowGuarantee(held.allocated, q);
+    held.dominant_share = DominantShare(s, held.allocated);
+    held.changes = changes;
+    return held;
+  }
+  const ResourceVector& SubtreeAllocated(const Session& s, QueueId q) const {
+    return HeldBy(s, q).allocated;
+  }
+  // Each counter only grows, so the sum changes whenever one of them does.
+  uint64_t SubtreeChanges(const Session& s, QueueId q) const {
+    uint64_t sum = s.queue(q).changes;
+    if (tree_.in_tree(q) && !tree_.leaf(q)) {
+      for (QueueId c : tree_.children[q]) sum += SubtreeChanges(s, c);
+    }
+    return sum;
   }
   ResourceVector Subtree(const Session& s, QueueId q, ResourceVector QueueWork::*amount) const {
     if (!tree_.in_tree(q) || tree_.leaf(q)) return s.queue(q).*amount;
@@ -273,14 +303,12 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   // Siblings' order: below its guarantee first; then the lower dominant share of the
   // cluster divided by weight; then the name.
   int CompareSiblings(const Session& s, QueueId a, QueueId b) const {
-    const ResourceVector alloc_a = SubtreeAllocated(s, a);
-    const ResourceVector alloc_b = SubtreeAllocated(s, b);
-    const bool below_a = BelowGuarantee(alloc_a, a);
-    const bool below_b = BelowGuarantee(alloc_b, b);
-    if (below_a != below_b) return below_a ? -1 : 1;
+    const Held& held_a = HeldBy(s, a);
+    const Held& held_b = HeldBy(s, b);
+    if (held_a.below_guarantee != held_b.below_guarantee) return held_a.below_guarantee ? -1 : 1;
     const auto& queues = s.cluster().queues();
-    const Int128 share_a = static_cast<Int128>(DominantShare(s, alloc_a)) * queues[b].weight;
-    const Int128 share_b = static_cast<Int128>(DominantShare(s, alloc_b)) * queues[a].weight;
+    const Int128 share_a = static_cast<Int128>(held_a.dominant_share) * queues[b].weight;
+    const Int128 share_b = static_cast<Int128>(held_b.dominant_share) * queues[a].weight;
     if (share_a != share_b) return share_a < share_b ? -1 : 1;
     const int c = queues[a].name.compare(queues[b].name);
     return c < 0 ? -1 : (c > 0 ? 1 : 0);
@@ -326,6 +354,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   std::vector<ResourceVector> deserved_;    // by queue
   std::vector<ResourceVector> admitted_;    // min resources of jobs admitted this session
   mutable std::vector<KnownShare> shares_;  // by queue
+  mutable std::vector<Held> held_;          // by queue
 };
 
 }  // namespace
