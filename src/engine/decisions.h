@@ -42,11 +42,18 @@ struct PendingJob {
   std::string reason;
 };
 
+// Nodes held for a starving job (the reserve action): no other job's task was placed on them.
+struct Reservation {
+  JobId job = kNone;
+  std::vector<NodeId> nodes;  // ascending
+};
+
 struct Decisions {
   std::vector<BindDecision> binds;          // in decision order
   std::vector<EvictDecision> evictions;     // in decision order
   std::vector<PipelineDecision> pipelined;  // in decision order
   std::vector<PendingJob> pending;          // in job id order
+  std::vector<Reservation> reservations;    // in job id order
   // Per queue id, its fair share, when a plugin computes one (proportion); else empty.
   std::vector<ResourceVector> deserved;
 };

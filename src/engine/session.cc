@@ -47,6 +47,14 @@ Decisions Session::Run() {
     if (it != out.pending.end() && it->job == job) it->reason += "; " + note;
   }
   reservation_notes_.clear();
+  for (NodeId node = 0; node < static_cast<NodeId>(reserved_.size()); ++node) {
+    const JobId job = reserved_[node];
+    if (job == kNone) continue;
+    auto it = std::lower_bound(out.reservations.begin(), out.reservations.end(), job,
+                               [](const Reservation& r, JobId j) { return r.job < j; });
+    if (it == out.reservations.end() || it->job != job) it = out.reservations.insert(it, {job, {}});
+    it->nodes.push_back(node);
+  }
   // After the pending jobs, so that a plugin may say more about why they wait.
   plugins_.Close(*this, &out);
   return out;

@@ -110,11 +110,17 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     int64_t duration = 0;
     int64_t last_end = 0;
     int32_t unfinished = 0;
+    // Its first reservation (the reserve action): when, and when the tasks then running on
+    // the held nodes end (-1: one of them has no known end).
+    int64_t reserved_at = -1;
+    int64_t reservation_due = -1;
+    bool placed_since_reserved = false;
   };
   struct TaskTrack {
     int64_t pending_since = 0;  // submit, or the last eviction
     int64_t waited = 0;         // time pending before its current run
     uint32_t run = 0;           // its runs so far: an end event of an earlier run is stale
+    int64_t ends_at = -1;       // while running, its end; -1 when the job has no duration
   };
   std::vector<JobTrack> tracks;      // by JobId
   std::vector<TaskTrack> task_runs;  // by TaskId
@@ -133,6 +139,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   // Time-weighted sums, by queue id: GPU share, deserved share; and over the steady state.
   std::vector<double> share_time, deserved_time, steady_share_time, steady_deserved_time;
   std::vector<double> deserved_pct;         // by queue id, from the last session
+  std::vector<int64_t> queue_pending;       // pending tasks by queue id
   std::vector<PipelineDecision> nominated;  // pipelined, to bind next session
   EvictionLoopDetector loops;
 
@@ -148,6 +155,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     }
     queue_waits.resize(n);
     queue_jcts.resize(n);
+    queue_pending.resize(n, 0);
     result.queues.resize(n);
   };
   grow_queues();
@@ -167,12 +175,22 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   auto place = [&](TaskId task, NodeId node, std::span<const int32_t> gpus) -> Status {
     GANTRY_RETURN_IF_ERROR(cluster.Place(task, node, gpus));
     --pending_tasks;
+    --queue_pending[queue_of_task(task)];
     ++running;
     TaskTrack& tt = task_runs[task];
     tt.waited += t - tt.pending_since;
     ++tt.run;
-    const JobTrack& track = tracks[cluster.task(task).job];
-    if (track.duration > 0) ends.push({t + track.duration, task, tt.run});
+    JobTrack& track = tracks[cluster.task(task).job];
+    tt.ends_at = track.duration > 0 ? t + track.duration : -1;
+    if (tt.ends_at >= 0) ends.push({tt.ends_at, task, tt.run});
+    if (track.reserved_at >= 0 && !track.placed_since_reserved) {
+      track.placed_since_reserved = true;
+      ++result.reserved_jobs_placed;
+      if (track.reservation_due >= 0) {
+        result.reservation_late_max_s =
+            std::max(result.reservation_late_max_s, t - track.reservation_due);
+      }
+    }
     return Status::Ok();
   };
   // Sessions open every period on the same cluster, which changes on few nodes between
@@ -231,6 +249,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       tracks.resize(cluster.jobs().size());
       tracks[*job_id] = JobTrack{sj.submit, sj.duration, 0, sj.pods};
       pending_tasks += sj.pods;
+      queue_pending[queue] += sj.pods;
       result.pods += sj.pods;
     }
     // Pipelined tasks bind onto the room their victims left, before the engine runs. One
@@ -243,6 +262,10 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     nominated.clear();
     // One session when something waits.
     if (pending_tasks > 0) {
+      if (std::count_if(queue_pending.begin(), queue_pending.end(),
+                        [](int64_t n) { return n > 0; }) >= 2) {
+        result.last_contended_t = t;
+      }
       Decisions decisions;
       {
         Snapshot snapshot(cluster, &node_table);
@@ -268,6 +291,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
         ++result.preempted_tasks;
         result.last_eviction_t = t;
         const QueueId victim_queue = cluster.job(e.job).queue;
+        ++queue_pending[victim_queue];
         ++result.queues[victim_queue].evicted;
         EvictionRecord record{t, cluster.job(e.job).name, cluster.queue(victim_queue).name, "", ""};
         if (e.for_job != kNone) {
@@ -283,6 +307,21 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       }
       for (const BindDecision& b : decisions.binds) {
         GANTRY_RETURN_IF_ERROR(place(b.task, b.node, b.gpus));
+      }
+      // A job's first reservation: it should start once what runs on its nodes has ended.
+      for (const Reservation& held : decisions.reservations) {
+        JobTrack& track = tracks[held.job];
+        if (track.reserved_at >= 0) continue;
+        track.reserved_at = t;
+        ++result.reserved_jobs;
+        int64_t due = t;
+        for (NodeId node : held.nodes) {
+          for (TaskId running_task : cluster.tasks_on(node)) {
+            const int64_t end = task_runs[running_task].ends_at;
+            due = (due < 0 || end < 0) ? -1 : std::max(due, end);
+          }
+        }
+        track.reservation_due = due;
       }
       result.pipelined_tasks += static_cast<int64_t>(decisions.pipelined.size());
       nominated = std::move(decisions.pipelined);

@@ -87,7 +87,18 @@ struct ReplayResult {
   // Evictions that closed a loop (EvictionLoopDetector): 0 is the invariant.
   int64_t eviction_loops = 0;
   int64_t last_arrival_t = 0;
-  int64_t last_eviction_t = -1;           // -1: no eviction
+  int64_t last_eviction_t = -1;  // -1: no eviction
+  // The last session at which two or more queues had tasks pending (-1: never). Reclaim
+  // needs a queue short of its share with work pending against one above it, so once one
+  // queue alone has a backlog evictions end; see docs/engine.md, "Preempt and reclaim".
+  int64_t last_contended_t = -1;
+  // Reservations against starvation: jobs that got one, those of them placed since, and
+  // over those placed, the latest start after the time when the tasks running on the held
+  // nodes at the first reservation were due to end (0 when none was late; only jobs whose
+  // held nodes ran tasks of known duration count).
+  int64_t reserved_jobs = 0;
+  int64_t reserved_jobs_placed = 0;
+  int64_t reservation_late_max_s = 0;
   std::vector<EvictionRecord> evictions;  // the first kMaxEvictionRecords
   std::vector<QueueReport> queues;        // by queue id
   double jain_mean = 1;                   // time-weighted over the run

@@ -61,7 +61,8 @@ std::string RunSection(const Json& run) {
       "; loops: " + FormatFixed(NumberOf(run, "eviction_loops").value_or(0), 0) +
       "; last eviction at t = " + FormatFixed(NumberOf(run, "last_eviction_t").value_or(-1), 0) +
       " s, last arrival at t = " + FormatFixed(NumberOf(run, "last_arrival_t").value_or(0), 0) +
-      " s.</p>\n";
+      " s, last time two queues had work pending at t = " +
+      FormatFixed(NumberOf(run, "last_contended_t").value_or(-1), 0) + " s.</p>\n";
   html +=
       "<div class=\"table-wrap\"><table><thead><tr><th>Queue</th><th>Parent</th><th>Share "
       "(%)</th><th>Deserved (%)</th><th>Steady share (%)</th><th>Steady deserved (%)</th>"

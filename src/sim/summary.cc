@@ -67,6 +67,10 @@ Json ReplayRunJson(const ReplayResult& r) {
   run["eviction_loops"] = r.eviction_loops;
   run["last_arrival_t"] = r.last_arrival_t;
   run["last_eviction_t"] = r.last_eviction_t;
+  run["last_contended_t"] = r.last_contended_t;
+  run["reserved_jobs"] = r.reserved_jobs;
+  run["reserved_jobs_placed"] = r.reserved_jobs_placed;
+  run["reservation_late_max_s"] = r.reservation_late_max_s;
   run["jain_mean"] = r.jain_mean;
   run["jain_steady"] = r.jain_steady;
   Json queues = Json::array();
@@ -109,10 +113,18 @@ Json ReplayRunJson(const ReplayResult& r) {
 std::string FairnessTable(const std::string& policy, uint64_t seed, const ReplayResult& r) {
   std::string text = Format(
       "\nfairness %s seed %llu: jain %.4f (steady %.4f), evicted %lld tasks, loops %lld, last "
-      "eviction t=%lld, last arrival t=%lld\n",
+      "eviction t=%lld, last arrival t=%lld, last contended t=%lld\n",
       policy.c_str(), static_cast<unsigned long long>(seed), r.jain_mean, r.jain_steady,
       static_cast<long long>(r.preempted_tasks), static_cast<long long>(r.eviction_loops),
-      static_cast<long long>(r.last_eviction_t), static_cast<long long>(r.last_arrival_t));
+      static_cast<long long>(r.last_eviction_t), static_cast<long long>(r.last_arrival_t),
+      static_cast<long long>(r.last_contended_t));
+  if (r.reserved_jobs > 0) {
+    text += Format(
+        "  reservations: %lld jobs, %lld placed since, latest start %lld s after "
+        "its held nodes were due to be free\n",
+        static_cast<long long>(r.reserved_jobs), static_cast<long long>(r.reserved_jobs_placed),
+        static_cast<long long>(r.reservation_late_max_s));
+  }
   text += Format("  %-16s %9s %11s %12s %14s %8s %12s %12s %8s %11s\n", "QUEUE", "SHARE%",
                  "DESERVED%", "STEADY_SH%", "STEADY_DES%", "ERR%", "WAIT_MEAN_S", "JCT_MEAN_S",
                  "EVICTED", "EVICTED_FOR");
