@@ -681,6 +681,7 @@ void ClusterCache::OnQueue(k8s::EventType type, const json& object) {
   if (type == k8s::EventType::kDeleted) {
     // What is left is a plain top-level queue for the jobs that still name it.
     (void)state_.SetQueueTree(id, kNone, "", true, {});
+    state_.SetQueueUsageHalfLife(id, 0);
     queue_problems_.erase(meta->name);
   }
   RelinkQueues();
@@ -701,6 +702,7 @@ void ClusterCache::RelinkQueues() {
     if (!state_.SetQueueTree(id, parent, missing, info.reclaimable, info.deserved).ok()) {
       (void)state_.SetQueueTree(id, parent, missing, info.reclaimable, {});
     }
+    state_.SetQueueUsageHalfLife(id, info.usage_half_life_s);
   }
   const QueueTree tree = BuildQueueTree(state_.queues());
   for (const auto& [name, info] : queues_) {

@@ -319,6 +319,12 @@ void ClusterCache::VolumeWritesDone(const VolumeWriteResult& result, double now)
     return;
   }
   pod.volume_wait->written = true;
+  // The wait for the provisioner and the PV controller counts from now, when the writes are
+  // done, as kube-scheduler's BindPodVolumes polls bindTimeoutSeconds after its updates.
+  PodRecord::VolumeWait& wait = *pod.volume_wait;
+  volume_waits_.erase({wait.deadline, key});
+  wait.deadline = now + volume_bind_timeout_s_;
+  volume_waits_.insert({wait.deadline, key});
   for (const auto& [object, version] : result.versions) pod.volume_wait->versions[object] = version;
   const std::string failure = CheckVolumeWait(pod, key);
   if (!failure.empty()) FailVolumeWait(key, failure, now);

@@ -256,6 +256,7 @@ void Scheduler::ApplyEviction(const EvictResult& r) {
 
 void Scheduler::RunCycle() {
   auto started = std::chrono::steady_clock::now();
+  usage_memory_.Advance(cache_.state(), SteadySeconds());
   Snapshot snapshot(cache_.state(), &node_table_);
   SessionOptions options;
   options.now = std::chrono::duration_cast<std::chrono::seconds>(

@@ -25,6 +25,7 @@
 #include "engine/policy.h"
 #include "k8s/client.h"
 #include "k8s/informer.h"
+#include "model/usage_memory.h"
 
 namespace gantry {
 
@@ -98,6 +99,9 @@ class Scheduler {
   std::string identity_;
   ClusterCache cache_;
   NodeTableCache node_table_;  // the engine's per-node table, kept in step between cycles
+  // Fair share with memory: each queue's decayed usage, advanced before every cycle. Kept
+  // in this process only: a new leader starts with none.
+  UsageMemory usage_memory_;
   std::vector<std::unique_ptr<k8s::Informer>> informers_;
   std::vector<std::thread> informer_threads_;
 

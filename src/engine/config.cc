@@ -26,6 +26,17 @@ Status ParseStringList(const YAML::Node& node, const std::string& source, const 
   return Status::Ok();
 }
 
+// A plugin argument as the plugin parses it: a scalar as it is, a list or mapping (such as
+// podtopologyspread's defaultConstraints, written as kube-scheduler's arguments are) as
+// its YAML text in flow style, which the plugin reads again or refuses as a single value.
+std::string ArgumentText(const YAML::Node& value) {
+  if (value.IsScalar()) return value.Scalar();
+  if (value.IsNull()) return "";
+  YAML::Emitter out;
+  out << YAML::Flow << value;
+  return out.c_str();
+}
+
 }  // namespace
 
 SchedulerConfig SchedulerConfig::Default() {
@@ -89,12 +100,7 @@ Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
                                        ": expected a mapping");
               }
               for (const auto& akv : pkv.second) {
-                if (!akv.second.IsScalar()) {
-                  return Status::Invalid(
-                      YamlWhere(source, akv.second, field + ".arguments." + akv.first.Scalar()) +
-                      ": expected a single value");
-                }
-                pc.arguments[akv.first.Scalar()] = akv.second.Scalar();
+                pc.arguments[akv.first.Scalar()] = ArgumentText(akv.second);
               }
             } else {
               return Status::Invalid(YamlWhere(source, pkv.first, field + "." + pkey) +

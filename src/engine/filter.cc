@@ -1,5 +1,7 @@
 #include "engine/filter.h"
 
+#include <algorithm>
+
 namespace gantry {
 
 FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& gpu,
@@ -78,8 +80,49 @@ std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec) {
                " CSI driver is not installed on the node";
       }
       return "a CSI driver is not installed on the node";
+    case FilterCode::kRuleNotConfigured: {
+      static constexpr const char* kRuleField[kPodRuleCount] = {
+          "hostPort", "required pod affinity or anti-affinity",
+          "topologySpreadConstraints with whenUnsatisfiable DoNotSchedule",
+          "volumes counted against node limits"};
+      const auto rule = static_cast<PodRule>(result.detail % kPodRuleCount);
+      return std::string("node(s) cannot honour the pod's ") +
+             kRuleField[result.detail % kPodRuleCount] + ": the configuration has no " +
+             PluginEnforcing(rule) + " plugin";
+    }
   }
   return "node(s) were rejected";
+}
+
+const char* PluginEnforcing(PodRule rule) {
+  switch (rule) {
+    case PodRule::kHostPorts:
+      return "nodeports";
+    case PodRule::kPodAffinity:
+      return "interpodaffinity";
+    case PodRule::kSpread:
+      return "podtopologyspread";
+    case PodRule::kVolumeLimits:
+      return "nodevolumelimits";
+  }
+  return "?";
+}
+
+bool SpecUsesRule(const TaskSpec& spec, PodRule rule) {
+  switch (rule) {
+    case PodRule::kHostPorts:
+      return !spec.host_ports.empty();
+    case PodRule::kPodAffinity:
+      return !spec.pod_affinity.required_affinity.empty() ||
+             !spec.pod_affinity.required_anti_affinity.empty();
+    case PodRule::kSpread:
+      return std::any_of(spec.spread.begin(), spec.spread.end(), [](const auto& c) {
+        return c.when_unsatisfiable == TopologySpreadConstraint::WhenUnsatisfiable::kDoNotSchedule;
+      });
+    case PodRule::kVolumeLimits:
+      return !spec.attachable_volumes.empty();
+  }
+  return false;
 }
 
 }  // namespace gantry

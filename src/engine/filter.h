@@ -42,7 +42,23 @@ enum class FilterCode : uint8_t {
   kMaxVolumeCount,      // the node's limit of attached volumes for a CSI driver (NodeVolumeLimits)
   kCsiDriverMissing,    // detail: index in spec.attachable_volumes of a volume whose driver
                         // the node lacks and must have
+  kRuleNotConfigured,   // detail: the PodRule the spec uses and no configured plugin enforces
 };
+
+// Rules of a pod spec that one plugin enforces, so that a configuration without that plugin
+// would place the pod as if the rule were not there (kube-scheduler's default profile
+// would not): such a pod fits no node, and its reason names the rule and the plugin.
+enum class PodRule : uint8_t {
+  kHostPorts,     // nodeports
+  kPodAffinity,   // interpodaffinity: required pod affinity or anti-affinity
+  kSpread,        // podtopologyspread: DoNotSchedule topology spread constraints
+  kVolumeLimits,  // nodevolumelimits: volumes that count against a node's CSI limits
+};
+inline constexpr int kPodRuleCount = 4;
+// The plugin that enforces `rule`, by its configured name.
+const char* PluginEnforcing(PodRule rule);
+// Whether `spec` uses `rule`.
+bool SpecUsesRule(const TaskSpec& spec, PodRule rule);
 
 struct FilterResult {
   FilterCode code = FilterCode::kOk;

@@ -1,5 +1,6 @@
 #include "engine/policy.h"
 
+#include "engine/plugins/plugins.h"
 #include "engine/registry.h"
 
 namespace gantry {
@@ -20,6 +21,11 @@ Result<Policy> Policy::Compile(const SchedulerConfig& config) {
     if (!plugin.ok()) return plugin.status();
     policy.plugins_.push_back(std::move(plugin).value());
   }
+  // Last, so that a plugin's own reason comes first: a pod whose spec uses a rule that no
+  // configured plugin enforces (host ports without nodeports, ...) waits, with the words.
+  std::vector<std::string> names;
+  for (const PluginConfig& plugin_config : config.plugins) names.push_back(plugin_config.name);
+  if (auto guard = NewUnconfiguredRulesPlugin(names)) policy.plugins_.push_back(std::move(guard));
   return policy;
 }
 

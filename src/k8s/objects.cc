@@ -719,6 +719,31 @@ Result<QueueInfo> ParseQueue(const json& object) {
     }
     queue.reclaimable = reclaimable.get<bool>();
   }
+  const json& half_life =
+      Field(Field(Field(object, "metadata"), "annotations"), kUsageHalfLifeAnnotation);
+  if (!half_life.is_null()) {
+    const std::string at = where + ": metadata.annotations[" + kUsageHalfLifeAnnotation + "]";
+    int64_t seconds = -1;
+    if (half_life.is_string()) {
+      const std::string& text = half_life.get_ref<const std::string&>();
+      if (!text.empty() && text.size() <= 12 &&
+          std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        seconds = std::stoll(text);
+      }
+    }
+    if (seconds < 0 || seconds > kMaxConfiguredSeconds) {
+      return Status::Invalid(at + ": expected whole seconds (0.." +
+                             std::to_string(kMaxConfiguredSeconds) + "), got " +
+                             JsonText(half_life).substr(0, 64));
+    }
+    if (!queue.parent.empty() && queue.parent != "root" && seconds > 0) {
+      return Status::Invalid(at +
+                             ": set on the top-level queue of a tree, for the whole tree "
+                             "(this queue's parent is " +
+                             queue.parent + ")");
+    }
+    queue.usage_half_life_s = seconds;
+  }
   return queue;
 }
 

@@ -119,7 +119,11 @@ struct QueueInfo {
   ResourceVector deserved;  // spec.deserved: an explicit deserved amount per resource
   std::string parent;       // spec.parent; "" for a top-level queue
   bool reclaimable = true;  // spec.reclaimable
+  // Fair share with memory for the queue's tree (on a top-level queue only): the annotation
+  // gantry.dev/usage-half-life-seconds; 0 when absent.
+  int64_t usage_half_life_s = 0;
 };
+inline constexpr const char* kUsageHalfLifeAnnotation = "gantry.dev/usage-half-life-seconds";
 
 struct PriorityClassInfo {
   ObjectMeta meta;

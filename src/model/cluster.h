@@ -135,6 +135,13 @@ struct Queue {
   // below it are out of the tree, and their jobs wait, until the parent appears.
   std::string missing_parent;
   bool reclaimable = true;  // false: reclaim never takes back what it borrowed
+  // Fair share with memory, set on a top-level queue for its whole tree (0: off): the
+  // half-life in seconds of the usage that UsageMemory (model/usage_memory.h) keeps.
+  int64_t usage_half_life_s = 0;
+  // What the queue held on average lately (its allocation, decayed with its tree's
+  // half-life), set between sessions by whoever keeps the time (SetQueueUsage). With
+  // memory on, siblings are ordered by the mean of this and what they hold now.
+  ResourceVector usage;
   // Kept by ClusterState:
   ResourceVector allocated;
 };
@@ -222,6 +229,12 @@ class ClusterState {
   // or an existing queue.
   Status SetQueueTree(QueueId id, QueueId parent, std::string missing_parent, bool reclaimable,
                       ResourceVector deserved);
+  // Fair share with memory: the half-life (>= 0; read from a top-level queue) and the
+  // decayed usage of a queue.
+  void SetQueueUsageHalfLife(QueueId id, int64_t seconds) {
+    queues_[id].usage_half_life_s = seconds;
+  }
+  void SetQueueUsage(QueueId id, ResourceVector usage) { queues_[id].usage = std::move(usage); }
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Queue>& queues() const { return queues_; }

@@ -8,6 +8,7 @@
 
 #include "engine/session.h"
 #include "model/limits.h"
+#include "model/usage_memory.h"
 #include "sim/fairness.h"
 
 namespace gantry {
@@ -196,7 +197,11 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   // Sessions open every period on the same cluster, which changes on few nodes between
   // them: the cache refreshes those instead of each session reading every node.
   NodeTableCache node_table;
+  // Fair share with memory, for queue trees that ask for it: what each queue held since the
+  // last step (allocations change only at steps here) is folded in before anything moves.
+  UsageMemory usage_memory;
   while (true) {
+    usage_memory.Advance(cluster, static_cast<double>(t));
     // Departures up to now (an evicted task's end is stale: its run number moved on).
     while (!ends.empty() && ends.top().t <= t) {
       const End end = ends.top();

@@ -188,8 +188,9 @@ Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* 
   for (size_t i = 0; i < queues.size(); ++i) {
     const YAML::Node& q = queues[i];
     const std::string f = "queues[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(r.Map(
-        q, f, {"name", "weight", "capability", "guarantee", "deserved", "parent", "reclaimable"}));
+    GANTRY_RETURN_IF_ERROR(r.Map(q, f,
+                                 {"name", "weight", "capability", "guarantee", "deserved", "parent",
+                                  "reclaimable", "usageHalfLifeSeconds", "usage"}));
     Queue queue;
     if (!q["name"]) return r.Error(q, f + ".name", "required");
     GANTRY_RETURN_IF_ERROR(r.Name(q["name"], f + ".name", &queue.name));
@@ -209,6 +210,21 @@ Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* 
     }
     if (q["reclaimable"])
       GANTRY_RETURN_IF_ERROR(r.Bool(q["reclaimable"], f + ".reclaimable", &queue.reclaimable));
+    // Fair share with memory: a half-life on a top-level queue, for its tree; and the usage
+    // its queues start with (what they held lately, as UsageMemory would have kept it).
+    if (q["usageHalfLifeSeconds"]) {
+      if (q["parent"]) {
+        return r.Error(q["usageHalfLifeSeconds"], f + ".usageHalfLifeSeconds",
+                       "set on the top-level queue of a tree, for the whole tree (this queue "
+                       "has a parent)");
+      }
+      GANTRY_RETURN_IF_ERROR(r.Int(q["usageHalfLifeSeconds"], f + ".usageHalfLifeSeconds", 0,
+                                   kMaxConfiguredSeconds, &queue.usage_half_life_s));
+    }
+    if (q["usage"]) {
+      GANTRY_RETURN_IF_ERROR(
+          r.Resources(q["usage"], f + ".usage", NameSource::kTrusted, &queue.usage));
+    }
     auto added = cluster->AddQueue(std::move(queue));
     if (!added.ok()) return r.Error(q, f, added.status().message());
     ids[i] = *added;

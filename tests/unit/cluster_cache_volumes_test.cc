@@ -315,13 +315,15 @@ TEST(ClusterCacheVolumes, ProvisioningThatFailsOrTimesOutPlacesThePodAgain) {
   const json patch = json::parse(writes[0].writes[0].patch);
   EXPECT_EQ(patch["metadata"]["annotations"]["volume.kubernetes.io/selected-node"], "n1");
   EXPECT_EQ(patch["metadata"]["resourceVersion"], "3");
-  c.VolumeWritesDone({"ml", "p", "uid-p", true, "", {{"pvc/ml/data", "4"}}}, 101);
+  // The writes take 50 s (a slow API server): the 600 s wait counts from when they are done.
+  c.VolumeWritesDone({"ml", "p", "uid-p", true, "", {{"pvc/ml/data", "4"}}}, 150);
   // The claim as written: still waiting; long after, given up.
   claim["metadata"]["resourceVersion"] = "4";
   claim["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] = "n1";
   c.OnClaim(EventType::kModified, claim);
-  EXPECT_EQ(c.ExpireVolumeBindings(699), 0u);
-  EXPECT_EQ(c.ExpireVolumeBindings(701), 1u);
+  EXPECT_EQ(c.ExpireVolumeBindings(701), 0u);
+  EXPECT_EQ(c.ExpireVolumeBindings(749), 0u);
+  EXPECT_EQ(c.ExpireVolumeBindings(751), 1u);
   EXPECT_EQ(c.assumed_pods(), 0);
   EXPECT_EQ(c.sizes().volume_waits, 0u);
   EXPECT_EQ(c.sizes().volume_overlays, 0u);

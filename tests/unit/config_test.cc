@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/plugins/plugins.h"
 #include "engine/registry.h"
 #include "tests/unit/test_util.h"
 
@@ -202,7 +203,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadArgCase{"plugins: [predicates, {name: binpack, arguments: [weight]}]",
                    "config.plugins[1].arguments: expected a mapping"},
         BadArgCase{"plugins: [predicates, {name: binpack, arguments: {cpu: [1, 2]}}]",
-                   "config.plugins[1].arguments.cpu: expected a single value"},
+                   "plugin binpack: argument cpu must be a non-negative integer, got \"[1, 2]\""},
+        BadArgCase{
+            "plugins: [predicates, {name: podtopologyspread, arguments: {defaultConstraints: "
+            "[{maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]}}]",
+            "defaultConstraints[0].maxSkew"},
         BadArgCase{"plugins: [predicates, {name: binpack, args: {cpu: 1}}]",
                    "config.plugins[1].args: unknown field (known: name, arguments)"},
         BadArgCase{"plugins: [predicates, [binpack]]",
@@ -220,6 +225,37 @@ TEST(SchedulerConfigTest, BinpackAcceptsResourceNameArguments) {
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(c.plugins[1].arguments.size(), 7u);
   EXPECT_EQ(c.plugins[1].arguments.at("example.com/fpga"), "5");
+}
+
+// kube-scheduler's PodTopologySpreadArgs write defaultConstraints as a YAML list; the
+// plugin takes it so, block or flow, as well as quoted.
+TEST(SchedulerConfigTest, DefaultConstraintsMayBeAYamlList) {
+  const char* yaml =
+      "plugins:\n"
+      "- predicates\n"
+      "- name: podtopologyspread\n"
+      "  arguments:\n"
+      "    defaultingType: List\n"
+      "    defaultConstraints:\n"
+      "    - maxSkew: 2\n"
+      "      topologyKey: topology.kubernetes.io/zone\n"
+      "      whenUnsatisfiable: ScheduleAnyway\n";
+  SchedulerConfig c;
+  Status st = Parse(yaml, &c);
+  ASSERT_TRUE(st.ok()) << st.message();
+  ASSERT_EQ(c.plugins.size(), 2u);
+  EXPECT_TRUE(PodTopologySpreadHasDefaults(c.plugins[1]));
+  const std::string text = c.plugins[1].arguments.at("defaultConstraints");
+  EXPECT_TRUE(Contains(text, "maxSkew: 2")) << text;
+  EXPECT_TRUE(Contains(text, "topology.kubernetes.io/zone")) << text;
+
+  SchedulerConfig quoted;
+  st = Parse(
+      "plugins: [predicates, {name: podtopologyspread, arguments: {defaultConstraints: "
+      "'[{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]'}}]",
+      &quoted);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_TRUE(PodTopologySpreadHasDefaults(quoted.plugins[1]));
 }
 
 TEST(SchedulerConfigTest, DuplicatePluginIsAnError) {

@@ -786,6 +786,30 @@ TEST(ParseQueue, BadCapabilityAndGuarantee) {
   EXPECT_TRUE(Contains(r.status().message(), "queue research: spec.guarantee.resource.memory"));
 }
 
+// Fair share with memory: the half-life of a tree, on its top-level queue.
+TEST(ParseQueue, UsageHalfLifeAnnotation) {
+  auto with = [](const std::string& value, const std::string& spec = "{}") {
+    json q = QueueJson(spec);
+    q["metadata"]["annotations"]["gantry.dev/usage-half-life-seconds"] = json::parse(value);
+    return ParseQueue(q);
+  };
+  EXPECT_EQ(Must(with(R"("86400")")).usage_half_life_s, 86400);
+  EXPECT_EQ(Must(with(R"("3600")", R"({"parent": "root"})")).usage_half_life_s, 3600);
+  EXPECT_EQ(Must(ParseQueue(QueueJson("{}"))).usage_half_life_s, 0);
+  for (const char* bad : {R"("1d")", R"("-5")", "3600", R"("")", R"("99999999999999")"}) {
+    auto r = with(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_TRUE(Contains(r.status().message(),
+                         "queue research: metadata.annotations[gantry.dev/"
+                         "usage-half-life-seconds]: expected whole seconds"))
+        << r.status().message();
+  }
+  auto child = with(R"("60")", R"({"parent": "org"})");
+  ASSERT_FALSE(child.ok());
+  EXPECT_TRUE(Contains(child.status().message(), "set on the top-level queue of a tree"))
+      << child.status().message();
+}
+
 TEST(ParsePriorityClass, Value) {
   PriorityClassInfo pc = Must(ParsePriorityClass(json::parse(
       R"({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",

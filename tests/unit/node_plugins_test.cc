@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/plugins/plugins.h"
 #include "engine/registry.h"
 #include "engine/session.h"
 #include "engine/statement.h"
@@ -109,6 +110,66 @@ TEST(NodePortsTest, NoSpecWithPortsBuildsNothingAndChecksNothing) {
   const Session s(snapshot, policy);
   EXPECT_FALSE(predicate->FiltersDynamically(s, CpuSpec(1000)));
   EXPECT_TRUE(predicate->FiltersDynamically(s, CpuWithPorts({Port(1)})));
+}
+
+// ---------------------------------------------------------------- unconfiguredrules
+
+TEST(UnconfiguredRulesTest, AHostPortWithoutNodePortsWaitsAndOthersArePlaced) {
+  ClusterState c;
+  AddCpuNode(c, "a", 64000);
+  QueueId q = AddQueue(c, "q");
+  SpecId web = c.AddSpec(CpuWithPorts({Port(8080)}));
+  JobId one = AddJobWithSpec(c, "one", q, web, 1, 1, 0, 0);
+  JobId two = AddJobWithSpec(c, "two", q, web, 1, 1, 0, 1);
+  AddJob(c, "plain", q, CpuSpec(1000), 1, 1);
+  Decisions d = RunSession(c, DefaultWithout("nodeports"));
+  // Without the guard both would share "a" on port 8080.
+  EXPECT_EQ(BindsOf(c, d), "plain-0@a");
+  for (JobId job : {one, two}) {
+    EXPECT_TRUE(Contains(PendingReasonOf(d, job),
+                         "1 node(s) cannot honour the pod's hostPort: the configuration has no "
+                         "nodeports plugin"))
+        << PendingReasonOf(d, job);
+  }
+  // With nodeports configured, one of them is placed.
+  EXPECT_EQ(BindsOf(c, RunSession(c)), "one-0@a plain-0@a");
+}
+
+TEST(UnconfiguredRulesTest, EachRuleNamesItsPlugin) {
+  TaskSpec anti = CpuSpec(1000);
+  anti.pod_affinity.required_anti_affinity.push_back(PodAffinityTerm{});
+  TaskSpec spread = CpuSpec(1000);
+  spread.spread.push_back(TopologySpreadConstraint{});
+  TaskSpec soft_spread = spread;
+  soft_spread.spread[0].when_unsatisfiable =
+      TopologySpreadConstraint::WhenUnsatisfiable::kScheduleAnyway;
+  TaskSpec volume = CpuSpec(1000);
+  volume.attachable_volumes.push_back(AttachableVolume{});
+  const Node node;
+  struct Case {
+    const char* left_out;
+    TaskSpec spec;
+    bool refused;
+  };
+  for (const Case& k :
+       {Case{"interpodaffinity", anti, true}, Case{"podtopologyspread", spread, true},
+        Case{"podtopologyspread", soft_spread, false},  // a score only
+        Case{"nodevolumelimits", volume, true}, Case{"nodeports", anti, false}}) {
+    std::vector<std::string> names;
+    for (const PluginConfig& p : DefaultWithout(k.left_out).plugins) names.push_back(p.name);
+    auto plugin = NewUnconfiguredRulesPlugin(names);
+    ASSERT_NE(plugin, nullptr) << k.left_out;
+    const FilterResult r = dynamic_cast<NodePredicate&>(*plugin).FilterStatic(k.spec, node);
+    EXPECT_EQ(!r.ok(), k.refused) << k.left_out;
+    if (k.refused) {
+      EXPECT_TRUE(Contains(DescribeFilter(r, k.spec),
+                           std::string("the configuration has no ") + k.left_out + " plugin"))
+          << DescribeFilter(r, k.spec);
+    }
+  }
+  std::vector<std::string> all;
+  for (const PluginConfig& p : SchedulerConfig::Default().plugins) all.push_back(p.name);
+  EXPECT_EQ(NewUnconfiguredRulesPlugin(all), nullptr);
 }
 
 // A releasing task holds its ports until it has ended; a pipelined one holds them once the

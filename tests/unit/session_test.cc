@@ -16,12 +16,6 @@
 namespace gantry {
 namespace {
 
-SchedulerConfig Without(const std::string& plugin) {
-  SchedulerConfig config = SchedulerConfig::Default();
-  std::erase_if(config.plugins, [&](const PluginConfig& p) { return p.name == plugin; });
-  return config;
-}
-
 SchedulerConfig WithActions(std::vector<std::string> actions) {
   SchedulerConfig config = SchedulerConfig::Default();
   config.actions = std::move(actions);
@@ -117,10 +111,10 @@ void BuildMixedCluster(ClusterState& c) {
 }
 
 TEST(SessionDeterminismTest, SameInputGivesIdenticalDecisions) {
-  SchedulerConfig spread = Without("binpack");
+  SchedulerConfig spread = DefaultWithout("binpack");
   spread.plugins.push_back(PluginConfig{"spread", {}});
   // No scorer: candidates are scanned from a seeded rotation instead of best-first.
-  SchedulerConfig unscored = Without("binpack");
+  SchedulerConfig unscored = DefaultWithout("binpack");
   SchedulerConfig few = SchedulerConfig::Default();
   few.nodes_to_score = 1;
   struct {
@@ -655,7 +649,7 @@ TEST_P(DrfGpuOrderTest, LowerDominantShareFirst) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, DrfGpuOrderTest,
     ::testing::Values(OrderCase{"drf", SchedulerConfig::Default(), "b-1@gpu-0[3]"},
-                      OrderCase{"no drf: creation order", Without("drf"), "a-1@gpu-0[3]"}),
+                      OrderCase{"no drf: creation order", DefaultWithout("drf"), "a-1@gpu-0[3]"}),
     [](const ::testing::TestParamInfo<OrderCase>& info) {
       return "case" + std::to_string(info.index);
     });
@@ -689,7 +683,7 @@ TEST_P(DrfDominantResourceTest, DominantShareAcrossResources) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, DrfDominantResourceTest,
     ::testing::Values(OrderCase{"drf", SchedulerConfig::Default(), "b-1@gpu-0[2,3]"},
-                      OrderCase{"no drf: creation order", Without("drf"), "a-1@gpu-0[2,3]"}),
+                      OrderCase{"no drf: creation order", DefaultWithout("drf"), "a-1@gpu-0[2,3]"}),
     [](const ::testing::TestParamInfo<OrderCase>& info) {
       return "case" + std::to_string(info.index);
     });
@@ -713,7 +707,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, PriorityJobOrderTest,
                          ::testing::Values(OrderCase{"priority", SchedulerConfig::Default(),
                                                      "high-0@gpu-0[3]"},
                                            OrderCase{"no priority: creation order",
-                                                     Without("priority"), "low-0@gpu-0[3]"}),
+                                                     DefaultWithout("priority"), "low-0@gpu-0[3]"}),
                          [](const ::testing::TestParamInfo<OrderCase>& info) {
                            return "case" + std::to_string(info.index);
                          });
@@ -736,14 +730,14 @@ TEST_P(PriorityTaskOrderTest, HigherPriorityTaskFirst) {
   EXPECT_EQ(PendingOf(d, job)->pending_tasks, 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, PriorityTaskOrderTest,
-                         ::testing::Values(OrderCase{"priority", SchedulerConfig::Default(),
-                                                     "mixed-high@gpu-0[3]"},
-                                           OrderCase{"no priority: task order", Without("priority"),
-                                                     "mixed-low@gpu-0[3]"}),
-                         [](const ::testing::TestParamInfo<OrderCase>& info) {
-                           return "case" + std::to_string(info.index);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Cases, PriorityTaskOrderTest,
+    ::testing::Values(OrderCase{"priority", SchedulerConfig::Default(), "mixed-high@gpu-0[3]"},
+                      OrderCase{"no priority: task order", DefaultWithout("priority"),
+                                "mixed-low@gpu-0[3]"}),
+    [](const ::testing::TestParamInfo<OrderCase>& info) {
+      return "case" + std::to_string(info.index);
+    });
 
 // ---------------------------------------------------------------- why pending
 
@@ -997,7 +991,7 @@ TEST(SessionScoringTest, SpreadPrefersTheEmptiestNode) {
   Occupy(c, busy, n0, {0});
   AddJob(c, "j", q, GpuSpec(1), 1);
   EXPECT_EQ(Binds(c, RunOnce(c)), "j-0@n0[1]");  // binpack: the fuller node
-  SchedulerConfig spread = Without("binpack");
+  SchedulerConfig spread = DefaultWithout("binpack");
   spread.plugins.push_back(PluginConfig{"spread", {}});
   EXPECT_EQ(Binds(c, RunOnce(c, spread)), "j-0@n1[0]");
 }
@@ -1008,7 +1002,7 @@ TEST(SessionScoringTest, CpuTasksPreferCpuNodes) {
   AddCpuNode(c, "cpu-0", 32000);
   QueueId q = AddQueue(c, "q");
   AddJob(c, "c", q, CpuSpec(1000), 2);
-  SchedulerConfig spread = Without("binpack");
+  SchedulerConfig spread = DefaultWithout("binpack");
   spread.plugins.push_back(PluginConfig{"spread", {}});
   EXPECT_EQ(Binds(c, RunOnce(c)), "c-0@cpu-0[] c-1@cpu-0[]");
   EXPECT_EQ(Binds(c, RunOnce(c, spread)), "c-0@cpu-0[] c-1@cpu-0[]");

@@ -37,6 +37,13 @@ inline Policy MustCompile(const SchedulerConfig& config) {
   return Must(Policy::Compile(config));
 }
 
+// The default configuration without the plugin named `plugin`.
+inline SchedulerConfig DefaultWithout(const std::string& plugin) {
+  SchedulerConfig config = SchedulerConfig::Default();
+  std::erase_if(config.plugins, [&](const PluginConfig& p) { return p.name == plugin; });
+  return config;
+}
+
 // One session on `cluster` (with a node table kept between sessions when `cache` is given,
 // as the daemon and the simulator run them) and its decisions.
 inline Decisions RunSession(const ClusterState& cluster,

@@ -33,6 +33,10 @@ Result<std::unique_ptr<Plugin>> NewPredicatesPlugin(const PluginConfig& config);
 // kube-scheduler's NodePorts: no two tasks with the same host port (protocol, host IP) on
 // one node.
 Result<std::unique_ptr<Plugin>> NewNodePortsPlugin(const PluginConfig& config);
+// Not configured by name: given the names of the configured plugins, a predicate that
+// refuses every node to a spec using a rule whose plugin is not among them (PodRule in
+// engine/filter.h), or null when every such plugin is configured. Policy::Compile adds it.
+std::unique_ptr<Plugin> NewUnconfiguredRulesPlugin(const std::vector<std::string>& configured);
 // kube-scheduler's NodeVolumeLimits: per CSI driver, no more attached volumes on a node
 // than its CSINode allows, and no pod on a node without a driver it must have.
 Result<std::unique_ptr<Plugin>> NewNodeVolumeLimitsPlugin(const PluginConfig& config);
@@ -50,7 +54,7 @@ Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const PluginConfig& config);
 Result<std::unique_ptr<Plugin>> NewSpreadPlugin(const PluginConfig& config);
 // kube-scheduler's PodTopologySpread: DoNotSchedule constraints filter, ScheduleAnyway
 // ones score (see pod_topology_spread.cc). Arguments: weight; defaultingType (System, the
-// default, or List) and defaultConstraints (a YAML list, as kube-scheduler's
+// default, or List) and defaultConstraints (a YAML list, or its text quoted, as kube-scheduler's
 // PodTopologySpreadArgs) for pods without constraints of their own.
 Result<std::unique_ptr<Plugin>> NewPodTopologySpreadPlugin(const PluginConfig& config);
 // Whether a podtopologyspread plugin so configured gives pods without constraints of their

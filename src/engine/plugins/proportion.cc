@@ -4,8 +4,9 @@
 // a top-level queue), water-filled by weight after guarantees and capped by capability and
 // demand: see engine/queue_shares.h. Queues are ordered by hierarchical DRF (a queue below
 // its guarantee first, then the lowest dominant share of the cluster divided by weight,
-// then the name, among siblings at each level); admission and allocations respect the
-// capability of the queue and of each of its ancestors; a queue is overused when it or an
+// then the name, among siblings at each level; a tree with memory, Queue::usage_half_life_s,
+// takes the mean of what a queue holds and what it held lately); admission and allocations respect
+// the capability of the queue and of each of its ancestors; a queue is overused when it or an
 // ancestor has its deserved share. Jobs in inner queues, or in queues out of the tree
 // (a cycle, a missing parent, a guarantee that does not fit), wait with the reason.
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "engine/session.h"
 #include "model/int128.h"
 #include "model/queue_tree.h"
+#include "model/usage_memory.h"
 
 namespace gantry {
 namespace {
@@ -40,6 +42,11 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     admitted_.assign(n, {});
     shares_.assign(n, {});
     held_.assign(n, {});
+    remembers_.assign(n, false);
+    for (size_t q = 0; q < n; ++q) {
+      const auto id = static_cast<QueueId>(q);
+      remembers_[q] = tree_.in_tree(id) && TreeUsageHalfLife(s.cluster(), id) > 0;
+    }
     std::vector<ResourceVector> requests(n);
     for (size_t q = 0; q < n; ++q) requests[q] = s.queue(static_cast<QueueId>(q)).request;
     deserved_ = DeservedShares(queues, tree_, requests, s.capacity());
@@ -272,9 +279,30 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     if (held.changes == changes) return held;
     held.allocated = Subtree(s, q, &QueueWork::allocated);
     held.below_guarantee = BelowGuarantee(held.allocated, q);
-    held.dominant_share = DominantShare(s, held.allocated);
+    held.dominant_share =
+        DominantShare(s, remembers_[q] ? WithMemory(s, held.allocated, q) : held.allocated);
     held.changes = changes;
     return held;
+  }
+  // Fair share with memory: the mean of what the subtree holds now and what it held lately
+  // (Queue::usage, kept between sessions by UsageMemory), so that a queue that used more
+  // yesterday comes later among its siblings today.
+  ResourceVector WithMemory(const Session& s, const ResourceVector& allocated, QueueId q) const {
+    ResourceVector usage = SubtreeUsage(s, q);
+    ResourceVector mean;
+    const ResourceVector either = Max(allocated, usage);  // every resource either names
+    for (const auto& e : either.entries()) {
+      const Milli a = allocated.Get(e.id), u = usage.Get(e.id);
+      mean.Set(e.id, a / 2 + u / 2 + (a % 2 + u % 2) / 2);  // (a + u) / 2 without overflow
+    }
+    return mean;
+  }
+  ResourceVector SubtreeUsage(const Session& s, QueueId q) const {
+    ResourceVector sum = s.cluster().queue(q).usage;
+    if (tree_.in_tree(q)) {
+      for (QueueId c : tree_.children[q]) sum.Add(SubtreeUsage(s, c));
+    }
+    return sum;
   }
   const ResourceVector& SubtreeAllocated(const Session& s, QueueId q) const {
     return HeldBy(s, q).allocated;
@@ -301,7 +329,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     return share;
   }
   // Siblings' order: below its guarantee first; then the lower dominant share of the
-  // cluster divided by weight; then the name.
+  // cluster divided by weight (with memory, of the mean of now and lately); then the name.
   int CompareSiblings(const Session& s, QueueId a, QueueId b) const {
     const Held& held_a = HeldBy(s, a);
     const Held& held_b = HeldBy(s, b);
@@ -355,6 +383,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   std::vector<ResourceVector> admitted_;    // min resources of jobs admitted this session
   mutable std::vector<KnownShare> shares_;  // by queue
   mutable std::vector<Held> held_;          // by queue
+  std::vector<bool> remembers_;             // by queue: its tree orders by usage with memory
 };
 
 }  // namespace
