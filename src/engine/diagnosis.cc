@@ -53,12 +53,15 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
   // each resource it is short of), where gantry's filter stops at the first: a node
   // rejected for room is looked at again for all of them.
   int64_t pods_full = 0;
-  std::map<ResourceId, int64_t> short_of;
+  // By index in spec.requests.entries(): a flat count, as this runs for every node.
+  const auto& requested = spec.requests.entries();
+  std::vector<int64_t> short_of(requested.size(), 0);
   const std::optional<std::set<std::string>> named = NodesNamedBy(spec.affinity);
   int64_t not_named = 0;
   GpuChoice choice;
   PlacementSearch::ChosenScore chosen;
   int64_t looked_at = 0;
+  const PlacementSearch::SpecFilter filter = search.FilterFor(spec, spec_id);
   auto count = [&](NodeId n) {
     if (state.node(n).removed) return;  // gone: not a node anyone should hear of
     ++looked_at;
@@ -66,7 +69,7 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
       ++not_named;
       return;
     }
-    FilterResult r = search.Filter(spec, spec_id, n);
+    FilterResult r = filter(n);
     if (r.ok() && !search.ChooseDevicesFor(spec, n, &choice, &chosen)) {
       r = FilterResult::Fail(FilterCode::kInsufficientGpus);
     }
@@ -74,12 +77,13 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
       // A pod's "pods" request (the daemon's ask for one) is the pod count's reason.
       bool full = state.node(n).pods_full();
       bool short_of_any = false;
-      for (const ResourceVector::Entry& e : spec.requests.entries()) {
+      for (size_t i = 0; i < requested.size(); ++i) {
+        const ResourceVector::Entry& e = requested[i];
         if (e.amount <= state.free(n, e.id)) continue;
         if (e.id == kPods) {
           full = true;
         } else {
-          ++short_of[e.id];
+          ++short_of[i];
           short_of_any = true;
         }
       }
@@ -113,7 +117,10 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
   if (pods_full > 0) {
     counts[DescribeFilter(FilterResult::Fail(FilterCode::kTooManyPods), spec)] += pods_full;
   }
-  for (const auto& [resource, nodes] : short_of) {
+  for (size_t i = 0; i < requested.size(); ++i) {
+    if (short_of[i] == 0) continue;
+    const ResourceId resource = requested[i].id;
+    const int64_t nodes = short_of[i];
     counts[DescribeFilter(FilterResult::Fail(FilterCode::kInsufficient, resource), spec)] += nodes;
   }
   // kube-scheduler's FitError: "0/N nodes are available: " and the "count reason" strings

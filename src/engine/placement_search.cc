@@ -108,11 +108,16 @@ void PlacementSearch::LearnPlugins(const TaskSpec& spec, SpecPlugins* out) const
   out->known = true;
 }
 
-FilterResult PlacementSearch::Filter(const TaskSpec& spec, SpecId spec_id, NodeId node) {
-  FilterResult r = StaticResult(spec, StaticVerdictsOf(spec_id), node);
+PlacementSearch::SpecFilter PlacementSearch::FilterFor(const TaskSpec& spec, SpecId spec_id) {
+  const std::vector<const NodePredicate*>* dynamic = &PluginsOf(spec_id, spec).dynamic;
+  return SpecFilter(this, &spec, &StaticVerdictsOf(spec_id), dynamic);
+}
+
+FilterResult PlacementSearch::SpecFilter::operator()(NodeId node) const {
+  FilterResult r = search_->StaticResult(*spec_, *verdicts_, node);
   if (!r.ok()) return r;
-  for (const NodePredicate* p : PluginsOf(spec_id, spec).dynamic) {
-    r = p->FilterDynamic(session_, spec, node);
+  for (const NodePredicate* p : *dynamic_) {
+    r = p->FilterDynamic(search_->session_, *spec_, node);
     if (!r.ok()) return r;
   }
   return r;

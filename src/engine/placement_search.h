@@ -40,7 +40,14 @@ class PlacementSearch {
   // ("0/5000 nodes are available: 4000 Insufficient cpu, ...").
   bool Find(TaskId task, const SearchScope& scope, Placement* out, std::string* why_not);
   // Every predicate's verdict on one node, in the current view.
-  FilterResult Filter(const TaskSpec& spec, SpecId spec_id, NodeId node);
+  FilterResult Filter(const TaskSpec& spec, SpecId spec_id, NodeId node) {
+    return FilterFor(spec, spec_id)(node);
+  }
+  // Filter for many nodes of one spec (the diagnosis asks every node): the spec's static
+  // verdicts and dynamic predicates are looked up once. Valid while no other spec is
+  // filtered or searched.
+  class SpecFilter;  // defined below, with the private types it holds
+  SpecFilter FilterFor(const TaskSpec& spec, SpecId spec_id);
   // Devices for the task on the node: the first scorer that chooses, else by packing.
   // `chosen`: the scorer that chose and the score it gave its choice, when it gave one.
   struct ChosenScore {
@@ -65,6 +72,24 @@ class PlacementSearch {
     FilterResult result;
   };
   std::vector<StaticVerdict>& StaticVerdictsOf(SpecId spec_id);
+
+ public:
+  class SpecFilter {
+   public:
+    FilterResult operator()(NodeId node) const;
+
+   private:
+    friend class PlacementSearch;
+    SpecFilter(PlacementSearch* search, const TaskSpec* spec, std::vector<StaticVerdict>* verdicts,
+               const std::vector<const NodePredicate*>* dynamic)
+        : search_(search), spec_(spec), verdicts_(verdicts), dynamic_(dynamic) {}
+    PlacementSearch* search_;
+    const TaskSpec* spec_;
+    std::vector<StaticVerdict>* verdicts_;
+    const std::vector<const NodePredicate*>* dynamic_;
+  };
+
+ private:
   // Per spec: the predicates whose FilterDynamic it needs and the scorers (by index in
   // PluginSet::scorers()) that tell its candidates apart, so that a rule a spec does not
   // use costs its searches nothing; and whether some scorer normalizes its scores.

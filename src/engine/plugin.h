@@ -196,7 +196,8 @@ class JobReadiness {
 class QueueLimits {
  public:
   virtual ~QueueLimits() = default;
-  // True with *reason when the queue has what it deserves and should wait for others.
+  // True with *reason when the queue has what it deserves and should wait for others. A
+  // null `reason` asks for the answer alone (the words cost more than the check).
   virtual bool Overused(const Session& s, QueueId queue, std::string* reason) const = 0;
   // The same for the queue alone, its ancestors not counted: a queue that has not its own
   // share may still reclaim from its siblings when their parent has its share.

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "daemon/cluster_cache.h"
+#include "model/usage_memory.h"
 #include "tests/unit/test_util.h"
 
 namespace gantry {
@@ -107,6 +108,30 @@ TEST(ClusterCacheQueues, BadTreeFieldsAreRefused) {
   c.OnQueue(EventType::kAdded, QueueObject("s", {{"capability", {{"nvidia.com/gpu", 2}}},
                                                  {"deserved", {{"nvidia.com/gpu", 3}}}}));
   EXPECT_EQ(CountProblems(c.TakeProblems(), "s", "deserved"), 1);
+}
+
+// Fair share with memory: the annotation on a top-level queue sets its tree's half-life,
+// one on a child queue is refused with the queue's problem, and a deleted queue has none.
+TEST(ClusterCacheQueues, UsageHalfLifeAnnotationOnTheTopLevelQueue) {
+  ClusterCache c("gantry");
+  json org = QueueObject("org", json::object());
+  org["metadata"]["annotations"] = {{"gantry.dev/usage-half-life-seconds", "86400"}};
+  c.OnQueue(EventType::kAdded, org);
+  json team = QueueObject("team", {{"parent", "org"}});
+  c.OnQueue(EventType::kAdded, team);
+  const QueueId org_id = c.state().FindQueue("org");
+  const QueueId team_id = c.state().FindQueue("team");
+  EXPECT_EQ(c.state().queue(org_id).usage_half_life_s, 86400);
+  EXPECT_EQ(TreeUsageHalfLife(c.state(), team_id), 86400);
+  EXPECT_TRUE(c.TakeProblems().empty());
+
+  team["metadata"]["annotations"] = {{"gantry.dev/usage-half-life-seconds", "60"}};
+  c.OnQueue(EventType::kModified, team);
+  EXPECT_EQ(CountProblems(c.TakeProblems(), "team", "set on the top-level queue of a tree"), 1);
+  EXPECT_EQ(c.state().queue(team_id).usage_half_life_s, 0);  // the earlier version holds
+
+  c.OnQueue(EventType::kDeleted, org);
+  EXPECT_EQ(c.state().queue(org_id).usage_half_life_s, 0);
 }
 
 }  // namespace

@@ -192,6 +192,28 @@ TEST(ReplayReservationTest, AStarvingGangStartsOnceItsHeldNodeIsFree) {
   EXPECT_GE(starved.queues[1].wait_s.mean, 900);
 }
 
+// Fair share with memory in a replay: one node of four GPUs; queue a holds it alone from 0
+// to 1000, then a and b each send a gang of four at 1000. Both hold nothing then; without
+// memory the name decides (a), with a half-life of 1000 s a remembers two GPUs' worth and
+// b goes first.
+TEST(ReplayUsageMemoryTest, TheQueueThatHeldTheNodeLatelyWaitsForTheOther) {
+  for (const bool memory_on : {false, true}) {
+    ClusterState cluster = GpuNodes(1, 4);
+    AddQueue(cluster, "a", 1);
+    AddQueue(cluster, "b", 1);
+    for (QueueId q = 0; q < 2; ++q) cluster.SetQueueUsageHalfLife(q, memory_on ? 1000 : 0);
+    const std::vector<SimJob> jobs = {GpuJob("early", "a", 0, 1000, 4, 4),
+                                      GpuJob("a-gang", "a", 1000, 500, 4, 4),
+                                      GpuJob("b-gang", "b", 1000, 500, 4, 4)};
+    const ReplayResult r = Must(RunReplay(cluster, jobs, Must(ReplayPolicyConfig("gantry", 0)), 1,
+                                          ReplayOptions{10, 2000}));
+    ASSERT_EQ(r.queues.size(), 2u);
+    // Waits: with memory b's gang starts at 1000 and a's at 1500 (a: 0 x4 and 500 x4).
+    EXPECT_DOUBLE_EQ(r.queues[1].wait_s.mean, memory_on ? 0 : 500) << memory_on;
+    EXPECT_DOUBLE_EQ(r.queues[0].wait_s.mean, memory_on ? 250 : 0) << memory_on;
+  }
+}
+
 // ---------------------------------------------------------------- the generator
 
 GeneratorOptions Tenants(uint64_t seed, int64_t pods) {

@@ -18,8 +18,9 @@ class AllocateAction : public Action {
     std::vector<int32_t> placed(session.cluster().jobs().size(), 0);  // by job, this action
     for (QueueId q = NextQueue(session, jobs, next); q != kNone;
          q = NextQueue(session, jobs, next)) {
-      std::string reason;
-      if (session.QueueOverused(q, &reason) && OthersWantTheirs(session, jobs, next, q)) {
+      if (session.QueueOverused(q, nullptr) && OthersWantTheirs(session, jobs, next, q)) {
+        std::string reason;  // the words only for the jobs that wait
+        session.QueueOverused(q, &reason);
         for (; next[q] < jobs[q].size(); ++next[q])
           session.MarkSkippedOverused(jobs[q][next[q]], reason);
         continue;
@@ -46,9 +47,8 @@ class AllocateAction : public Action {
   // then does a queue that has its deserved share wait.
   static bool OthersWantTheirs(const Session& session, const std::vector<std::vector<JobId>>& jobs,
                                const std::vector<size_t>& next, QueueId q) {
-    std::string unused;
     for (QueueId o = 0; o < jobs.size(); ++o) {
-      if (o != q && next[o] < jobs[o].size() && !session.QueueOverused(o, &unused)) return true;
+      if (o != q && next[o] < jobs[o].size() && !session.QueueOverused(o, nullptr)) return true;
     }
     return false;
   }

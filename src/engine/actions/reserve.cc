@@ -32,9 +32,8 @@ class ReserveAction : public Action {
     for (QueueId q = 0; q < jobs.size(); ++q) {
       if (jobs[q].empty()) continue;
       const JobId head = jobs[q].front();
-      std::string unused;
       // A queue that has its deserved share waits fairly, not from starvation.
-      if (session.WaitedSeconds(head) < starvation || session.QueueOverused(q, &unused)) continue;
+      if (session.WaitedSeconds(head) < starvation || session.QueueOverused(q, nullptr)) continue;
       if (AllocateJob(session, head, JobStep::kOneTurn).placed > 0) continue;
       Reserve(session, head, starvation);
     }

@@ -83,6 +83,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     // Within the capability of the queue and of each of its ancestors.
     for (QueueId q = job.queue; q != kNone; q = s.cluster().queue(q).parent) {
       const Queue& queue = s.cluster().queue(q);
+      if (queue.capability.empty()) continue;  // no limit to check
       const ResourceVector& allocated = SubtreeAllocated(s, q);
       ResourceVector total = allocated;
       total.Add(admitted_[q]);
@@ -148,6 +149,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
                     : DeservedShare(SubtreeAllocated(s, q), q) < kShareScale) {
         continue;
       }
+      if (reason == nullptr) return true;
       const ResourceVector& allocated = SubtreeAllocated(s, q);
       const Queue& queue = s.cluster().queue(q);
       ResourceId worst = 0;
@@ -168,6 +170,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
 
   bool HoldsOwnShare(const Session& s, QueueId leaf, std::string* reason) const override {
     if (!tree_.in_tree(leaf) || Share(s, leaf) < kShareScale) return false;
+    if (reason == nullptr) return true;
     const Queue& queue = s.cluster().queue(leaf);
     *reason = "queue " + queue.name + " has its deserved share";
     return true;
@@ -178,6 +181,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     if (!UsableQueue(s, leaf, reason)) return false;
     for (QueueId q = leaf; q != kNone; q = s.cluster().queue(q).parent) {
       const Queue& queue = s.cluster().queue(q);
+      if (queue.capability.empty()) continue;  // no limit to check
       const ResourceVector& allocated = SubtreeAllocated(s, q);
       ResourceVector after = allocated;
       after.Add(request);
@@ -277,7 +281,12 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     Held& held = held_[q];
     const uint64_t changes = SubtreeChanges(s, q);
     if (held.changes == changes) return held;
-    held.allocated = Subtree(s, q, &QueueWork::allocated);
+    // A leaf's own amounts are copied into the kept vector (no new allocation each time).
+    if (!tree_.in_tree(q) || tree_.leaf(q)) {
+      held.allocated = s.queue(q).allocated;
+    } else {
+      held.allocated = Subtree(s, q, &QueueWork::allocated);
+    }
     held.below_guarantee = BelowGuarantee(held.allocated, q);
     held.dominant_share =
         DominantShare(s, remembers_[q] ? WithMemory(s, held.allocated, q) : held.allocated);
