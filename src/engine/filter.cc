@@ -3,6 +3,21 @@
 #include <algorithm>
 
 namespace gantry {
+namespace {
+
+// By PodRule: the plugin that enforces it, and the words for what of the pod spec it reads.
+struct PodRuleWords {
+  const char* plugin;
+  const char* field;
+};
+constexpr PodRuleWords kPodRuleWords[kPodRuleCount] = {
+    {"nodeports", "hostPort"},
+    {"interpodaffinity", "required pod affinity or anti-affinity"},
+    {"podtopologyspread", "topologySpreadConstraints with whenUnsatisfiable DoNotSchedule"},
+    {"nodevolumelimits", "volumes counted against node limits"},
+};
+
+}  // namespace
 
 FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& gpu,
                               const Node& node) {
@@ -81,31 +96,16 @@ std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec) {
       }
       return "a CSI driver is not installed on the node";
     case FilterCode::kRuleNotConfigured: {
-      static constexpr const char* kRuleField[kPodRuleCount] = {
-          "hostPort", "required pod affinity or anti-affinity",
-          "topologySpreadConstraints with whenUnsatisfiable DoNotSchedule",
-          "volumes counted against node limits"};
-      const auto rule = static_cast<PodRule>(result.detail % kPodRuleCount);
-      return std::string("node(s) cannot honour the pod's ") +
-             kRuleField[result.detail % kPodRuleCount] + ": the configuration has no " +
-             PluginEnforcing(rule) + " plugin";
+      const PodRuleWords& words = kPodRuleWords[result.detail % kPodRuleCount];
+      return std::string("node(s) cannot honour the pod's ") + words.field +
+             ": the configuration has no " + words.plugin + " plugin";
     }
   }
   return "node(s) were rejected";
 }
 
 const char* PluginEnforcing(PodRule rule) {
-  switch (rule) {
-    case PodRule::kHostPorts:
-      return "nodeports";
-    case PodRule::kPodAffinity:
-      return "interpodaffinity";
-    case PodRule::kSpread:
-      return "podtopologyspread";
-    case PodRule::kVolumeLimits:
-      return "nodevolumelimits";
-  }
-  return "?";
+  return kPodRuleWords[static_cast<int>(rule)].plugin;
 }
 
 bool SpecUsesRule(const TaskSpec& spec, PodRule rule) {
