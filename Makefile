@@ -66,11 +66,14 @@ demo: build
 	@echo "open out/demo/report.html"
 
 # Issue 12's fairness experiment: three queues at weights 1:2:1 on 128 GPUs, one-GPU gangs
-# of 1-8 pods (some elastic) arriving at ~1.8x what the cluster serves, with reclaim; prints
-# per queue its share against its deserved share, Jain's index, evictions and loops found.
+# of 1-8 pods (some elastic) arriving at ~1.8x what the cluster serves, with reservations
+# (after 600 s at the head of a queue), then reclaim (after a 300 s grace); prints per queue
+# its share against its deserved share, Jain's index, evictions, loops found, and how late
+# reserved jobs started.
 fairness: build
 	$(BUILD)/gantry sim --generate nodes=16,pods=30000,rate=0.1,duration=600,queues=q0:1/q1:2/q2:1,seed=42 \
-	  --actions enqueue,reclaim,allocate,backfill --policy gantry --seeds 42 --out out/fairness
+	  --actions enqueue,reserve,reclaim,allocate,backfill --starvation 600 --preemption-grace 300 \
+	  --policy gantry --seeds 42 --out out/fairness
 	@echo "open out/fairness/report.html"
 
 bench: build

@@ -131,6 +131,9 @@ class Session {
 
   // Opens a transaction of changes (see Statement).
   Statement NewStatement();
+  // The evictions committed so far in this session (the cluster's memory of who evicted
+  // whom, Job::evicted_by, learns of them only after the session).
+  const std::vector<EvictDecision>& committed_evictions() const { return decisions_.evictions; }
 
   // ---- Reservations against starvation (the reserve action): a node held for a job
   // takes no other job's tasks for the rest of the session.

@@ -42,24 +42,6 @@ json Pod(const std::string& ns, const std::string& name, const std::string& sche
   return pod;
 }
 
-// The CRDs of deploy/crds, once per server (other tests may have applied them already).
-void EnsureCrds() {
-  const std::pair<const char*, const char*> crds[] = {
-      {"podgroups.scheduling.volcano.sh", "scheduling.volcano.sh_podgroups.yaml"},
-      {"queues.scheduling.volcano.sh", "scheduling.volcano.sh_queues.yaml"},
-      {"podgroups.scheduling.x-k8s.io", "scheduling.x-k8s.io_podgroups.yaml"}};
-  for (const auto& [crd, file] : crds) {
-    if (Env()
-            .Call("GET",
-                  std::string("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/") + crd)
-            .ok()) {
-      continue;
-    }
-    auto applied = Env().ApplyYamlFile(std::string(GANTRY_SOURCE_DIR) + "/deploy/crds/" + file);
-    ASSERT_TRUE(applied.ok()) << applied.status().message();
-  }
-}
-
 void MustCreate(const json& object) {
   auto r = Env().Apply(object);
   ASSERT_TRUE(r.ok()) << r.status().message();
@@ -147,7 +129,8 @@ TEST(Daemon, BindsOnePodAndWritesTheSharedGpuDevice) {
 
 TEST(Daemon, GangBindsNothingUntilAllFitThenEverything) {
   const std::string test = "gang";
-  EnsureCrds();
+  const Status crds = Env().EnsureGantryCrds();
+  ASSERT_TRUE(crds.ok()) << crds.message();
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   Nodes(test, 2, 3);  // room for 6 one-GPU pods
   MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
@@ -201,7 +184,8 @@ TEST(Daemon, GangBindsNothingUntilAllFitThenEverything) {
 
 TEST(Daemon, QueueCapabilityIsNeverExceeded) {
   const std::string test = "capped";
-  EnsureCrds();
+  const Status crds = Env().EnsureGantryCrds();
+  ASSERT_TRUE(crds.ok()) << crds.message();
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   Nodes(test, 1, 8);
   MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
@@ -234,7 +218,8 @@ TEST(Daemon, QueueCapabilityIsNeverExceeded) {
 
 TEST(Daemon, MalformedPodGroupGetsAnEventAndOthersStillRun) {
   const std::string test = "badgroup";
-  EnsureCrds();
+  const Status crds = Env().EnsureGantryCrds();
+  ASSERT_TRUE(crds.ok()) << crds.message();
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   Nodes(test, 1, 4);
   MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},

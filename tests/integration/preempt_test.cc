@@ -59,22 +59,6 @@ void MustCreate(const json& object) {
   ASSERT_TRUE(r.ok()) << r.status().message();
 }
 
-void EnsureCrds() {
-  const std::pair<const char*, const char*> crds[] = {
-      {"podgroups.scheduling.volcano.sh", "scheduling.volcano.sh_podgroups.yaml"},
-      {"queues.scheduling.volcano.sh", "scheduling.volcano.sh_queues.yaml"}};
-  for (const auto& [crd, file] : crds) {
-    if (Env()
-            .Call("GET",
-                  std::string("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/") + crd)
-            .ok()) {
-      continue;
-    }
-    auto applied = Env().ApplyYamlFile(std::string(GANTRY_SOURCE_DIR) + "/deploy/crds/" + file);
-    ASSERT_TRUE(applied.ok()) << applied.status().message();
-  }
-}
-
 void PriorityClass(const std::string& name, int value) {
   MustCreate({{"apiVersion", "scheduling.k8s.io/v1"},
               {"kind", "PriorityClass"},
@@ -239,7 +223,8 @@ TEST(Preempt, ADisruptionBudgetBlocksTheEvictionUntilItAllowsOne) {
 
 TEST(Preempt, AGangVictimIsEvictedWhole) {
   const std::string test = "preempt-gang";
-  EnsureCrds();
+  const Status crds = Env().EnsureGantryCrds();
+  ASSERT_TRUE(crds.ok()) << crds.message();
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   ASSERT_TRUE(Env().CreateNode(test + "-node-0", 4, "32", "256Gi", {{"gantry-test", test}}).ok());
   PriorityClass(test + "-low", 10);
@@ -266,7 +251,8 @@ TEST(Preempt, AGangVictimIsEvictedWhole) {
 
 TEST(Reclaim, AQueueTakesBackExactlyItsDeservedShareFromOneThatBorrowedTheCluster) {
   const std::string test = "reclaim";
-  EnsureCrds();
+  const Status crds = Env().EnsureGantryCrds();
+  ASSERT_TRUE(crds.ok()) << crds.message();
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   ASSERT_TRUE(Env().CreateNode(test + "-node-0", 4, "32", "256Gi", {{"gantry-test", test}}).ok());
   for (const char* q : {"reclaim-lender", "reclaim-owner"}) {

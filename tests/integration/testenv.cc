@@ -252,6 +252,22 @@ Result<std::vector<json>> TestEnv::ApplyYamlFile(const std::string& path) {
   return created;
 }
 
+Status TestEnv::EnsureGantryCrds() {
+  const std::pair<const char*, const char*> crds[] = {
+      {"podgroups.scheduling.volcano.sh", "scheduling.volcano.sh_podgroups.yaml"},
+      {"queues.scheduling.volcano.sh", "scheduling.volcano.sh_queues.yaml"},
+      {"podgroups.scheduling.x-k8s.io", "scheduling.x-k8s.io_podgroups.yaml"}};
+  for (const auto& [crd, file] : crds) {
+    if (Call("GET", std::string("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/") + crd)
+            .ok()) {
+      continue;
+    }
+    auto applied = ApplyYamlFile(std::string(GANTRY_SOURCE_DIR) + "/deploy/crds/" + file);
+    if (!applied.ok()) return applied.status();
+  }
+  return Status::Ok();
+}
+
 Status TestEnv::CreateNamespace(const std::string& name) {
   auto created =
       Apply({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}});

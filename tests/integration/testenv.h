@@ -73,6 +73,9 @@ class TestEnv : public ::testing::Environment {
   Result<std::vector<nlohmann::json>> ApplyYamlFile(const std::string& path);
   // The same for one object (already JSON).
   Result<nlohmann::json> Apply(const nlohmann::json& object);
+  // Applies the CRDs Gantry ships (deploy/crds/) that the server does not have yet: tests
+  // sharing a server call it each, in any order.
+  Status EnsureGantryCrds();
 
   // A Node with `gpus` nvidia.com/gpu, then its status (capacity = allocatable, Ready)
   // through the status subresource, as kube-scheduler's integration tests do.

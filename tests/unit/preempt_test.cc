@@ -185,6 +185,32 @@ TEST(EvictionChainTest, ALaterEvictionUpTheChainReachesTheJobsBelow) {
   EXPECT_TRUE(d.evictions.empty()) << EvictedOf(c, d);
 }
 
+// The loop the simulator found with reserve before reclaim: two evictions of one session
+// closing a loop that neither closes alone. b had evicted a and d had evicted c; in one
+// session a evicts d, and then c may not evict b (c -> b -> a -> d -> c), though neither
+// b nor a is in c's evicted_by until the session's evictions are noted.
+TEST(EvictionChainTest, TwoEvictionsOfOneSessionCloseNoLoop) {
+  ClusterState c;
+  const NodeId n0 = AddGpuNode(c, "n0", 1);
+  const NodeId n1 = AddGpuNode(c, "n1", 1);
+  const QueueId q = AddQueue(c, "q");
+  const JobId d = AddJob(c, "d", q, GpuSpec(1), 1, 1, 1, /*creation=*/0);
+  RunOn(c, d, n0, 1);
+  const JobId b = AddJob(c, "b", q, GpuSpec(1), 1, 1, 1, /*creation=*/1);
+  RunOn(c, b, n1, 1);
+  const JobId a = AddJob(c, "a", q, GpuSpec(1), 1, 1, 100, /*creation=*/2);
+  const JobId cc = AddJob(c, "c", q, GpuSpec(1), 1, 1, 100, /*creation=*/3);
+  ASSERT_EQ(RunSession(c, WithActions({"preempt"})).evictions.size(), 2u);  // no memory yet
+  c.NoteEviction(a, b);
+  c.NoteEviction(cc, d);
+  const Decisions decisions = RunSession(c, WithActions({"preempt"}));
+  ASSERT_EQ(decisions.evictions.size(), 1u) << EvictedOf(c, decisions);
+  // Whichever went first evicted the job its memory allows, and the other none.
+  const EvictDecision& e = decisions.evictions[0];
+  EXPECT_TRUE((e.for_job == a && e.job == d) || (e.for_job == cc && e.job == b))
+      << c.job(e.for_job).name << " evicted " << c.job(e.job).name;
+}
+
 TEST(EvictionChainTest, FullnessGoesDownTheChain) {
   ClusterState c;
   const QueueId q = AddQueue(c, "q");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <map>
 
@@ -23,6 +24,40 @@ bool VictimGoesFirst(const ClusterState& c, TaskId a, TaskId b) {
 
 namespace {
 
+// The jobs that evicted `job`, directly or through a chain, counting this session's
+// committed evictions as well as the cluster's memory (Job::evicted_by, closed over the
+// chains before the session): sorted. Without the session's part, two evictions of one
+// session could close a loop that neither closes alone: B had evicted A and D had evicted
+// C; in this session A evicts D, then C evicts B (C-B-A-D-C). After the last eviction of
+// this session on a chain into `job`, the rest of the chain is one the cluster's memory
+// knows, so adding each session evictor whose victim is already in the set, with its own
+// evicted_by, until nothing changes, finds every job up the chains.
+std::vector<JobId> EvictorsOf(const Session& s, JobId job) {
+  const ClusterState& c = s.cluster();
+  std::vector<JobId> upstream = c.job(job).evicted_by;
+  const std::vector<EvictDecision>& session = s.committed_evictions();
+  if (session.empty()) return upstream;
+  auto holds = [&](JobId j) {
+    return j == job || std::binary_search(upstream.begin(), upstream.end(), j);
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const EvictDecision& e : session) {
+      if (e.for_job == kNone || e.for_job == job || holds(e.for_job) || !holds(e.job)) continue;
+      std::vector<JobId> merged;
+      const std::vector<JobId>& more = c.job(e.for_job).evicted_by;
+      std::set_union(upstream.begin(), upstream.end(), more.begin(), more.end(),
+                     std::back_inserter(merged));
+      const auto at = std::lower_bound(merged.begin(), merged.end(), e.for_job);
+      merged.insert(at, e.for_job);
+      upstream = std::move(merged);
+      changed = true;
+    }
+  }
+  std::erase(upstream, job);
+  return upstream;
+}
+
 // Running tasks `preemptor` may evict for `cause`, in victim order: of lower-priority
 // jobs in its own queue (preempt) or of other queues' jobs (reclaim), as the victim
 // filters keep them. The action asks for lower priority itself too: whatever the filters,
@@ -34,7 +69,7 @@ std::vector<TaskId> Candidates(const Session& s, EvictionCause cause, TaskId pre
   const int32_t priority = c.job(own_job).priority;
   // No loops: never a job that evicted this one, directly or through a chain.
   if (c.EvictionChainFull(own_job)) return {};
-  const std::vector<JobId>& evicted_by = c.job(own_job).evicted_by;
+  const std::vector<JobId> evicted_by = EvictorsOf(s, own_job);
   std::vector<TaskId> out;
   for (JobId j = 0; j < c.jobs().size(); ++j) {
     const Job& job = c.job(j);
