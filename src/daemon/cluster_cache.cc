@@ -114,6 +114,10 @@ void ClusterCache::Count(JobRecord& job, PodRecord& pod) {
   job.priorities[pod.counted_priority]++;
   if (!pod.counted_queue.empty()) job.queues[pod.counted_queue]++;
   job.created[pod.counted_created]++;
+  pod.counted_topology = pod.info.topology;
+  if (!pod.counted_topology.level.empty()) {
+    job.topologies[{pod.counted_topology.level, pod.counted_topology.required}]++;
+  }
 }
 
 void ClusterCache::Uncount(JobRecord& job, const PodRecord& pod) {
@@ -122,6 +126,27 @@ void ClusterCache::Uncount(JobRecord& job, const PodRecord& pod) {
   if (!pod.counted_queue.empty() && --job.queues[pod.counted_queue] == 0) {
     job.queues.erase(pod.counted_queue);
   }
+  const TopologyRequest& t = pod.counted_topology;
+  if (!t.level.empty() && --job.topologies[{t.level, t.required}] == 0) {
+    job.topologies.erase({t.level, t.required});
+  }
+}
+
+TopologyRequest ClusterCache::TopologyOf(const JobRecord& job) const {
+  if (const k8s::PodGroupInfo* group = GroupOf(job); group && group->network_topology_tier > 0) {
+    // Tier 1 is the innermost level; a tier above the outermost allows the whole cluster.
+    const std::vector<std::string>& keys = state_.topology_keys();
+    const size_t tier = static_cast<size_t>(group->network_topology_tier);
+    if (tier > keys.size()) return {};
+    return TopologyRequest{keys[keys.size() - tier], group->network_topology_hard};
+  }
+  // The pods' annotations: the one most of them carry (the first such in order on a tie).
+  const std::pair<std::string, bool>* best = nullptr;
+  int32_t most = 0;
+  for (const auto& [request, count] : job.topologies) {
+    if (count > most) best = &request, most = count;
+  }
+  return best ? TopologyRequest{best->first, best->second} : TopologyRequest{};
 }
 
 void ClusterCache::LeaveJob(PodRecord& pod) {
@@ -219,6 +244,9 @@ void ClusterCache::RefreshJob(JobRecord& job) {
   if (current.min_member != min_member || current.priority != priority || current.queue != queue) {
     // Cannot fail: min_member >= 1 and the queue exists.
     (void)state_.UpdateJob(job.id, min_member, priority, queue);
+  }
+  if (TopologyRequest topology = TopologyOf(job); topology != current.topology) {
+    state_.SetJobTopology(job.id, std::move(topology));
   }
   FileJob(job.id, CreatedOf(job));
 }

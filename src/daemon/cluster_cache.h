@@ -173,6 +173,9 @@ class ClusterCache {
   // podtopologyspread plugin has default constraints: PodTopologySpreadHasDefaults). Set
   // before the first event.
   void EnableDefaultSpreading(bool enabled) { default_spreading_ = enabled; }
+  // The topology levels' node label keys, outermost first (DaemonConfig::topology_keys).
+  // REQUIRES: before the first event.
+  void SetTopologyKeys(std::vector<std::string> keys) { state_.SetTopologyKeys(std::move(keys)); }
 
   ClusterState& state() { return state_; }
   const ClusterState& state() const { return state_; }
@@ -302,6 +305,7 @@ class ClusterCache {
     int32_t counted_priority = 0;  // what it adds to that job's counts
     std::string counted_queue;
     int64_t counted_created = 0;
+    TopologyRequest counted_topology;
     std::string waiting_for;  // the node it is bound to and that we do not know yet
     TaskId task = kNone;
     bool assumed = false;         // placed by us; the API server has not yet shown it bound
@@ -350,6 +354,8 @@ class ClusterCache {
     std::map<int32_t, int32_t> priorities;
     std::map<std::string, int32_t> queues;
     std::map<int64_t, int32_t> created;
+    // (level, required) of the pods' Kueue topology annotations.
+    std::map<std::pair<std::string, bool>, int32_t> topologies;
     JobId id = kNone;
     std::string written_phase;
     std::string written_message;
@@ -360,6 +366,9 @@ class ClusterCache {
 
   bool Ours(const k8s::PodInfo& pod) const { return pod.scheduler_name == scheduler_name_; }
   std::string JobKeyOf(const PodRecord& pod) const;
+  // Its gang's topology request: its Volcano PodGroup's networkTopology, else its pods'
+  // Kueue annotations.
+  TopologyRequest TopologyOf(const JobRecord& job) const;
   // Puts the pod in its job's pods (leaving the one it was in) with up-to-date counts.
   JobRecord& JobFor(PodRecord& pod);
   void LeaveJob(PodRecord& pod);

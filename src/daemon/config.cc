@@ -2,12 +2,14 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
 
 #include "engine/yaml_load.h"
 #include "k8s/yaml_json.h"
+#include "model/limits.h"
 
 namespace gantry {
 namespace {
@@ -164,12 +166,30 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
       }
     } else if (key == "leaderElection") {
       GANTRY_RETURN_IF_ERROR(ParseLeaderElection(value, source, &out->leader_election));
+    } else if (key == "topologyKeys") {
+      if (!value.IsSequence() || value.size() > static_cast<size_t>(kMaxTopologyLevels)) {
+        return Status::Invalid(YamlWhere(source, value, key) + ": expected a list of at most " +
+                               std::to_string(kMaxTopologyLevels) + " node label keys");
+      }
+      for (size_t i = 0; i < value.size(); ++i) {
+        const std::string field = key + "[" + std::to_string(i) + "]";
+        std::string level;
+        GANTRY_RETURN_IF_ERROR(Scalar(value[i], source, field, &level));
+        const auto& keys = out->topology_keys;
+        if (level.empty() || std::find(keys.begin(), keys.end(), level) != keys.end()) {
+          return Status::Invalid(
+              YamlWhere(source, value[i], field) + ": " +
+              (level.empty() ? "empty" : "duplicate level " + QuoteForMessage(level)));
+        }
+        out->topology_keys.push_back(std::move(level));
+      }
     } else if (key == "engine") {
       GANTRY_RETURN_IF_ERROR(ParseSchedulerConfig(value, source, &out->engine));
     } else {
-      return Status::Invalid(YamlWhere(source, kv.first, key) +
-                             ": unknown field (schedulerName, schedulePeriod, bindWorkers, "
-                             "volumeBindTimeout, listenAddress, leaderElection, engine)");
+      return Status::Invalid(
+          YamlWhere(source, kv.first, key) +
+          ": unknown field (schedulerName, schedulePeriod, bindWorkers, "
+          "volumeBindTimeout, listenAddress, leaderElection, topologyKeys, engine)");
     }
   }
   return Status::Ok();

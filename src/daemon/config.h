@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "engine/config.h"
 #include "model/status.h"
@@ -27,6 +28,9 @@ struct DaemonConfig {
   double volume_bind_timeout_s = 600;
   std::string listen_address = "0.0.0.0:10259";  // /metrics /healthz /readyz
   LeaderElectionConfig leader_election;
+  // Node label keys of the topology levels, outermost first (topologyKeys); empty: the
+  // model's default (zone, spine, rack).
+  std::vector<std::string> topology_keys;
   SchedulerConfig engine = SchedulerConfig::Default();
 };
 

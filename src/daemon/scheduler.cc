@@ -43,6 +43,7 @@ Scheduler::Scheduler(DaemonConfig config, Policy policy, k8s::Client& client,
       identity_(std::move(identity)),
       cache_(config_.scheduler_name) {
   cache_.set_volume_bind_timeout(config_.volume_bind_timeout_s);
+  if (!config_.topology_keys.empty()) cache_.SetTopologyKeys(config_.topology_keys);
   const std::vector<double> seconds = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                        0.1,    0.25,  0.5,    1,     2.5,  5,     10};
   m_.cycle_seconds = MustRegister(metrics.AddHistogram(

@@ -11,6 +11,7 @@ Session::Session(const Snapshot& snapshot, const Policy& policy, SessionOptions 
       policy_(policy),
       options_(options),
       rng_(options.seed),
+      topology_(snapshot.cluster()),
       state_(snapshot.cluster(), snapshot.node_table(), policy.jobs_wait_for_admission()),
       plugins_(policy),
       search_(*this, state_, plugins_, policy.config(), options.seed, rng_),

@@ -24,6 +24,7 @@
 #include "engine/policy.h"
 #include "engine/random.h"
 #include "engine/snapshot.h"
+#include "engine/topology_domains.h"
 #include "engine/working_state.h"
 
 namespace gantry {
@@ -83,6 +84,9 @@ class Session {
   // How a scorer's packing preference orders candidates (the first configured scorer
   // that has one, else tight).
   GpuPacking packing() const { return plugins_.packing(); }
+  // The cluster's topology domains, built per level on first use (for gangs that stay in
+  // one domain); building changes the cache, hence mutable.
+  TopologyDomains& topology() const { return topology_; }
   // The session's random generator (seeded from SessionOptions::seed). Plugins use it for
   // random choices; drawing changes its state, hence mutable.
   Rng& rng() const { return rng_; }
@@ -154,6 +158,7 @@ class Session {
   const Policy& policy_;
   SessionOptions options_;
   mutable Rng rng_;
+  mutable TopologyDomains topology_;
   WorkingState state_;
   PluginSet plugins_;
   PlacementSearch search_;

@@ -566,6 +566,11 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   }
   pod.queue = String(annotations, kQueueAnnotation);
   if (pod.queue.empty()) pod.queue = String(annotations, kVolcanoQueueAnnotation);
+  if (std::string level = String(annotations, kKueueRequiredTopologyAnnotation); !level.empty()) {
+    pod.topology = TopologyRequest{std::move(level), /*required=*/true};
+  } else if (std::string p = String(annotations, kKueuePreferredTopologyAnnotation); !p.empty()) {
+    pod.topology = TopologyRequest{std::move(p), /*required=*/false};
+  }
   if (std::string devices = String(annotations, kGpuDevicesAnnotation); !devices.empty()) {
     // Unreadable, the pod is counted on the least used devices instead.
     auto parsed = ParseDeviceList(devices);
@@ -678,6 +683,22 @@ Result<PodGroupInfo> ParsePodGroup(const json& object, GroupApi api) {
                                            where + ": spec.minResources", NameSource::kWorkload,
                                            &group.min_resources));
   group.phase = String(Field(object, "status"), "phase");
+  if (const json& topology = Field(spec, "networkTopology"); topology.is_object()) {
+    const std::string mode = String(topology, "mode");
+    if (mode != "hard" && mode != "soft") {
+      return Status::Invalid(where + ": spec.networkTopology.mode: \"" + mode.substr(0, 64) +
+                             "\" is not hard or soft");
+    }
+    auto tier = Integer(topology, "highestTierAllowed", where + ": spec.networkTopology", 1);
+    if (!tier.ok()) return tier.status();
+    if (*tier < 1 || *tier > kMaxTopologyLevels) {
+      return Status::Invalid(where +
+                             ": spec.networkTopology.highestTierAllowed: " + std::to_string(*tier) +
+                             " is out of range (1.." + std::to_string(kMaxTopologyLevels) + ")");
+    }
+    group.network_topology_tier = static_cast<int32_t>(*tier);
+    group.network_topology_hard = mode == "hard";
+  }
   return group;
 }
 

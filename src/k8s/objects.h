@@ -23,6 +23,12 @@ inline constexpr const char* kVolcanoGroupAnnotation = "scheduling.volcano.sh/gr
 inline constexpr const char* kCoschedulingGroupLabel = "scheduling.x-k8s.io/pod-group";
 inline constexpr const char* kQueueAnnotation = "gantry.dev/queue";
 inline constexpr const char* kVolcanoQueueAnnotation = "scheduling.volcano.sh/queue-name";
+// Kueue's topology-aware scheduling: the pod set stays inside one domain of the level whose
+// node label the value names.
+inline constexpr const char* kKueueRequiredTopologyAnnotation =
+    "kueue.x-k8s.io/podset-required-topology";
+inline constexpr const char* kKueuePreferredTopologyAnnotation =
+    "kueue.x-k8s.io/podset-preferred-topology";
 inline constexpr const char* kGpuFractionAnnotation = "gantry.dev/gpu-fraction";
 inline constexpr const char* kGpuMemoryAnnotation = "gantry.dev/gpu-memory";
 inline constexpr const char* kGpuDevicesAnnotation = "gantry.dev/gpu-devices";
@@ -85,6 +91,7 @@ struct PodInfo {
   GroupApi group_api = GroupApi::kNone;
   std::string group;                 // the pod group's name (same namespace), empty when none
   std::string queue;                 // from an annotation; empty when none
+  TopologyRequest topology;          // from Kueue's podset topology annotations
   std::vector<int32_t> gpu_devices;  // from gantry.dev/gpu-devices, when bound by Gantry
   // The PersistentVolumeClaims its volumes name (ClusterCache resolves them).
   std::vector<PodClaimRef> claims;
@@ -109,6 +116,11 @@ struct PodGroupInfo {
   std::string priority_class_name;  // Volcano only
   ResourceVector min_resources;
   std::string phase;  // status.phase as last written
+  // Volcano's spec.networkTopology: the gang stays inside one domain of tier
+  // `highestTierAllowed` or below (tier 1 is the innermost level), required when mode is
+  // hard, preferred when soft. Tier 0: none.
+  int32_t network_topology_tier = 0;
+  bool network_topology_hard = false;
 };
 
 struct QueueInfo {

@@ -95,6 +95,14 @@ struct Task {
   bool releasing = false;
 };
 
+// A gang's topology constraint: its tasks stay inside one domain of a topology level (the
+// nodes sharing that level's label value and the values of the levels above it).
+struct TopologyRequest {
+  std::string level;      // a label key of ClusterState::topology_keys(); empty: none
+  bool required = false;  // else preferred: the tightest level that fits, then the next up
+  bool operator==(const TopologyRequest&) const = default;
+};
+
 struct Job {
   std::string name;
   QueueId queue = 0;
@@ -113,6 +121,7 @@ struct Job {
   // Its eviction memory passed kMaxEvictionChain, or that of a job that evicted it
   // through a chain did: it is never evicted again, nor evicts.
   bool eviction_memory_full = false;
+  TopologyRequest topology;
   std::vector<TaskId> tasks;
   // Kept by ClusterState:
   int32_t running = 0;
@@ -208,6 +217,10 @@ class ClusterState {
   // Changes a job's gang size, priority and queue; what its running tasks hold moves to
   // the new queue.
   Status UpdateJob(JobId job, int32_t min_member, int32_t priority, QueueId queue);
+  // The topology domain its gang must (or would rather) stay in.
+  void SetJobTopology(JobId job, TopologyRequest topology) {
+    jobs_[job].topology = std::move(topology);
+  }
   // Moves a job in creation order (Job::creation): the daemon orders jobs by their
   // objects' creation times, which can put a new job before ones it already has.
   void SetJobCreation(JobId job, int64_t creation) { jobs_[job].creation = creation; }

@@ -49,6 +49,9 @@ inline constexpr int64_t kMaxConfiguredSeconds = int64_t{100} * 365 * 86400;
 // bounds that memory. A job past it is never evicted again, nor evicts.
 inline constexpr size_t kMaxEvictionChain = 1024;
 
+// Topology levels (ClusterState::topology_keys()): each node keeps a value per level.
+inline constexpr int kMaxTopologyLevels = 16;
+
 // Levels of the queue tree (a top-level queue is level 1): bounds the walks up a queue's
 // ancestors that ordering and limits do for every job.
 inline constexpr int kMaxQueueDepth = 16;

@@ -10,6 +10,7 @@
 #include "model/queue_tree.h"
 #include "sim/pod_spec_reader.h"
 #include "sim/scenario_expect.h"
+#include "sim/scenario_topology.h"
 #include "sim/scenario_volumes.h"
 #include "sim/yaml_reader.h"
 
@@ -488,8 +489,9 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
   for (size_t i = 0; i < jobs.size(); ++i) {
     const YAML::Node& j = jobs[i];
     const std::string f = "jobs[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(r.Map(
-        j, f, {"name", "queue", "priority", "preemptionPolicy", "minMember", "waited", "tasks"}));
+    GANTRY_RETURN_IF_ERROR(r.Map(j, f,
+                                 {"name", "queue", "priority", "preemptionPolicy", "minMember",
+                                  "waited", "topology", "tasks"}));
     Job job;
     if (!j["name"]) return r.Error(j, f + ".name", "required");
     GANTRY_RETURN_IF_ERROR(r.Name(j["name"], f + ".name", &job.name));
@@ -524,6 +526,10 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
       int64_t waited = 0;
       GANTRY_RETURN_IF_ERROR(r.Int(j["waited"], f + ".waited", 0, kMaxConfiguredSeconds, &waited));
       job.submitted = -waited;
+    }
+    if (j["topology"]) {
+      GANTRY_RETURN_IF_ERROR(
+          ParseJobTopology(r, j["topology"], f + ".topology", *cluster, &job.topology));
     }
     if (!j["tasks"]) return r.Error(j, f + ".tasks", "required");
     GANTRY_RETURN_IF_ERROR(r.List(j["tasks"], f + ".tasks"));
@@ -617,13 +623,16 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   const YAML::Node root = *loaded;
   if (!root || root.IsNull()) return Status::Invalid(source + ": the file is empty");
   GANTRY_RETURN_IF_ERROR(r.Map(root, "",
-                               {"name", "config", "nodes", "namespaces", "queues", "jobs",
-                                "running", "disruptionBudgets", "expect"}));
+                               {"name", "config", "topologyKeys", "nodes", "namespaces", "queues",
+                                "jobs", "running", "disruptionBudgets", "expect"}));
   Scenario s;
   s.source = source;
   s.name = source;
   if (root["name"]) GANTRY_RETURN_IF_ERROR(r.Name(root["name"], "name", &s.name));
   GANTRY_RETURN_IF_ERROR(ParseSchedulerConfig(root["config"], source, &s.config));
+  if (root["topologyKeys"]) {
+    GANTRY_RETURN_IF_ERROR(ParseTopologyKeys(r, root["topologyKeys"], &s.cluster));
+  }
   if (!root["nodes"]) return r.Error(root, "nodes", "required");
   GANTRY_RETURN_IF_ERROR(ParseNodes(r, root["nodes"], &s.cluster));
   if (root["namespaces"]) {

@@ -28,6 +28,8 @@ struct ScenarioExpectations {
   std::map<std::string, ResourceVector> deserved;    // queue -> deserved amounts it names
   std::map<std::string, std::vector<ResourceId>> deserved_named;  // the resources checked
   std::map<std::string, int32_t> placed_on_node;  // node -> tasks placed there, of all jobs
+  // job -> topology level -> how many of the level's domains its placed tasks span.
+  std::map<std::string, std::map<std::string, int32_t>> spans;
   // job -> evictions of its tasks in the session. Given at all, it accounts for every job:
   // one it does not name must evict nothing. Absent (nullopt): evictions are not checked.
   std::optional<std::map<std::string, int32_t>> evicted;

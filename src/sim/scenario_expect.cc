@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_set>
 
+#include "engine/topology_domains.h"
 #include "model/limits.h"
 
 namespace gantry {
@@ -12,7 +14,7 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
                          ScenarioExpectations* out) {
   GANTRY_RETURN_IF_ERROR(r.Map(expect, "expect",
                                {"placed", "pending", "onNodes", "nodeCounts", "gpus",
-                                "placedInQueue", "placedOnNode", "evicted", "deserved"}));
+                                "placedInQueue", "placedOnNode", "evicted", "deserved", "spans"}));
   out->present = true;
   auto check_job = [&](const YAML::Node& key, const std::string& field) -> Status {
     if (cluster.FindJob(key.Scalar()) == kNone) {
@@ -85,6 +87,30 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
     }
   }
   std::unordered_set<std::string_view> task_names;  // for expect.gpus, made once
+  if (const YAML::Node& spans = expect["spans"]) {
+    if (!spans.IsMap()) {
+      return r.Error(spans, "expect.spans",
+                     "expected a mapping of job to a mapping of topology level to count");
+    }
+    const std::vector<std::string>& keys = cluster.topology_keys();
+    for (const auto& kv : spans) {
+      const std::string field = "expect.spans." + kv.first.Scalar();
+      GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
+      if (!kv.second.IsMap()) {
+        return r.Error(kv.second, field, "expected a mapping of topology level to count");
+      }
+      for (const auto& lc : kv.second) {
+        const std::string level = lc.first.Scalar();
+        if (std::find(keys.begin(), keys.end(), level) == keys.end()) {
+          return r.Error(lc.first, field + "." + level,
+                         "unknown topology level " + QuoteForMessage(level));
+        }
+        int64_t n = 0;
+        GANTRY_RETURN_IF_ERROR(r.Int(lc.second, field + "." + level, 0, kMaxTasksPerJob, &n));
+        out->spans[kv.first.Scalar()][level] = static_cast<int32_t>(n);
+      }
+    }
+  }
   if (const YAML::Node& gpus = expect["gpus"]) {
     if (!gpus.IsMap())
       return r.Error(gpus, "expect.gpus", "expected a mapping of task to device indexes");
@@ -280,6 +306,23 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
     if (got != want) {
       unmet.push_back("node " + node + ": expected " + std::to_string(want) + " placed, got " +
                       std::to_string(got));
+    }
+  }
+  for (const auto& [job, levels] : scenario.expect.spans) {
+    const std::vector<std::string>& keys = c.topology_keys();
+    for (const auto& [level, want] : levels) {
+      const int index = static_cast<int>(std::find(keys.begin(), keys.end(), level) - keys.begin());
+      std::set<std::string> domains;
+      for (const Placed& b : all_placed) {
+        if (c.job(b.job).name == job) domains.insert(TopologyDomainName(c.node(b.node), index));
+      }
+      if (static_cast<int32_t>(domains.size()) != want) {
+        std::string names;
+        for (const std::string& d : domains) names += (names.empty() ? "" : ", ") + d;
+        unmet.push_back("job " + job + ": expected its tasks in " + std::to_string(want) + " " +
+                        level + " domain(s), got " + std::to_string(domains.size()) + " {" + names +
+                        "}");
+      }
     }
   }
   if (scenario.expect.evicted) {

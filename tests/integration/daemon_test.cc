@@ -182,6 +182,63 @@ TEST(Daemon, GangBindsNothingUntilAllFitThenEverything) {
       seconds(10)));
 }
 
+// Topology (issue 13): levels from topologyKeys; a Volcano PodGroup's networkTopology
+// (hard, tier 1: the innermost level, leaf) keeps its gang inside one leaf; pods with
+// Kueue's podset-required-topology annotation wait when no leaf has room, naming the level.
+// Leaf l1 has two 2-GPU nodes, l2 two 4-GPU nodes: binpack alone would start the 2-GPU
+// gang on l1's fuller nodes and span both leaves.
+TEST(Daemon, AGangWithARequiredTopologyStaysInsideOneLeaf) {
+  const std::string test = "topology";
+  const Status crds = Env().EnsureGantryCrds();
+  ASSERT_TRUE(crds.ok()) << crds.message();
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  const std::string spine = test + "-spine", leaf = test + "-leaf";
+  for (int i = 0; i < 4; ++i) {
+    const bool in_l1 = i < 2;
+    auto r = Env().CreateNode(test + "-node-" + std::to_string(i), in_l1 ? 2 : 4, "32", "256Gi",
+                              {{"gantry-test", test}, {spine, "s1"}, {leaf, in_l1 ? "l1" : "l2"}});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+  MustCreate(
+      {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+       {"kind", "PodGroup"},
+       {"metadata", {{"name", "train"}, {"namespace", test}}},
+       {"spec",
+        {{"minMember", 4}, {"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 1}}}}}});
+  for (int i = 0; i < 4; ++i) {
+    MustCreate(Pod(test, "train-" + std::to_string(i), "gantry-" + test, 2, test,
+                   {{"scheduling.k8s.io/group-name", "train"}}));
+  }
+  DaemonProcess daemon(
+      test, DaemonConfig("gantry-" + test) + "topologyKeys: [" + spine + ", " + leaf + "]\n",
+      "d-" + test);
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 4; }, seconds(20))) << daemon.Log();
+  for (const json& p : PodsIn(test)) {
+    const std::string node = p["spec"]["nodeName"];
+    EXPECT_TRUE(node == test + "-node-2" || node == test + "-node-3")
+        << p["metadata"]["name"] << " on " << node;
+  }
+  // Three more 2-GPU pods that must share a leaf: l1 has 4 GPUs free, l2 none.
+  MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+              {"kind", "PodGroup"},
+              {"metadata", {{"name", "more"}, {"namespace", test}}},
+              {"spec", {{"minMember", 3}}}});
+  for (int i = 0; i < 3; ++i) {
+    MustCreate(Pod(test, "more-" + std::to_string(i), "gantry-" + test, 2, test,
+                   {{"scheduling.k8s.io/group-name", "more"},
+                    {"kueue.x-k8s.io/podset-required-topology", leaf}}));
+  }
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] {
+        auto pod = Env().Call("GET", "/api/v1/namespaces/" + test + "/pods/more-0");
+        return pod.ok() &&
+               PodScheduledMessage(*pod).find("must stay inside one " + leaf) != std::string::npos;
+      },
+      seconds(20)))
+      << daemon.Log();
+  EXPECT_EQ(BoundIn(test), 4);
+}
+
 TEST(Daemon, QueueCapabilityIsNeverExceeded) {
   const std::string test = "capped";
   const Status crds = Env().EnsureGantryCrds();

@@ -190,7 +190,7 @@ TEST(ParseDaemonConfig, UnknownFieldNamesFileLineAndKnownFields) {
   EXPECT_TRUE(Contains(e, "cfg.yaml:2:1: bindWorker: unknown field")) << e;
   EXPECT_TRUE(Contains(e,
                        "schedulerName, schedulePeriod, bindWorkers, volumeBindTimeout, "
-                       "listenAddress, leaderElection, engine"))
+                       "listenAddress, leaderElection, topologyKeys, engine"))
       << e;
 }
 

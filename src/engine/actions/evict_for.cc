@@ -232,6 +232,16 @@ bool PlaceWithoutEvicting(Session& s, Statement& st, TaskId task, bool future) {
 int32_t PlaceJobEvicting(Session& session, JobId job_id, EvictionCause cause) {
   const ClusterState& c = session.cluster();
   const Job& job = c.job(job_id);
+  if (job.topology.required) {
+    // The evicting search places task by task over the whole cluster; it would break the
+    // gang's domain. Such a gang waits for room in one domain (allocate, reserve).
+    const std::string text = std::string(cause == EvictionCause::kPreempt ? "preempt" : "reclaim") +
+                             ": a gang with a required topology (" + job.topology.level +
+                             ") evicts nothing";
+    const std::string& before = session.job(job_id).reason;
+    session.SetJobReason(job_id, before.empty() ? text : before + "; " + text);
+    return 0;
+  }
   const int64_t grace = session.config().preemption_grace_s;
   if (grace > 0 && session.WaitedSeconds(job_id) < grace) {
     std::string text = std::string(cause == EvictionCause::kPreempt ? "preempt" : "reclaim") +

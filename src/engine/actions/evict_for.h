@@ -23,8 +23,9 @@ bool VictimGoesFirst(const ClusterState& cluster, TaskId a, TaskId b);
 // would fall below its minMember takes the rest of its running gang with it, or is not
 // taken. Commits when the job is pipelined; otherwise rolls everything back, so that
 // nothing is evicted for a job that still would not fit. A task whose preemptionPolicy is
-// Never evicts nothing, nor does a job that has waited less than the configuration's
-// preemption grace. Records why the job stays pending. Returns the tasks placed.
+// Never evicts nothing, nor does a job with a required topology (Job::topology), nor one
+// that has waited less than the configuration's preemption grace. Records why the job
+// stays pending. Returns the tasks placed.
 // REQUIRES: the job is not pipelined yet (JobPipelined is false).
 int32_t PlaceJobEvicting(Session& session, JobId job, EvictionCause cause);
 

@@ -1,25 +1,33 @@
 #include "engine/actions/job_allocation.h"
 
+#include <algorithm>
+#include <numeric>
+
 #include "engine/statement.h"
 
 namespace gantry {
+namespace {
 
-JobStepResult AllocateJob(Session& session, JobId job_id, JobStep step, int32_t placed_before) {
-  const ClusterState& cluster = session.cluster();
-  const Job& job = cluster.job(job_id);
-  const JobWork& work = session.job(job_id);
-  session.MarkAttempted(job_id);
-  Statement statement = session.NewStatement();
+// What placing a run of tasks did: how many went into the statement, and the task that
+// did not fit, with why.
+struct TaskRun {
+  int32_t placed = 0;
+  TaskId failed = kNone;
   std::string why_not;
-  TaskId failed_task = kNone;
-  const bool ready_before = session.JobReady(job_id);
-  bool step_ended = false;
+};
+
+// Places the job's unplaced tasks in task order into `statement`, on the nodes of `scope`,
+// until one does not fit or the step ends.
+TaskRun PlaceTasks(Session& session, Statement& statement, JobId job_id, JobStep step,
+                   bool ready_before, const SearchScope& scope) {
+  const ClusterState& cluster = session.cluster();
+  const QueueId queue = cluster.job(job_id).queue;
+  TaskRun run;
   // Placing tasks does not change `unplaced` until the statement commits.
-  for (TaskId task : work.unplaced) {
-    if (step_ended) break;
+  for (TaskId task : session.job(job_id).unplaced) {
     Placement placement;
-    if (!session.FindPlacement(task, &placement, &why_not)) {
-      failed_task = task;
+    if (!session.FindPlacement(task, scope, &placement, &run.why_not)) {
+      run.failed = task;
       break;
     }
     // The queue is charged what the task takes on the chosen devices, which for a
@@ -27,40 +35,171 @@ JobStepResult AllocateJob(Session& session, JobId job_id, JobStep step, int32_t 
     const ResourceVector accounted = ClusterState::Accounted(
         cluster.spec_of(task), static_cast<int32_t>(placement.gpus.devices.size()),
         placement.gpus.milli_each);
-    if (!session.QueueAllocatable(job.queue, accounted, &why_not)) {
-      failed_task = task;
+    if (!session.QueueAllocatable(queue, accounted, &run.why_not)) {
+      run.failed = task;
       break;
     }
     Status allocated = statement.Allocate(task, std::move(placement));
     if (!allocated.ok()) {  // the search found it room, so this is a bug: say so, place nothing
-      why_not = "internal error: " + allocated.message();
-      failed_task = task;
+      run.why_not = "internal error: " + allocated.message();
+      run.failed = task;
       break;
     }
+    ++run.placed;
     // One turn: the gang minimum in one go, then one task at a time, so that the job's
     // further tasks go back into the queue order like any other job's.
-    step_ended = step == JobStep::kOneTurn && (ready_before || session.JobReady(job_id));
+    if (step == JobStep::kOneTurn && (ready_before || session.JobReady(job_id))) break;
   }
-  const int32_t placed = static_cast<int32_t>(statement.size());
+  return run;
+}
+
+// ---- Gangs that stay inside one topology domain (Job::topology).
+
+// What a domain is measured in: GPUs for a gang that asks for them, else CPU.
+ResourceId MeasureOf(const Session& s, JobId job) {
+  const std::vector<TaskId>& unplaced = s.job(job).unplaced;
+  return !unplaced.empty() && s.cluster().spec_of(unplaced.front()).gpu.wants_gpu() ? kGpu : kCpu;
+}
+
+Milli NeedOf(const ClusterState& c, TaskId task, ResourceId measure) {
+  const TaskSpec& spec = c.spec_of(task);
+  if (measure == kCpu) return spec.requests.Get(kCpu);
+  return spec.gpu.count > 0 ? Milli{spec.gpu.count} * kGpuMilliWhole : Milli{spec.gpu.milli};
+}
+
+// The domain the job's tasks already run or are placed in at `level`, or -1.
+int32_t DomainOfPlacedTasks(Session& s, JobId job, int level) {
+  for (TaskId t : s.cluster().job(job).tasks) {
+    const TaskStatus status = s.task_status(t);
+    if (status == TaskStatus::kPending || status == TaskStatus::kDone) continue;
+    const NodeId node = s.state().placement_of(t).node;
+    if (node != kNone) return s.topology().DomainOf(level, node);
+  }
+  return -1;
+}
+
+// Tries the level's domains in the order that fills best (least of the measure free
+// first: what the gang takes is the same in each, so what stays free is least there),
+// skipping those with less free than the gang's minimum needs, and keeps the first where
+// the job becomes ready. True with the tasks in the statement; else the statement as it
+// was, and *closest the most tasks one domain took (with its name).
+bool PlaceInBestDomain(Session& s, Statement& st, JobId job, JobStep step, bool ready_before,
+                       int level, TaskRun* run, std::pair<int32_t, std::string>* closest) {
+  const ClusterState& c = s.cluster();
+  const std::vector<TopologyDomain>& domains = s.topology().At(level);
+  const ResourceId measure = MeasureOf(s, job);
+  const std::vector<TaskId>& unplaced = s.job(job).unplaced;
+  const size_t minimum =
+      static_cast<size_t>(std::max<int32_t>(0, c.job(job).min_member - s.job(job).ready));
+  Milli need = 0;
+  for (size_t i = 0; i < std::min(minimum, unplaced.size()); ++i) {
+    need += NeedOf(c, unplaced[i], measure);
+  }
+  std::vector<std::pair<Milli, size_t>> order;  // (free, domain index)
+  for (size_t d = 0; d < domains.size(); ++d) {
+    Milli free = 0;
+    for (NodeId n : domains[d].nodes) free += s.free(n, measure);
+    if (free >= need) order.emplace_back(free, d);
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& [free, d] : order) {
+    const size_t checkpoint = st.Checkpoint();
+    TaskRun trial = PlaceTasks(s, st, job, step, ready_before,
+                               SearchScope{&domains[d].nodes, /*future=*/false});
+    if (s.JobReady(job)) {
+      *run = std::move(trial);
+      return true;
+    }
+    if (trial.placed > closest->first) *closest = {trial.placed, domains[d].name};
+    st.Rollback(checkpoint);
+  }
+  return false;
+}
+
+// Places the job's tasks as its topology request says: a job with tasks placed already
+// stays in their domain (a required request), or tries it first (preferred); a new gang
+// goes to the best domain of its level, for a preferred request else of the levels above,
+// else anywhere. A required request that fits no domain fails with a reason naming the
+// level and the closest domain.
+TaskRun PlaceWithTopology(Session& s, Statement& st, JobId job, JobStep step, bool ready_before) {
+  const ClusterState& c = s.cluster();
+  const TopologyRequest& request = c.job(job).topology;
+  const int level = s.topology().LevelOf(request.level);
+  const SearchScope anywhere;
+  if (level < 0) {
+    if (!request.required) return PlaceTasks(s, st, job, step, ready_before, anywhere);
+    TaskRun run;
+    run.failed = s.job(job).unplaced.front();
+    run.why_not = "topology: " + request.level + " is not one of the cluster's topology levels";
+    return run;
+  }
+  const int32_t placed_in = DomainOfPlacedTasks(s, job, level);
+  if (placed_in >= 0) {
+    const TopologyDomain& domain = s.topology().At(level)[static_cast<size_t>(placed_in)];
+    const size_t checkpoint = st.Checkpoint();
+    TaskRun run =
+        PlaceTasks(s, st, job, step, ready_before, SearchScope{&domain.nodes, /*future=*/false});
+    if (request.required || run.failed == kNone) {
+      if (run.failed != kNone) {
+        run.why_not = "topology: its tasks stay in " + request.level + " " + domain.name +
+                      " (required), where: " + run.why_not;
+      }
+      return run;
+    }
+    st.Rollback(checkpoint);
+    return PlaceTasks(s, st, job, step, ready_before, anywhere);
+  }
+  TaskRun run;
+  std::pair<int32_t, std::string> closest{0, ""};
+  for (int l = level; l >= (request.required ? level : 0); --l) {
+    if (PlaceInBestDomain(s, st, job, step, ready_before, l, &run, &closest)) return run;
+  }
+  if (!request.required) return PlaceTasks(s, st, job, step, ready_before, anywhere);
+  run = TaskRun{};
+  run.failed = s.job(job).unplaced.front();
+  const size_t domains = s.topology().At(level).size();
+  run.why_not = "topology: its gang must stay inside one " + request.level + " domain " +
+                "(required), and none of the " + std::to_string(domains) + " has room for it";
+  if (!closest.second.empty()) {
+    run.why_not += " (the closest, " + closest.second + ", took " + std::to_string(closest.first) +
+                   " of its tasks)";
+  }
+  return run;
+}
+
+}  // namespace
+
+JobStepResult AllocateJob(Session& session, JobId job_id, JobStep step, int32_t placed_before) {
+  const ClusterState& cluster = session.cluster();
+  const Job& job = cluster.job(job_id);
+  const JobWork& work = session.job(job_id);
+  session.MarkAttempted(job_id);
+  Statement statement = session.NewStatement();
+  const bool ready_before = session.JobReady(job_id);
   const int32_t unplaced_before = static_cast<int32_t>(work.unplaced.size());
+  const TaskRun run =
+      job.topology.level.empty()
+          ? PlaceTasks(session, statement, job_id, step, ready_before, SearchScope{})
+          : PlaceWithTopology(session, statement, job_id, step, ready_before);
+  const int32_t placed = static_cast<int32_t>(statement.size());
   const int32_t ready = session.job(job_id).ready;
   // A job of one task is the pod itself: its reason is kube-scheduler's words alone, as
   // its PodScheduled condition says them. A task of a larger job is named.
-  std::string task_reason = failed_task == kNone ? ""
+  std::string task_reason = run.failed == kNone ? ""
                             : job.tasks.size() == 1
-                                ? why_not
-                                : "task " + cluster.task(failed_task).name + ": " + why_not;
+                                ? run.why_not
+                                : "task " + cluster.task(run.failed).name + ": " + run.why_not;
   if (session.JobReady(job_id)) {
     statement.Commit();
     const int32_t total = placed_before + placed;
-    if (failed_task != kNone) {
+    if (run.failed != kNone) {
       session.SetJobReason(job_id, total > 0 ? "placed " + std::to_string(total) +
                                                    " task(s); the rest wait: " + task_reason
                                              : task_reason);
     } else {
       session.SetJobReason(job_id, "");
     }
-    return {placed, failed_task == kNone && placed > 0 && placed < unplaced_before};
+    return {placed, run.failed == kNone && placed > 0 && placed < unplaced_before};
   }
   statement.Discard();
   if (job.min_member > 1) {

@@ -35,6 +35,14 @@ class ReserveAction : public Action {
       // A queue that has its deserved share waits fairly, not from starvation.
       if (session.WaitedSeconds(head) < starvation || session.QueueOverused(q, nullptr)) continue;
       if (AllocateJob(session, head, JobStep::kOneTurn).placed > 0) continue;
+      if (session.cluster().job(head).topology.required) {
+        // Held nodes are chosen over the whole cluster, not inside one domain.
+        session.NoteReservation(
+            head, "no reservation: it waited " + std::to_string(session.WaitedSeconds(head)) +
+                      " s, but a gang with a required topology (" +
+                      session.cluster().job(head).topology.level + ") gets none yet");
+        continue;
+      }
       Reserve(session, head, starvation);
     }
   }

@@ -1,0 +1,55 @@
+#include "engine/topology_domains.h"
+
+#include <map>
+
+namespace gantry {
+
+int TopologyDomains::LevelOf(std::string_view key) const {
+  const std::vector<std::string>& keys = cluster_.topology_keys();
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] == key) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::string TopologyDomainName(const Node& node, int level) {
+  const size_t at = static_cast<size_t>(level);
+  if (level < 0 || at >= node.topology.size() || node.topology[at].empty()) return "";
+  std::string name;
+  for (size_t l = 0; l <= at; ++l) {
+    if (l > 0) name += '/';
+    name += node.topology[l];
+  }
+  return name;
+}
+
+TopologyDomains::Level& TopologyDomains::Built(int level) {
+  if (levels_.empty()) levels_.resize(cluster_.topology_keys().size());
+  Level& out = levels_[static_cast<size_t>(level)];
+  if (out.built) return out;
+  out.built = true;
+  const std::vector<Node>& nodes = cluster_.nodes();
+  std::map<std::string, std::vector<NodeId>> by_name;
+  for (NodeId n = 0; n < nodes.size(); ++n) {
+    if (nodes[n].removed) continue;
+    std::string name = TopologyDomainName(nodes[n], level);
+    if (!name.empty()) by_name[std::move(name)].push_back(n);
+  }
+  out.domain_of.assign(nodes.size(), -1);
+  for (auto& [name, members] : by_name) {
+    for (NodeId n : members) out.domain_of[n] = static_cast<int32_t>(out.domains.size());
+    out.domains.push_back(TopologyDomain{name, std::move(members)});
+  }
+  return out;
+}
+
+const std::vector<TopologyDomain>& TopologyDomains::At(int level) {
+  return Built(level).domains;
+}
+
+int32_t TopologyDomains::DomainOf(int level, NodeId node) {
+  const Level& built = Built(level);
+  return node < built.domain_of.size() ? built.domain_of[node] : -1;
+}
+
+}  // namespace gantry

@@ -1,0 +1,49 @@
+// The cluster's topology domains, level by level, for gangs that must (or would rather)
+// stay inside one domain: a domain of level L is the set of nodes that have level L's
+// label and share its value and the values of the levels above it (rack r1 of spine s1
+// is not rack r1 of spine s2). Levels are ClusterState::topology_keys(), outermost first.
+// Built per level on first use and kept for the session: labels do not change inside one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/cluster.h"
+
+namespace gantry {
+
+struct TopologyDomain {
+  std::string name;           // the level's values down to it, "/"-joined: "s1/r1"
+  std::vector<NodeId> nodes;  // in id order; nodes removed from the cluster are left out
+};
+
+// The name of the node's domain at `level` ("s1/r1"), or "" when it lacks the level's label.
+std::string TopologyDomainName(const Node& node, int level);
+
+class TopologyDomains {
+ public:
+  explicit TopologyDomains(const ClusterState& cluster) : cluster_(cluster) {}
+
+  // The index of a level's label key, or -1 when it is not one of the levels.
+  int LevelOf(std::string_view key) const;
+  // The level's domains, in name order.
+  // REQUIRES: 0 <= level < topology_keys().size().
+  const std::vector<TopologyDomain>& At(int level);
+  // The index in At(level) of the node's domain, or -1 when it lacks the level's label.
+  int32_t DomainOf(int level, NodeId node);
+
+ private:
+  struct Level {
+    bool built = false;
+    std::vector<TopologyDomain> domains;
+    std::vector<int32_t> domain_of;  // by node
+  };
+  Level& Built(int level);
+
+  const ClusterState& cluster_;
+  std::vector<Level> levels_;
+};
+
+}  // namespace gantry

@@ -1,0 +1,136 @@
+// The daemon's topology requests: Volcano PodGroups' spec.networkTopology, Kueue's podset
+// topology annotations on pods, and topologyKeys in the configuration, into Job::topology.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "daemon/cluster_cache.h"
+#include "daemon/config.h"
+#include "k8s/objects.h"
+#include "tests/unit/test_util.h"
+
+namespace gantry {
+namespace {
+
+using json = nlohmann::json;
+using k8s::EventType;
+
+json Pod(const std::string& name, json annotations) {
+  return {{"metadata",
+           {{"name", name},
+            {"namespace", "ml"},
+            {"uid", "uid-" + name},
+            {"resourceVersion", "1"},
+            {"annotations", std::move(annotations)}}},
+          {"spec",
+           {{"schedulerName", "gantry"},
+            {"containers",
+             {{{"name", "c"}, {"resources", {{"requests", {{"nvidia.com/gpu", "1"}}}}}}}}}},
+          {"status", {{"phase", "Pending"}}}};
+}
+
+json Group(const std::string& name, json spec) {
+  return {{"metadata", {{"name", name}, {"namespace", "ml"}, {"uid", "uid-pg-" + name}}},
+          {"spec", std::move(spec)}};
+}
+
+JobId JobOfTask(const ClusterState& s, const std::string& name) {
+  for (const Task& t : s.tasks()) {
+    if (t.name == name && t.job != kNone) return t.job;
+  }
+  ADD_FAILURE() << "no task " << name;
+  return 0;
+}
+
+TEST(ParsePodGroup, NetworkTopology) {
+  const k8s::PodGroupInfo hard = Must(k8s::ParsePodGroup(
+      Group("g",
+            {{"minMember", 2}, {"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 2}}}}),
+      k8s::GroupApi::kVolcano));
+  EXPECT_EQ(hard.network_topology_tier, 2);
+  EXPECT_TRUE(hard.network_topology_hard);
+  const k8s::PodGroupInfo soft = Must(k8s::ParsePodGroup(
+      Group("g", {{"networkTopology", {{"mode", "soft"}}}}), k8s::GroupApi::kVolcano));
+  EXPECT_EQ(soft.network_topology_tier, 1);  // Volcano's default
+  EXPECT_FALSE(soft.network_topology_hard);
+  const k8s::PodGroupInfo none =
+      Must(k8s::ParsePodGroup(Group("g", {{"minMember", 2}}), k8s::GroupApi::kVolcano));
+  EXPECT_EQ(none.network_topology_tier, 0);
+  for (const auto& [topology, part] : std::vector<std::pair<json, std::string>>{
+           {{{"mode", "strict"}}, "spec.networkTopology.mode: \"strict\" is not hard or soft"},
+           {{{"mode", "hard"}, {"highestTierAllowed", 0}},
+            "spec.networkTopology.highestTierAllowed: 0 is out of range"},
+           {{{"mode", "hard"}, {"highestTierAllowed", "two"}}, "highestTierAllowed"}}) {
+    auto r =
+        k8s::ParsePodGroup(Group("g", {{"networkTopology", topology}}), k8s::GroupApi::kVolcano);
+    ASSERT_FALSE(r.ok()) << topology.dump();
+    EXPECT_NE(r.status().message().find("podgroup ml/g"), std::string::npos)
+        << r.status().message();
+    EXPECT_NE(r.status().message().find(part), std::string::npos) << r.status().message();
+  }
+}
+
+TEST(ParsePod, KueueTopologyAnnotations) {
+  const k8s::PodInfo required =
+      Must(k8s::ParsePod(Pod("a", {{"kueue.x-k8s.io/podset-required-topology", "rack"}})));
+  EXPECT_EQ(required.topology, (TopologyRequest{"rack", true}));
+  const k8s::PodInfo preferred =
+      Must(k8s::ParsePod(Pod("b", {{"kueue.x-k8s.io/podset-preferred-topology", "block"}})));
+  EXPECT_EQ(preferred.topology, (TopologyRequest{"block", false}));
+  EXPECT_EQ(Must(k8s::ParsePod(Pod("c", json::object()))).topology, TopologyRequest{});
+}
+
+TEST(ClusterCacheTopology, AVolcanoTierNamesALevelCountedFromTheInnermost) {
+  ClusterCache c("gantry");
+  c.SetTopologyKeys({"block", "spine", "leaf"});
+  c.OnPod(EventType::kAdded, Pod("w0", {{"scheduling.k8s.io/group-name", "train"}}));
+  c.OnPodGroup(
+      k8s::GroupApi::kVolcano, EventType::kAdded,
+      Group("train", {{"minMember", 1},
+                      {"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 2}}}}));
+  const JobId job = JobOfTask(c.state(), "ml/w0");
+  EXPECT_EQ(c.state().job(job).topology, (TopologyRequest{"spine", true}));
+  // Above the outermost level: the whole cluster, no constraint.
+  c.OnPodGroup(
+      k8s::GroupApi::kVolcano, EventType::kModified,
+      Group("train", {{"minMember", 1},
+                      {"networkTopology", {{"mode", "soft"}, {"highestTierAllowed", 4}}}}));
+  EXPECT_EQ(c.state().job(job).topology, TopologyRequest{});
+}
+
+TEST(ClusterCacheTopology, PodsAnnotationsGiveTheGroupsRequestAndFollowThePods) {
+  ClusterCache c("gantry");
+  c.SetTopologyKeys({"spine", "leaf"});
+  const json annotations = {{"scheduling.k8s.io/group-name", "train"},
+                            {"kueue.x-k8s.io/podset-required-topology", "leaf"}};
+  c.OnPod(EventType::kAdded, Pod("w0", annotations));
+  c.OnPod(EventType::kAdded, Pod("w1", annotations));
+  c.OnPodGroup(k8s::GroupApi::kVolcano, EventType::kAdded, Group("train", {{"minMember", 2}}));
+  const JobId job = JobOfTask(c.state(), "ml/w0");
+  EXPECT_EQ(c.state().job(job).topology, (TopologyRequest{"leaf", true}));
+  c.OnPod(EventType::kDeleted, Pod("w0", annotations));
+  c.OnPod(EventType::kDeleted, Pod("w1", annotations));
+  c.OnPod(EventType::kAdded, Pod("w2", {{"scheduling.k8s.io/group-name", "train"}}));
+  const JobId after = JobOfTask(c.state(), "ml/w2");
+  EXPECT_EQ(c.state().job(after).topology, TopologyRequest{});
+}
+
+TEST(ParseDaemonConfig, TopologyKeys) {
+  DaemonConfig config;
+  ASSERT_TRUE(ParseDaemonConfig("topologyKeys: [spine, leaf]\n", "cfg.yaml", &config).ok());
+  EXPECT_EQ(config.topology_keys, (std::vector<std::string>{"spine", "leaf"}));
+  ASSERT_TRUE(ParseDaemonConfig("", "cfg.yaml", &config).ok());
+  EXPECT_TRUE(config.topology_keys.empty());
+  for (const auto& [text, part] : std::vector<std::pair<std::string, std::string>>{
+           {"topologyKeys: [leaf, leaf]\n",
+            "cfg.yaml:1:22: topologyKeys[1]: duplicate level \"leaf\""},
+           {"topologyKeys: leaf\n", "topologyKeys: expected a list"},
+           {"topologyKeys: [[a]]\n", "topologyKeys[0]"}}) {
+    const Status st = ParseDaemonConfig(text, "cfg.yaml", &config);
+    ASSERT_FALSE(st.ok()) << text;
+    EXPECT_NE(st.message().find(part), std::string::npos) << st.message();
+  }
+}
+
+}  // namespace
+}  // namespace gantry
