@@ -12,7 +12,7 @@ FUZZ_SECONDS ?=
 SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all setup build build-asan build-fuzz test test-asan fuzz demo fairness bench bench-k8s format clean
+.PHONY: all setup build build-asan build-fuzz test test-asan fuzz demo fairness topology bench bench-k8s format clean
 
 all: build
 
@@ -75,6 +75,15 @@ fairness: build
 	  --actions enqueue,reserve,reclaim,allocate,backfill --starvation 600 --preemption-grace 300 \
 	  --policy gantry --seeds 42 --out out/fairness
 	@echo "open out/fairness/report.html"
+
+# Issue 13's topology experiment: gangs of four 8-GPU pods on 256 nodes in 4 spines of 4
+# racks (tests/sim/topology-cluster.yaml), without a topology request, then with a required
+# and a preferred rack; prints the racks and spines each gang spans.
+topology: build
+	for t in "" ",gangtopology=required:topology.gantry.dev/rack" ",gangtopology=preferred:topology.gantry.dev/rack"; do \
+	  $(BUILD)/gantry sim --cluster tests/sim/topology-cluster.yaml \
+	    --generate "pods=8000,rate=0.08,duration=3600,mix=40/20/35/5,seed=42$$t" --policy gantry --seeds 42 \
+	    --out out/topology || exit 1; done
 
 bench: build
 	$(BUILD)/engine_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true

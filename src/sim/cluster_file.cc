@@ -20,6 +20,7 @@ Result<ClusterState> LoadClusterFile(const std::string& path) {
   auto scenario = LoadScenario(path);
   if (!scenario.ok()) return scenario.status();
   ClusterState cluster;
+  cluster.SetTopologyKeys(scenario->cluster.topology_keys());
   for (const Node& node : scenario->cluster.nodes()) {
     Node copy = node;
     auto added = cluster.AddNode(std::move(copy));

@@ -87,8 +87,16 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   auto policy = Policy::Compile(config);
   if (!policy.ok()) return policy.status();
   int64_t total_tasks = 0;
+  const std::vector<std::string>& levels = nodes.topology_keys();
   for (const SimJob& j : jobs_in) {
     GANTRY_RETURN_IF_ERROR(CheckSimJob(j));
+    if (!j.topology.level.empty() &&
+        std::find(levels.begin(), levels.end(), j.topology.level) == levels.end()) {
+      std::string known;
+      for (const std::string& l : levels) known += (known.empty() ? "" : ", ") + l;
+      return Status::Invalid("job \"" + j.name + "\": topology level \"" + j.topology.level +
+                             "\" is not one of the cluster's (" + known + ")");
+    }
     total_tasks += j.pods;  // at most kMaxTasksPerJob each: no overflow before the check
     if (total_tasks > kMaxTasks) {
       return Status::Invalid("the workload has more than " + std::to_string(kMaxTasks) +
@@ -116,6 +124,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     int64_t reserved_at = -1;
     int64_t reservation_due = -1;
     bool placed_since_reserved = false;
+    bool span_counted = false;  // a gang's domains are counted once, when it starts
   };
   struct TaskTrack {
     int64_t pending_since = 0;  // submit, or the last eviction
@@ -173,6 +182,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     waits.push_back(w);
     queue_waits[queue_of_task(task)].push_back(w);
   };
+  GangSpanCounter spans(cluster);
   auto place = [&](TaskId task, NodeId node, std::span<const int32_t> gpus) -> Status {
     GANTRY_RETURN_IF_ERROR(cluster.Place(task, node, gpus));
     --pending_tasks;
@@ -181,8 +191,14 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     TaskTrack& tt = task_runs[task];
     tt.waited += t - tt.pending_since;
     ++tt.run;
-    JobTrack& track = tracks[cluster.task(task).job];
+    const JobId job_id = cluster.task(task).job;
+    JobTrack& track = tracks[job_id];
     tt.ends_at = track.duration > 0 ? t + track.duration : -1;
+    if (const Job& job = cluster.job(job_id);
+        job.min_member > 1 && !track.span_counted && job.running >= job.min_member) {
+      track.span_counted = true;
+      spans.Count(cluster, job_id);
+    }
     if (tt.ends_at >= 0) ends.push({tt.ends_at, task, tt.run});
     if (track.reserved_at >= 0 && !track.placed_since_reserved) {
       track.placed_since_reserved = true;
@@ -239,6 +255,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       job.queue = queue;
       job.priority = sj.priority;
       job.min_member = sj.min_member;
+      job.topology = sj.topology;
       job.creation = static_cast<int64_t>(cluster.jobs().size());
       job.submitted = sj.submit;
       auto job_id = cluster.AddJob(std::move(job));
@@ -394,6 +411,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   result.jain_mean = total_time > 0 ? jain_time / total_time : rows.back().jain;
   result.jain_steady = steady_time > 0 ? steady_jain_time / steady_time : result.jain_mean;
   result.eviction_loops = loops.loops();
+  result.gang_spans = spans.Result();
   for (QueueId q = 0; q < cluster.queues().size(); ++q) {
     const Queue& queue = cluster.queue(q);
     const double share = total_time > 0 ? share_time[q] / total_time : 0;

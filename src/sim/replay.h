@@ -9,6 +9,7 @@
 
 #include "engine/config.h"
 #include "model/cluster.h"
+#include "sim/gang_spans.h"
 #include "sim/workload.h"
 
 namespace gantry {
@@ -109,6 +110,8 @@ struct ReplayResult {
   std::vector<ReplayRow> rows;
   std::vector<double> jct_samples;  // for the report's CDF (thinned)
   std::vector<std::pair<std::string, double>> queue_gpu_share_pct;  // time-weighted, per queue
+  // Per topology level that some node has: the domains each gang spanned as it started.
+  std::vector<GangSpan> gang_spans;
 };
 
 // Evictions: the engine's evicted tasks leave their nodes at once (ClusterState has no

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "sim/report_fairness.h"
+#include "sim/report_topology.h"
 #include "sim/stats.h"
 
 namespace gantry {
@@ -688,6 +689,7 @@ std::string RenderHtmlReport(const nlohmann::ordered_json& summary,
   }
   if (!charts.empty()) html += "<h2>Charts</h2>\n<div class=\"charts\">\n" + charts + "</div>\n";
   html += RenderFairnessHtml(summary);
+  html += RenderTopologyHtml(summary);
 
   // --- Per-run detail, folded away: it is for checking, not for reading first.
   if (run_count > 0) {

@@ -127,7 +127,7 @@ Result<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
 Result<GeneratorOptions> ParseGenerate(const std::string& text, std::vector<std::string>* given) {
   GeneratorOptions g;
   given->clear();
-  const std::string known = "nodes, pods, rate, duration, seed, mix, queues";
+  const std::string known = "nodes, pods, rate, duration, seed, mix, queues, gangtopology";
   for (const std::string& item : SplitOn(text, ',')) {
     const size_t eq = item.find('=');
     if (eq == std::string::npos) {
@@ -200,6 +200,15 @@ Result<GeneratorOptions> ParseGenerate(const std::string& text, std::vector<std:
         if (!v.ok()) return v.status();
         g.queues.emplace_back(std::move(name), *v);
       }
+    } else if (key == "gangtopology") {
+      const size_t colon = value.find(':');
+      const std::string mode = value.substr(0, colon);
+      if (colon == std::string::npos || colon + 1 == value.size() ||
+          (mode != "required" && mode != "preferred")) {
+        return Status::Invalid(option + ": expected required:LEVEL or preferred:LEVEL (a node " +
+                               "label key of the cluster's topologyKeys), got " + Quoted(value));
+      }
+      g.gang_topology = TopologyRequest{value.substr(colon + 1), mode == "required"};
     } else {
       return Status::Invalid("--generate: unknown key " + Quoted(key) + " (known: " + known + ")");
     }

@@ -73,6 +73,15 @@ Json ReplayRunJson(const ReplayResult& r) {
   run["reservation_late_max_s"] = r.reservation_late_max_s;
   run["jain_mean"] = r.jain_mean;
   run["jain_steady"] = r.jain_steady;
+  Json spans = Json::array();
+  for (const GangSpan& g : r.gang_spans) {
+    spans.push_back({{"level", g.level},
+                     {"gangs", g.gangs},
+                     {"mean_domains", g.mean_domains},
+                     {"max_domains", g.max_domains},
+                     {"pct_in_one", g.pct_in_one}});
+  }
+  run["gang_spans"] = spans;
   Json queues = Json::array();
   for (const QueueReport& q : r.queues) {
     queues.push_back({{"name", q.name},
@@ -297,6 +306,18 @@ SimOutputs SummarizeSimRuns(const SimOptions& o, const SimSettings& settings,
   }
   if (!protocol && settings.fairness) {
     for (const SimRun& sim : runs) out.table += FairnessTable(sim.policy, sim.seed, sim.replay);
+  }
+  // Topology: the domains each gang spanned as it started, per level, per run.
+  for (const SimRun& sim : runs) {
+    for (const GangSpan& g : sim.replay.gang_spans) {
+      if (g.gangs == 0) continue;
+      out.table += Format(
+          "gangs %s seed %llu: %s: %lld gangs, %.2f domains each on average (max %lld), %.1f%% "
+          "inside one\n",
+          sim.policy.c_str(), static_cast<unsigned long long>(sim.seed), g.level.c_str(),
+          static_cast<long long>(g.gangs), g.mean_domains, static_cast<long long>(g.max_domains),
+          g.pct_in_one);
+    }
   }
   return out;
 }

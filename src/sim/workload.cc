@@ -180,6 +180,7 @@ Result<std::vector<SimJob>> GenerateWorkload(const GeneratorOptions& o) {
     }
     // At the very limit, the last gang is cut to fit.
     if (made + j.pods > kMaxTasks) j.pods = j.min_member = static_cast<int32_t>(kMaxTasks - made);
+    if (j.min_member > 1) j.topology = o.gang_topology;
     made += j.pods;
     jobs.push_back(std::move(j));
   }

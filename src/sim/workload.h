@@ -19,7 +19,8 @@ struct SimJob {
   int32_t min_member = 1;
   std::string queue = "default";
   int32_t priority = 0;
-  TaskSpec spec;  // what each pod asks for
+  TopologyRequest topology;  // the gang's domain (Job::topology)
+  TaskSpec spec;             // what each pod asks for
 };
 
 // A pod's resource shape as a task spec: cpu milli, memory MiB, GPUs (whole, or one
@@ -54,6 +55,9 @@ struct GeneratorOptions {
   // random, each a gang of 1, 2, 4 or 8 one-GPU pods (minMember = pods), one in five
   // elastic (minMember 1), priority 0 to 2; the mix above is not used.
   std::vector<std::pair<std::string, int64_t>> queues;
+  // `gangtopology=required:LEVEL` or `preferred:LEVEL`: every gang (minMember > 1) asks
+  // to stay inside one domain of the level.
+  TopologyRequest gang_topology;
 };
 // Tenants a generator may name, and their largest weight.
 inline constexpr size_t kMaxGeneratedQueues = 64;
