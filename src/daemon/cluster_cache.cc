@@ -1,6 +1,7 @@
 #include "daemon/cluster_cache.h"
 
 #include "k8s/json_fields.h"
+#include "k8s/topology_objects.h"
 
 #include <algorithm>
 
@@ -672,6 +673,25 @@ void ClusterCache::OnPodGroup(k8s::GroupApi api, k8s::EventType type, const json
     if (job == jobs_.end()) return;
   }
   RefreshJob(job->second);
+}
+
+void ClusterCache::OnKueueTopology(k8s::EventType type, const json& object) {
+  auto meta = k8s::ParseMeta(object);
+  if (!meta.ok()) return;
+  if (type == k8s::EventType::kDeleted) {
+    kueue_topologies_.erase(meta->name);
+  } else if (auto topology = k8s::ParseKueueTopology(object); topology.ok()) {
+    kueue_topologies_[meta->name] = std::move(topology->levels);
+  } else {
+    // The earlier version, if any, holds.
+    Problem({"kueue.x-k8s.io/v1beta1", "Topology", "", meta->name, meta->uid, "Warning",
+             "InvalidTopology", Bounded(topology.status().message(), kMaxMessage)});
+    return;
+  }
+  if (!configured_topology_keys_.empty()) return;
+  const std::vector<std::string>& keys =
+      kueue_topologies_.empty() ? default_topology_keys_ : kueue_topologies_.begin()->second;
+  if (keys != state_.topology_keys()) state_.SetTopologyKeys(keys);
 }
 
 void ClusterCache::OnQueue(k8s::EventType type, const json& object) {

@@ -173,9 +173,12 @@ class ClusterCache {
   // podtopologyspread plugin has default constraints: PodTopologySpreadHasDefaults). Set
   // before the first event.
   void EnableDefaultSpreading(bool enabled) { default_spreading_ = enabled; }
-  // The topology levels' node label keys, outermost first (DaemonConfig::topology_keys).
-  // REQUIRES: before the first event.
-  void SetTopologyKeys(std::vector<std::string> keys) { state_.SetTopologyKeys(std::move(keys)); }
+  // The topology levels' node label keys, outermost first (DaemonConfig::topology_keys):
+  // they win over Kueue Topology objects' levels. REQUIRES: before the first event.
+  void SetTopologyKeys(std::vector<std::string> keys) {
+    configured_topology_keys_ = keys;
+    state_.SetTopologyKeys(std::move(keys));
+  }
 
   ClusterState& state() { return state_; }
   const ClusterState& state() const { return state_; }
@@ -184,6 +187,9 @@ class ClusterCache {
   void OnNode(k8s::EventType type, const nlohmann::json& object);
   void OnPodGroup(k8s::GroupApi api, k8s::EventType type, const nlohmann::json& object);
   void OnQueue(k8s::EventType type, const nlohmann::json& object);
+  // Kueue's Topology: with no configured topologyKeys, the levels of the first Topology by
+  // name are the cluster's topology levels (the model's default when there is none).
+  void OnKueueTopology(k8s::EventType type, const nlohmann::json& object);
   void OnPriorityClass(k8s::EventType type, const nlohmann::json& object);
   // A namespace's labels, for pod affinity terms with a namespaceSelector.
   void OnNamespace(k8s::EventType type, const nlohmann::json& object);
@@ -500,6 +506,9 @@ class ClusterCache {
   std::vector<int64_t> filed_at_;  // JobId -> its creation time in job_order_
   std::vector<bool> filed_;        // JobId -> whether it is in job_order_
   // PodGroups by "api|namespace/name": read, or why they could not be.
+  std::vector<std::string> configured_topology_keys_;
+  std::vector<std::string> default_topology_keys_ = ClusterState().topology_keys();
+  std::map<std::string, std::vector<std::string>> kueue_topologies_;  // by name: levels
   std::unordered_map<std::string, k8s::PodGroupInfo> groups_;
   std::unordered_map<std::string, std::string> bad_groups_;
   std::unordered_map<std::string, k8s::QueueInfo> queues_;

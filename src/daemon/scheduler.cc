@@ -148,6 +148,9 @@ void Scheduler::Apply(Item& item) {
       case Kind::kQueue:
         cache_.OnQueue(w->type, w->object);
         break;
+      case Kind::kKueueTopology:
+        cache_.OnKueueTopology(w->type, w->object);
+        break;
       case Kind::kPriorityClass:
         cache_.OnPriorityClass(w->type, w->object);
         break;
@@ -335,6 +338,8 @@ const std::vector<Scheduler::Source>& Scheduler::Sources() {
       {Kind::kPriorityClass, "/apis/scheduling.k8s.io/v1/priorityclasses"},
       {Kind::kNamespace, "/api/v1/namespaces"},
       {Kind::kQueue, "/apis/scheduling.volcano.sh/v1beta1/queues"},
+      // Topology levels, where Kueue is installed and the configuration names none.
+      {Kind::kKueueTopology, "/apis/kueue.x-k8s.io/v1beta1/topologies"},
       {Kind::kVolcanoGroup, "/apis/scheduling.volcano.sh/v1beta1/podgroups"},
       {Kind::kCoschedulingGroup, "/apis/scheduling.x-k8s.io/v1alpha1/podgroups"},
       {Kind::kStorageClass, "/apis/storage.k8s.io/v1/storageclasses"},

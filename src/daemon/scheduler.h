@@ -71,6 +71,7 @@ class Scheduler {
     kReplicaSet,
     kStatefulSet,
     kDisruptionBudget,
+    kKueueTopology,
   };
   // What the informers watch: each kind from its collection.
   struct Source {

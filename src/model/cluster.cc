@@ -10,6 +10,15 @@
 namespace gantry {
 namespace {
 
+// Node::topology: the node's values of the topology levels' labels, "" where it has none.
+void FillTopology(const std::vector<std::string>& keys, Node& node) {
+  node.topology.clear();
+  for (const std::string& key : keys) {
+    const std::string* value = node.labels.Find(key);
+    node.topology.push_back(value ? *value : "");
+  }
+}
+
 // Unique over the process (simulations run side by side on threads), never 0.
 uint64_t NextStamp() {
   static std::atomic<uint64_t> last{0};
@@ -45,6 +54,7 @@ ClusterState::ClusterState()
 
 void ClusterState::SetTopologyKeys(std::vector<std::string> keys) {
   topology_keys_ = std::move(keys);
+  for (Node& node : nodes_) FillTopology(topology_keys_, node);
 }
 
 size_t ClusterState::NodeShapeHash::operator()(const NodeShape& shape) const {
@@ -169,11 +179,7 @@ Status ClusterState::PrepareNode(Node& node) {
                               " GPU devices; the limit is " + std::to_string(kMaxGpusPerNode));
   }
   node.allocatable.Set(kGpu, static_cast<Milli>(node.gpus.size()) * kGpuMilliWhole);
-  node.topology.clear();
-  for (const std::string& key : topology_keys_) {
-    const std::string* value = node.labels.Find(key);
-    node.topology.push_back(value ? *value : "");
-  }
+  FillTopology(topology_keys_, node);
   for (const GpuDevice& g : node.gpus) {
     auto same = std::find_if(largest_devices_.begin(), largest_devices_.end(),
                              [&](const GpuDevice& d) { return d.model == g.model; });

@@ -159,8 +159,8 @@ class ClusterState {
  public:
   ClusterState();
 
-  // Label keys, outermost first, whose values form each node's topology path.
-  // REQUIRES: no nodes added yet.
+  // Label keys, outermost first, whose values form each node's topology path. Nodes
+  // already added get their paths again.
   void SetTopologyKeys(std::vector<std::string> keys);
   const std::vector<std::string>& topology_keys() const { return topology_keys_; }
 

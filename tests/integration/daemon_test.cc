@@ -239,6 +239,59 @@ TEST(Daemon, AGangWithARequiredTopologyStaysInsideOneLeaf) {
   EXPECT_EQ(BoundIn(test), 4);
 }
 
+// Kueue's Topology object (its upstream CRD, from ../shared/upstream-crds/) gives the
+// levels when the configuration names none: a gang of pods with Kueue's required-topology
+// annotation stays inside one rack of it. Rack r1 has two 2-GPU nodes, r2 two 4-GPU
+// nodes: packing alone would start on r1's fuller nodes.
+TEST(Daemon, AKueueTopologyGivesTheLevels) {
+  const std::string test = "kueue-topology";
+  const Status crds = Env().EnsureGantryCrds();
+  ASSERT_TRUE(crds.ok()) << crds.message();
+  if (!Env()
+           .Call("GET",
+                 "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+                 "topologies.kueue.x-k8s.io")
+           .ok()) {
+    auto applied = Env().ApplyYamlFile(std::string(GANTRY_SOURCE_DIR) +
+                                       "/../shared/upstream-crds/kueue.x-k8s.io_topologies.yaml");
+    ASSERT_TRUE(applied.ok()) << applied.status().message();
+  }
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  const std::string block = test + "-block", rack = test + "-rack";
+  auto topology =
+      Env().Call("POST", "/apis/kueue.x-k8s.io/v1beta1/topologies",
+                 {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                  {"kind", "Topology"},
+                  {"metadata", {{"name", test}}},
+                  {"spec", {{"levels", {{{"nodeLabel", block}}, {{"nodeLabel", rack}}}}}}});
+  ASSERT_TRUE(topology.ok()) << topology.status().message();
+  for (int i = 0; i < 4; ++i) {
+    const bool in_r1 = i < 2;
+    auto r = Env().CreateNode(test + "-node-" + std::to_string(i), in_r1 ? 2 : 4, "32", "256Gi",
+                              {{"gantry-test", test}, {block, "b1"}, {rack, in_r1 ? "r1" : "r2"}});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+  MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+              {"kind", "PodGroup"},
+              {"metadata", {{"name", "train"}, {"namespace", test}}},
+              {"spec", {{"minMember", 4}}}});
+  for (int i = 0; i < 4; ++i) {
+    MustCreate(Pod(test, "train-" + std::to_string(i), "gantry-" + test, 2, test,
+                   {{"scheduling.k8s.io/group-name", "train"},
+                    {"kueue.x-k8s.io/podset-required-topology", rack}}));
+  }
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 4; }, seconds(20))) << daemon.Log();
+  for (const json& p : PodsIn(test)) {
+    const std::string node = p["spec"]["nodeName"];
+    EXPECT_TRUE(node == test + "-node-2" || node == test + "-node-3")
+        << p["metadata"]["name"] << " on " << node;
+  }
+  // Other tests' daemons read Topology objects too.
+  auto removed = Env().Call("DELETE", "/apis/kueue.x-k8s.io/v1beta1/topologies/" + test);
+  EXPECT_TRUE(removed.ok()) << removed.status().message();
+}
+
 TEST(Daemon, QueueCapabilityIsNeverExceeded) {
   const std::string test = "capped";
   const Status crds = Env().EnsureGantryCrds();

@@ -7,6 +7,7 @@
 #include "daemon/cluster_cache.h"
 #include "daemon/config.h"
 #include "k8s/objects.h"
+#include "k8s/topology_objects.h"
 #include "tests/unit/test_util.h"
 
 namespace gantry {
@@ -113,6 +114,60 @@ TEST(ClusterCacheTopology, PodsAnnotationsGiveTheGroupsRequestAndFollowThePods) 
   c.OnPod(EventType::kAdded, Pod("w2", {{"scheduling.k8s.io/group-name", "train"}}));
   const JobId after = JobOfTask(c.state(), "ml/w2");
   EXPECT_EQ(c.state().job(after).topology, TopologyRequest{});
+}
+
+json KueueTopology(const std::string& name, json levels) {
+  return {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+          {"kind", "Topology"},
+          {"metadata", {{"name", name}, {"uid", "uid-t-" + name}}},
+          {"spec", {{"levels", std::move(levels)}}}};
+}
+
+TEST(ParseKueueTopology, LevelsAndErrors) {
+  const k8s::KueueTopologyInfo t = Must(k8s::ParseKueueTopology(
+      KueueTopology("default", {{{"nodeLabel", "block"}}, {{"nodeLabel", "rack"}}})));
+  EXPECT_EQ(t.levels, (std::vector<std::string>{"block", "rack"}));
+  for (const auto& [levels, part] : std::vector<std::pair<json, std::string>>{
+           {json::array(), "topology default: spec.levels: expected a list of 1 to 16 levels"},
+           {{{{"nodeLabel", ""}}}, "spec.levels[0].nodeLabel: expected a node label key"},
+           {{{{"nodeLabel", "a"}}, {{"nodeLabel", "a"}}},
+            "spec.levels[1].nodeLabel: \"a\" is given twice"}}) {
+    auto r = k8s::ParseKueueTopology(KueueTopology("default", levels));
+    ASSERT_FALSE(r.ok()) << levels.dump();
+    EXPECT_NE(r.status().message().find(part), std::string::npos) << r.status().message();
+  }
+}
+
+TEST(ClusterCacheTopology, AKueueTopologyGivesTheLevelsUnlessTheConfigurationDoes) {
+  ClusterCache c("gantry");
+  const std::vector<std::string> defaults = c.state().topology_keys();
+  json node = {{"metadata", {{"name", "n1"}, {"uid", "uid-n1"}, {"labels", {{"rack", "r1"}}}}},
+               {"status", {{"allocatable", {{"cpu", "8"}, {"memory", "8Gi"}, {"pods", "110"}}}}}};
+  c.OnNode(EventType::kAdded, node);
+  c.OnKueueTopology(EventType::kAdded, KueueTopology("b-second", {{{"nodeLabel", "other"}}}));
+  c.OnKueueTopology(EventType::kAdded,
+                    KueueTopology("a-first", {{{"nodeLabel", "block"}}, {{"nodeLabel", "rack"}}}));
+  EXPECT_EQ(c.state().topology_keys(), (std::vector<std::string>{"block", "rack"}));
+  // The node added before has its path again.
+  EXPECT_EQ(c.state().node(c.state().FindNode("n1")).topology,
+            (std::vector<std::string>{"", "r1"}));
+  // An invalid one is reported, and what was known holds.
+  c.OnKueueTopology(EventType::kModified, KueueTopology("a-first", json::array()));
+  EXPECT_EQ(c.state().topology_keys(), (std::vector<std::string>{"block", "rack"}));
+  bool reported = false;
+  for (const ObjectEvent& e : c.TakeProblems()) {
+    reported = reported || (e.kind == "Topology" && e.reason == "InvalidTopology");
+  }
+  EXPECT_TRUE(reported);
+  c.OnKueueTopology(EventType::kDeleted, KueueTopology("a-first", json::array()));
+  EXPECT_EQ(c.state().topology_keys(), (std::vector<std::string>{"other"}));
+  c.OnKueueTopology(EventType::kDeleted, KueueTopology("b-second", json::array()));
+  EXPECT_EQ(c.state().topology_keys(), defaults);
+
+  ClusterCache configured("gantry");
+  configured.SetTopologyKeys({"spine", "leaf"});
+  configured.OnKueueTopology(EventType::kAdded, KueueTopology("t", {{{"nodeLabel", "block"}}}));
+  EXPECT_EQ(configured.state().topology_keys(), (std::vector<std::string>{"spine", "leaf"}));
 }
 
 TEST(ParseDaemonConfig, TopologyKeys) {

@@ -413,6 +413,8 @@ TEST(ShippedRbac, CoversEveryWatchedCollection) {
     EXPECT_TRUE(allows(group, resource, "list")) << path << ": no rule to list " << resource;
     EXPECT_TRUE(allows(group, resource, "watch")) << path << ": no rule to watch " << resource;
   }
+  // Preempt and reclaim evict through the Eviction API.
+  EXPECT_TRUE(allows("", "pods/eviction", "create")) << "no rule to create pods/eviction";
 }
 
 }  // namespace
