@@ -691,7 +691,10 @@ void ClusterCache::OnKueueTopology(k8s::EventType type, const json& object) {
   if (!configured_topology_keys_.empty()) return;
   const std::vector<std::string>& keys =
       kueue_topologies_.empty() ? default_topology_keys_ : kueue_topologies_.begin()->second;
-  if (keys != state_.topology_keys()) state_.SetTopologyKeys(keys);
+  if (keys == state_.topology_keys()) return;
+  state_.SetTopologyKeys(keys);
+  // A Volcano tier names a level by its place among them: every job reads it again.
+  for (auto& [key, job] : jobs_) RefreshJob(job);
 }
 
 void ClusterCache::OnQueue(k8s::EventType type, const json& object) {

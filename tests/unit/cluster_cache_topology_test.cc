@@ -164,6 +164,18 @@ TEST(ClusterCacheTopology, AKueueTopologyGivesTheLevelsUnlessTheConfigurationDoe
   c.OnKueueTopology(EventType::kDeleted, KueueTopology("b-second", json::array()));
   EXPECT_EQ(c.state().topology_keys(), defaults);
 
+  // A Volcano tier is read again against the new levels: tier 1 of [block, rack] is rack.
+  c.OnPod(EventType::kAdded, Pod("w0", {{"scheduling.k8s.io/group-name", "train"}}));
+  c.OnPodGroup(
+      k8s::GroupApi::kVolcano, EventType::kAdded,
+      Group("train", {{"minMember", 1},
+                      {"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 1}}}}));
+  const JobId job = JobOfTask(c.state(), "ml/w0");
+  EXPECT_EQ(c.state().job(job).topology, (TopologyRequest{defaults.back(), true}));
+  c.OnKueueTopology(EventType::kAdded,
+                    KueueTopology("a-first", {{{"nodeLabel", "block"}}, {{"nodeLabel", "rack"}}}));
+  EXPECT_EQ(c.state().job(job).topology, (TopologyRequest{"rack", true}));
+
   ClusterCache configured("gantry");
   configured.SetTopologyKeys({"spine", "leaf"});
   configured.OnKueueTopology(EventType::kAdded, KueueTopology("t", {{{"nodeLabel", "block"}}}));
