@@ -122,6 +122,7 @@ bool PlaceInBestDomain(Session& s, Statement& st, JobId job, JobStep step, bool 
 // else anywhere. A required request that fits no domain fails with a reason naming the
 // level and the closest domain.
 TaskRun PlaceWithTopology(Session& s, Statement& st, JobId job, JobStep step, bool ready_before) {
+  if (s.job(job).unplaced.empty()) return {};  // the reasons below name a task
   const ClusterState& c = s.cluster();
   const TopologyRequest& request = c.job(job).topology;
   const int level = s.topology().LevelOf(request.level);
