@@ -182,6 +182,28 @@ TEST(Daemon, GangBindsNothingUntilAllFitThenEverything) {
       seconds(10)));
 }
 
+// Four nodes of the test under one `outer` domain: nodes 0 and 1 (2 GPUs each) in `inner`
+// domain PREFIX1, nodes 2 and 3 (4 GPUs each) in PREFIX2.
+void TwoDomainsOfNodes(const std::string& test, const std::string& outer, const std::string& inner,
+                       const std::string& prefix) {
+  for (int i = 0; i < 4; ++i) {
+    const bool first = i < 2;
+    auto r = Env().CreateNode(
+        test + "-node-" + std::to_string(i), first ? 2 : 4, "32", "256Gi",
+        {{"gantry-test", test}, {outer, "o1"}, {inner, prefix + (first ? "1" : "2")}});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+}
+
+// Every pod of the test is bound in TwoDomainsOfNodes' second domain.
+void ExpectAllInTheSecondDomain(const std::string& test) {
+  for (const json& p : PodsIn(test)) {
+    const std::string node = p["spec"]["nodeName"];
+    EXPECT_TRUE(node == test + "-node-2" || node == test + "-node-3")
+        << p["metadata"]["name"] << " on " << node;
+  }
+}
+
 // Topology (issue 13): levels from topologyKeys; a Volcano PodGroup's networkTopology
 // (hard, tier 1: the innermost level, leaf) keeps its gang inside one leaf; pods with
 // Kueue's podset-required-topology annotation wait when no leaf has room, naming the level.
@@ -193,12 +215,7 @@ TEST(Daemon, AGangWithARequiredTopologyStaysInsideOneLeaf) {
   ASSERT_TRUE(crds.ok()) << crds.message();
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   const std::string spine = test + "-spine", leaf = test + "-leaf";
-  for (int i = 0; i < 4; ++i) {
-    const bool in_l1 = i < 2;
-    auto r = Env().CreateNode(test + "-node-" + std::to_string(i), in_l1 ? 2 : 4, "32", "256Gi",
-                              {{"gantry-test", test}, {spine, "s1"}, {leaf, in_l1 ? "l1" : "l2"}});
-    ASSERT_TRUE(r.ok()) << r.status().message();
-  }
+  TwoDomainsOfNodes(test, spine, leaf, "l");
   MustCreate(
       {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
        {"kind", "PodGroup"},
@@ -213,11 +230,7 @@ TEST(Daemon, AGangWithARequiredTopologyStaysInsideOneLeaf) {
       test, DaemonConfig("gantry-" + test) + "topologyKeys: [" + spine + ", " + leaf + "]\n",
       "d-" + test);
   ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 4; }, seconds(20))) << daemon.Log();
-  for (const json& p : PodsIn(test)) {
-    const std::string node = p["spec"]["nodeName"];
-    EXPECT_TRUE(node == test + "-node-2" || node == test + "-node-3")
-        << p["metadata"]["name"] << " on " << node;
-  }
+  ExpectAllInTheSecondDomain(test);
   // Three more 2-GPU pods that must share a leaf: l1 has 4 GPUs free, l2 none.
   MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
               {"kind", "PodGroup"},
@@ -265,12 +278,7 @@ TEST(Daemon, AKueueTopologyGivesTheLevels) {
                   {"metadata", {{"name", test}}},
                   {"spec", {{"levels", {{{"nodeLabel", block}}, {{"nodeLabel", rack}}}}}}});
   ASSERT_TRUE(topology.ok()) << topology.status().message();
-  for (int i = 0; i < 4; ++i) {
-    const bool in_r1 = i < 2;
-    auto r = Env().CreateNode(test + "-node-" + std::to_string(i), in_r1 ? 2 : 4, "32", "256Gi",
-                              {{"gantry-test", test}, {block, "b1"}, {rack, in_r1 ? "r1" : "r2"}});
-    ASSERT_TRUE(r.ok()) << r.status().message();
-  }
+  TwoDomainsOfNodes(test, block, rack, "r");
   MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
               {"kind", "PodGroup"},
               {"metadata", {{"name", "train"}, {"namespace", test}}},
@@ -282,11 +290,7 @@ TEST(Daemon, AKueueTopologyGivesTheLevels) {
   }
   DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
   ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 4; }, seconds(20))) << daemon.Log();
-  for (const json& p : PodsIn(test)) {
-    const std::string node = p["spec"]["nodeName"];
-    EXPECT_TRUE(node == test + "-node-2" || node == test + "-node-3")
-        << p["metadata"]["name"] << " on " << node;
-  }
+  ExpectAllInTheSecondDomain(test);
   // Other tests' daemons read Topology objects too.
   auto removed = Env().Call("DELETE", "/apis/kueue.x-k8s.io/v1beta1/topologies/" + test);
   EXPECT_TRUE(removed.ok()) << removed.status().message();

@@ -43,6 +43,12 @@ JobId JobOfTask(const ClusterState& s, const std::string& name) {
   return 0;
 }
 
+// A Volcano PodGroup "train" of one member whose networkTopology is `mode` up to `tier`.
+json TrainGroup(const std::string& mode, int tier) {
+  return Group("train", {{"minMember", 1},
+                         {"networkTopology", {{"mode", mode}, {"highestTierAllowed", tier}}}});
+}
+
 TEST(ParsePodGroup, NetworkTopology) {
   const k8s::PodGroupInfo hard = Must(k8s::ParsePodGroup(
       Group("g",
@@ -85,17 +91,11 @@ TEST(ClusterCacheTopology, AVolcanoTierNamesALevelCountedFromTheInnermost) {
   ClusterCache c("gantry");
   c.SetTopologyKeys({"block", "spine", "leaf"});
   c.OnPod(EventType::kAdded, Pod("w0", {{"scheduling.k8s.io/group-name", "train"}}));
-  c.OnPodGroup(
-      k8s::GroupApi::kVolcano, EventType::kAdded,
-      Group("train", {{"minMember", 1},
-                      {"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 2}}}}));
+  c.OnPodGroup(k8s::GroupApi::kVolcano, EventType::kAdded, TrainGroup("hard", 2));
   const JobId job = JobOfTask(c.state(), "ml/w0");
   EXPECT_EQ(c.state().job(job).topology, (TopologyRequest{"spine", true}));
   // Above the outermost level: the whole cluster, no constraint.
-  c.OnPodGroup(
-      k8s::GroupApi::kVolcano, EventType::kModified,
-      Group("train", {{"minMember", 1},
-                      {"networkTopology", {{"mode", "soft"}, {"highestTierAllowed", 4}}}}));
+  c.OnPodGroup(k8s::GroupApi::kVolcano, EventType::kModified, TrainGroup("soft", 4));
   EXPECT_EQ(c.state().job(job).topology, TopologyRequest{});
 }
 
@@ -166,10 +166,7 @@ TEST(ClusterCacheTopology, AKueueTopologyGivesTheLevelsUnlessTheConfigurationDoe
 
   // A Volcano tier is read again against the new levels: tier 1 of [block, rack] is rack.
   c.OnPod(EventType::kAdded, Pod("w0", {{"scheduling.k8s.io/group-name", "train"}}));
-  c.OnPodGroup(
-      k8s::GroupApi::kVolcano, EventType::kAdded,
-      Group("train", {{"minMember", 1},
-                      {"networkTopology", {{"mode", "hard"}, {"highestTierAllowed", 1}}}}));
+  c.OnPodGroup(k8s::GroupApi::kVolcano, EventType::kAdded, TrainGroup("hard", 1));
   const JobId job = JobOfTask(c.state(), "ml/w0");
   EXPECT_EQ(c.state().job(job).topology, (TopologyRequest{defaults.back(), true}));
   c.OnKueueTopology(EventType::kAdded,
