@@ -24,6 +24,10 @@ FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& 
   // Requests larger than the node's whole allocatable never fit, whatever runs there.
   int64_t over = requests.FirstExceeding(node.allocatable, /*named_only=*/false);
   if (over >= 0) return FilterResult::Fail(FilterCode::kInsufficient, static_cast<uint32_t>(over));
+  if (!node.mig.ready() && ((node.mig.strategy == MigStrategy::kSingle && gpu.wants_gpu()) ||
+                            RequestsMig(requests))) [[unlikely]] {
+    return FilterResult::Fail(FilterCode::kMigNotReady);
+  }
   if (gpu.wants_gpu()) {
     if (node.gpus.empty()) return FilterResult::Fail(FilterCode::kNoGpus);
     int32_t allowed = 0;
@@ -58,6 +62,9 @@ std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec) {
       return "Insufficient free whole GPUs (nvidia.com/gpu)";
     case FilterCode::kNoGpuShareFits:
       return "node(s) had no single GPU with enough free share or memory";
+    case FilterCode::kMigNotReady:
+      return "node(s) had their MIG devices being reconfigured (nvidia.com/mig.config.state is "
+             "not success)";
     case FilterCode::kTooManyPods:
       return "Too many pods";
     case FilterCode::kExtension:

@@ -20,6 +20,7 @@ enum class FilterCode : uint8_t {
   kInsufficient,      // detail: the resource id
   kInsufficientGpus,  // fewer free whole GPUs than the task asks for
   kNoGpuShareFits,    // no single device has the share (and memory) a shared task asks for
+  kMigNotReady,       // the task wants MIG devices and the node's MIG manager is re-cutting
   kTooManyPods,       // the node's pod limit is reached
   kExtension,         // a plugin's own reason; detail: index of the plugin in the session
   // Rules about other pods (InterPodAffinity, PodTopologySpread, NodePorts), worded as
@@ -72,7 +73,8 @@ struct FilterResult {
 
 // Whether the amounts `requests` and `gpu` could fit `node` with nothing else on it:
 // requests within its allocatable, and GPUs present, of an allowed model, and enough of
-// them. The capacity part of the static predicates; labels and taints are not looked at.
+// them; and, for MIG devices, a node whose MIG configuration is done. The capacity part
+// of the static predicates; taints are not looked at.
 FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& gpu,
                               const Node& node);
 

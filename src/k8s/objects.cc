@@ -476,6 +476,7 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   auto pods_id = std::find(pod.unreadable.ids.begin(), pod.unreadable.ids.end(), kPods);
   if (pods_id != pod.unreadable.ids.end()) pod.unreadable.ids.erase(pods_id);
   pod.spec.requests = std::move(requests);
+  fail(CheckMigRequests(pod.spec.requests, where + ": spec.containers[*].resources.requests"));
   PodGpus(gpus, annotations, where, &pod, &problem);
 
   // Then how it is scheduled.

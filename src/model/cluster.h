@@ -19,6 +19,7 @@
 #include "model/int128.h"
 #include "model/interner.h"
 #include "model/labels.h"
+#include "model/mig.h"
 #include "model/resources.h"
 #include "model/status.h"
 #include "model/task_spec.h"
@@ -57,6 +58,9 @@ struct Node {
   std::vector<GpuDevice> gpus;
   bool unschedulable = false;
   NodeCsi csi;  // its CSI drivers and attached volumes, for NodeVolumeLimits
+  // Its MIG devices (model/mig.h): read from labels and allocatable by ClusterState;
+  // single strategy: `gpus` are the MIG devices, each in the NVLink domain of its GPU.
+  NodeMig mig;
   // Filled by ClusterState:
   bool removed = false;  // deleted from the cluster: takes no tasks, counts in no total
   std::vector<std::string> topology;  // values of ClusterState::topology_keys(), "" if absent
@@ -91,6 +95,9 @@ struct Task {
   std::vector<int32_t> gpus;
   int32_t gpu_milli_each = 0;
   int64_t gpu_memory_each = 0;
+  // Its MIG devices on a mixed-strategy node (indexes into Node::mig.devices), chosen by
+  // ClusterState when it is placed: the engine counts MIG resources, not devices.
+  std::vector<int32_t> mig_devices;
   // Running but terminating (its pod has a deletionTimestamp): see SetReleasing.
   bool releasing = false;
 };
@@ -368,6 +375,14 @@ class ClusterState {
   ResourceVector AccountedOf(const Task& task) const;
   // Fills a node's derived fields (GPU allocatable, topology, shape class) and checks it.
   Status PrepareNode(Node& node);
+  // Reads the node's MIG devices (PrepareNodeMig) and groups single-strategy devices by GPU.
+  Status PrepareMig(Node& node);
+  static void FillMigResources(TaskSpec& spec);
+  // A placed task's MIG devices: taken on Account, given back on Unaccount, and taken
+  // again by every task on a node whose layout an update changed.
+  void TakeMig(TaskId task, Node& node);
+  static void GiveBackMig(Task& task, Node& node);
+  void RetakeMig(NodeId id);
   // Checks device indexes and returns the share each takes; with `check_room`, also that
   // the task fits there.
   Status CheckPlacement(const Task& task, const Node& node, std::span<const int32_t> gpus,

@@ -179,6 +179,7 @@ Status ClusterState::UpdateNode(NodeId id, Node node) {
   CountNodeLabels(old, -1);
   CountCapacity(node, +1);
   old = std::move(node);
+  RetakeMig(id);  // the layout may have changed: the running tasks take devices again
   Touch(id);
   return Status::Ok();
 }
@@ -212,6 +213,7 @@ void ClusterState::FreeNodeIfUnused(NodeId id) {
 }
 
 void ClusterState::ReplaceSpec(SpecId id, TaskSpec spec) {
+  FillMigResources(spec);
   // The new spec's keys first, so that a key both read stays counted throughout.
   CountLabelKeys(spec, +1);
   CountLabelKeys(specs_[id], -1);

@@ -54,6 +54,14 @@ struct TaskSpec {
   std::string role;
   ResourceVector requests;  // without nvidia.com/gpu: GPUs are in `gpu`
   GpuRequest gpu;
+  // The MIG profiles' resources among `requests` (nvidia.com/mig-1g.10gb), kept by
+  // ClusterState (AddSpec, ReplaceSpec), so that scoring treats the task as a GPU task.
+  // Derived from `requests`, so left out of equality and hashing.
+  struct DerivedResources {
+    std::vector<ResourceId> ids;
+    bool operator==(const DerivedResources&) const { return true; }
+  };
+  DerivedResources mig_resources;
   int32_t priority = 0;
   PreemptionPolicy preemption_policy = PreemptionPolicy::kPreemptLowerPriority;
   Labels node_selector;

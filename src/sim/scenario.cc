@@ -10,6 +10,7 @@
 #include "model/queue_tree.h"
 #include "sim/pod_spec_reader.h"
 #include "sim/scenario_expect.h"
+#include "sim/scenario_mig.h"
 #include "sim/scenario_topology.h"
 #include "sim/scenario_volumes.h"
 #include "sim/yaml_reader.h"
@@ -123,7 +124,7 @@ Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cl
     if (n["csi"]) GANTRY_RETURN_IF_ERROR(ParseNodeCsi(r, n["csi"], f + ".csi", &node.csi));
     if (const YAML::Node& g = n["gpus"]) {
       const std::string gf = f + ".gpus";
-      GANTRY_RETURN_IF_ERROR(r.Map(g, gf, {"count", "model", "memoryMiB", "nvlinkDomains"}));
+      GANTRY_RETURN_IF_ERROR(r.Map(g, gf, {"count", "model", "memoryMiB", "nvlinkDomains", "mig"}));
       int64_t count = 0, memory = 0, domains = 1;
       std::string model = "generic";
       if (!g["count"]) return r.Error(g, gf + ".count", "required");
@@ -148,6 +149,7 @@ Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cl
         device.nvlink_domain = static_cast<int32_t>(d / (count / domains));
         node.gpus.push_back(device);
       }
+      if (g["mig"]) GANTRY_RETURN_IF_ERROR(ParseNodeMig(r, g["mig"], gf + ".mig", &node));
     }
     const bool named = static_cast<bool>(n["name"]);
     const bool prefixed = static_cast<bool>(n["namePrefix"]);
@@ -291,6 +293,8 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
   if (t["requests"]) {
     GANTRY_RETURN_IF_ERROR(
         r.Resources(t["requests"], f + ".requests", NameSource::kWorkload, &spec->requests));
+    Status mig = CheckMigRequests(spec->requests, "");
+    if (!mig.ok()) return r.Error(t["requests"], f + ".requests", mig.message());
   }
   Milli gpu = spec->requests.Get(kGpu);
   spec->requests.Set(kGpu, 0);

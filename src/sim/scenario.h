@@ -24,8 +24,11 @@ struct ScenarioExpectations {
   // holds none of them (for spreading, where the count per node is the point).
   std::map<std::string, std::map<std::string, int32_t>> node_counts;
   std::map<std::string, std::vector<int32_t>> gpus;  // task -> device indexes
-  std::map<std::string, int32_t> placed_in_queue;    // queue -> tasks placed
-  std::map<std::string, ResourceVector> deserved;    // queue -> deserved amounts it names
+  // task -> the physical GPU of each of its MIG devices (mixed strategy), once the
+  // session's binds are applied to the cluster.
+  std::map<std::string, std::vector<int32_t>> mig_gpus;
+  std::map<std::string, int32_t> placed_in_queue;  // queue -> tasks placed
+  std::map<std::string, ResourceVector> deserved;  // queue -> deserved amounts it names
   std::map<std::string, std::vector<ResourceId>> deserved_named;  // the resources checked
   std::map<std::string, int32_t> placed_on_node;  // node -> tasks placed there, of all jobs
   // job -> topology level -> how many of the level's domains its placed tasks span.

@@ -12,9 +12,10 @@ namespace gantry {
 
 Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const ClusterState& cluster,
                          ScenarioExpectations* out) {
-  GANTRY_RETURN_IF_ERROR(r.Map(expect, "expect",
-                               {"placed", "pending", "onNodes", "nodeCounts", "gpus",
-                                "placedInQueue", "placedOnNode", "evicted", "deserved", "spans"}));
+  GANTRY_RETURN_IF_ERROR(
+      r.Map(expect, "expect",
+            {"placed", "pending", "onNodes", "nodeCounts", "gpus", "placedInQueue", "placedOnNode",
+             "evicted", "deserved", "spans", "migGpus"}));
   out->present = true;
   auto check_job = [&](const YAML::Node& key, const std::string& field) -> Status {
     if (cluster.FindJob(key.Scalar()) == kNone) {
@@ -111,19 +112,21 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
       }
     }
   }
-  if (const YAML::Node& gpus = expect["gpus"]) {
-    if (!gpus.IsMap())
-      return r.Error(gpus, "expect.gpus", "expected a mapping of task to device indexes");
-    for (const auto& kv : gpus) {
+  // expect.gpus and expect.migGpus: task -> a list of indexes.
+  auto task_indexes = [&](const char* key, std::map<std::string, std::vector<int32_t>>* into) {
+    const YAML::Node& map = expect[key];
+    const std::string at = std::string("expect.") + key;
+    if (!map.IsMap()) return r.Error(map, at, "expected a mapping of task to indexes");
+    for (const auto& kv : map) {
       const std::string task = kv.first.Scalar();
-      std::string field = "expect.gpus." + task;
+      std::string field = at + "." + task;
       if (task_names.empty()) {
         for (const Task& t : cluster.tasks()) task_names.insert(t.name);
       }
       if (!task_names.count(task))
         return r.Error(kv.first, field, "unknown task " + QuoteForMessage(task));
       GANTRY_RETURN_IF_ERROR(r.List(kv.second, field));
-      auto& list = out->gpus[task];
+      auto& list = (*into)[task];
       for (size_t k = 0; k < kv.second.size(); ++k) {
         int64_t index = 0;
         GANTRY_RETURN_IF_ERROR(
@@ -131,7 +134,10 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
         list.push_back(static_cast<int32_t>(index));
       }
     }
-  }
+    return Status::Ok();
+  };
+  if (expect["gpus"]) GANTRY_RETURN_IF_ERROR(task_indexes("gpus", &out->gpus));
+  if (expect["migGpus"]) GANTRY_RETURN_IF_ERROR(task_indexes("migGpus", &out->mig_gpus));
   if (const YAML::Node& by_queue = expect["placedInQueue"]) {
     if (!by_queue.IsMap())
       return r.Error(by_queue, "expect.placedInQueue", "expected a mapping of queue to count");
@@ -277,6 +283,30 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
     } else if (gpus_of[task] != want) {
       unmet.push_back("task " + task + ": expected on GPUs " + list(want) + ", got " +
                       list(gpus_of[task]));
+    }
+  }
+  if (!scenario.expect.mig_gpus.empty()) {
+    // The MIG devices are chosen when a placement is applied: apply the binds to a copy.
+    ClusterState after = c;
+    for (const BindDecision& b : decisions.binds) {
+      Status placed = after.Place(b.task, b.node, b.gpus);
+      if (!placed.ok()) unmet.push_back("a bind does not apply: " + placed.message());
+    }
+    for (const auto& [task, want] : scenario.expect.mig_gpus) {
+      const Task* t = nullptr;
+      for (const Task& candidate : after.tasks()) {
+        if (candidate.name == task) t = &candidate;
+      }
+      std::vector<int32_t> got;
+      if (t != nullptr && t->state == TaskState::kRunning) {
+        for (int32_t d : t->mig_devices) {
+          got.push_back(after.node(t->node).mig.devices[static_cast<size_t>(d)].gpu);
+        }
+      }
+      if (got != want) {
+        unmet.push_back("task " + task + ": expected MIG devices on GPUs " + list(want) + ", got " +
+                        list(got));
+      }
     }
   }
   for (const auto& [queue, want] : scenario.expect.placed_in_queue) {

@@ -106,5 +106,24 @@ TEST_F(ClusterFileTest, ADirectoryIsRefused) {
       << cluster.status().message();
 }
 
+// A simulator cluster may describe MIG layouts the way scenarios do.
+TEST_F(ClusterFileTest, ScenarioNodesKeepTheirMigLayout) {
+  ClusterState cluster = Must(LoadClusterFile(Write("mig.yaml", R"(nodes:
+  - namePrefix: mig-
+    count: 2
+    allocatable: {cpu: "64", memory: 512Gi}
+    gpus: {count: 8, model: A100-SXM4-80GB, mig: {perGpu: {3g.40gb: 1, 1g.10gb: 4}, gpus: 6}}
+)")));
+  ASSERT_EQ(cluster.nodes().size(), 2u);
+  const Node& node = cluster.nodes()[1];
+  EXPECT_EQ(node.gpus.size(), 2u);  // two GPUs stay whole
+  EXPECT_EQ(node.mig.strategy, MigStrategy::kMixed);
+  EXPECT_EQ(node.mig.gpus, 6);
+  ASSERT_EQ(node.mig.devices.size(), 30u);
+  EXPECT_EQ(node.mig.devices[5].gpu, 1);  // five devices per GPU, in order
+  EXPECT_EQ(node.allocatable.Get(InternResource("nvidia.com/mig-3g.40gb")), 6 * kMilliPerUnit);
+  EXPECT_EQ(node.allocatable.Get(InternResource("nvidia.com/mig-1g.10gb")), 24 * kMilliPerUnit);
+}
+
 }  // namespace
 }  // namespace gantry

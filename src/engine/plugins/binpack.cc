@@ -28,21 +28,11 @@ class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
     const NodeWork& w = s.node(id);
     // CPU-only tasks score zero on GPU nodes, so that they go to CPU nodes when those
     // have room and leave GPU nodes' CPU and memory to GPU tasks.
-    if (!spec.gpu.wants_gpu() && w.gpu_count > 0) return 0;
+    if (!spec.gpu.wants_gpu() && spec.mig_resources.ids.empty() && w.gpu_count > 0) return 0;
     int64_t sum = 0;
     int64_t weights = 0;
-    for (const ResourceWeight& rw : weights_) {
-      Milli request;
-      Milli used;
-      Milli total = s.allocatable(id, rw.id);
-      if (rw.id == kGpu) {
-        request = static_cast<Milli>(gpus.devices.size()) * gpus.milli_each;
-        used = s.gpu_used_milli(id);
-      } else {
-        request = spec.requests.Get(rw.id);
-        used = total - s.free(id, rw.id);
-      }
-      if (request == 0 || total <= 0) continue;
+    auto add = [&](Milli request, Milli used, Milli total, int64_t weight) {
+      if (request == 0 || total <= 0) return;
       Milli after = std::min(used + request, total);
       Milli measure = pack_ ? after : total - after;
       // measure/total in millionths, in 64 bits: scale both down while the product
@@ -51,8 +41,32 @@ class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
         measure >>= 10;
         total >>= 10;
       }
-      sum += rw.weight * (measure * kMaxNodeScore / total);
-      weights += rw.weight;
+      sum += weight * (measure * kMaxNodeScore / total);
+      weights += weight;
+    };
+    int64_t gpu_weight = 1;
+    for (const ResourceWeight& rw : weights_) {
+      Milli request;
+      Milli used;
+      Milli total = s.allocatable(id, rw.id);
+      if (rw.id == kGpu) {
+        request = static_cast<Milli>(gpus.devices.size()) * gpus.milli_each;
+        used = s.gpu_used_milli(id);
+        gpu_weight = rw.weight;
+      } else {
+        request = spec.requests.Get(rw.id);
+        used = total - s.free(id, rw.id);
+      }
+      add(request, used, total, rw.weight);
+    }
+    // MIG devices count as GPUs do (unless the weights name them already), so that MIG
+    // tasks fill the nodes whose devices are in use.
+    for (ResourceId mig : spec.mig_resources.ids) {
+      bool named = std::any_of(weights_.begin(), weights_.end(),
+                               [&](const ResourceWeight& rw) { return rw.id == mig; });
+      if (named) continue;
+      Milli total = s.allocatable(id, mig);
+      add(spec.requests.Get(mig), total - s.free(id, mig), total, gpu_weight);
     }
     // +1: a feasible node never scores the zero reserved for "wrong kind of node".
     if (weights == 0) return 1;
