@@ -8,6 +8,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libcurl4-openssl-dev libcpp-httplib-dev libssl-dev openssl
+  # RE2: Volcano HyperNodes' regexMatch members, matched as Go's regexp does (linear time).
+  libre2-dev
   # The fuzz build (tests/fuzz/): clang with libFuzzer and the sanitizer runtimes, and
   # llvm-symbolizer for readable stacks in sanitizer reports.
   clang-16 libclang-rt-16-dev llvm

@@ -133,23 +133,6 @@ void ClusterCache::Uncount(JobRecord& job, const PodRecord& pod) {
   }
 }
 
-TopologyRequest ClusterCache::TopologyOf(const JobRecord& job) const {
-  if (const k8s::PodGroupInfo* group = GroupOf(job); group && group->network_topology_tier > 0) {
-    // Tier 1 is the innermost level; a tier above the outermost allows the whole cluster.
-    const std::vector<std::string>& keys = state_.topology_keys();
-    const size_t tier = static_cast<size_t>(group->network_topology_tier);
-    if (tier > keys.size()) return {};
-    return TopologyRequest{keys[keys.size() - tier], group->network_topology_hard};
-  }
-  // The pods' annotations: the one most of them carry (the first such in order on a tie).
-  const std::pair<std::string, bool>* best = nullptr;
-  int32_t most = 0;
-  for (const auto& [request, count] : job.topologies) {
-    if (count > most) best = &request, most = count;
-  }
-  return best ? TopologyRequest{best->first, best->second} : TopologyRequest{};
-}
-
 void ClusterCache::LeaveJob(PodRecord& pod) {
   if (pod.job_key.empty()) return;
   const std::string key = std::exchange(pod.job_key, {});
@@ -600,7 +583,10 @@ void ClusterCache::OnNode(k8s::EventType type, const json& object) {
     return;
   }
   auto node = k8s::ParseNode(object);
-  if (node.ok()) node->csi = NodeCsiOf(meta->name);
+  if (node.ok()) {
+    node->csi = NodeCsiOf(meta->name);
+    AddHyperNodeLabels(*node);
+  }
   Status st = !node.ok()    ? node.status()
               : id == kNone ? state_.AddNode(std::move(node).value()).status()
                             : state_.UpdateNode(id, std::move(node).value());
@@ -673,28 +659,6 @@ void ClusterCache::OnPodGroup(k8s::GroupApi api, k8s::EventType type, const json
     if (job == jobs_.end()) return;
   }
   RefreshJob(job->second);
-}
-
-void ClusterCache::OnKueueTopology(k8s::EventType type, const json& object) {
-  auto meta = k8s::ParseMeta(object);
-  if (!meta.ok()) return;
-  if (type == k8s::EventType::kDeleted) {
-    kueue_topologies_.erase(meta->name);
-  } else if (auto topology = k8s::ParseKueueTopology(object); topology.ok()) {
-    kueue_topologies_[meta->name] = std::move(topology->levels);
-  } else {
-    // The earlier version, if any, holds.
-    Problem({"kueue.x-k8s.io/v1beta1", "Topology", "", meta->name, meta->uid, "Warning",
-             "InvalidTopology", Bounded(topology.status().message(), kMaxMessage)});
-    return;
-  }
-  if (!configured_topology_keys_.empty()) return;
-  const std::vector<std::string>& keys =
-      kueue_topologies_.empty() ? default_topology_keys_ : kueue_topologies_.begin()->second;
-  if (keys == state_.topology_keys()) return;
-  state_.SetTopologyKeys(keys);
-  // A Volcano tier names a level by its place among them: every job reads it again.
-  for (auto& [key, job] : jobs_) RefreshJob(job);
 }
 
 void ClusterCache::OnQueue(k8s::EventType type, const json& object) {

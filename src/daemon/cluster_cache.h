@@ -70,6 +70,7 @@
 #include "k8s/volumes.h"
 #include "k8s/workloads.h"
 #include "model/cluster.h"
+#include "model/hypernodes.h"
 
 namespace gantry {
 
@@ -190,6 +191,10 @@ class ClusterCache {
   // Kueue's Topology: with no configured topologyKeys, the levels of the first Topology by
   // name are the cluster's topology levels (the model's default when there is none).
   void OnKueueTopology(k8s::EventType type, const nlohmann::json& object);
+  // Volcano's HyperNodes: with neither topologyKeys nor a Kueue Topology, their tiers are
+  // the levels, and each node is labelled with the HyperNode of each tier that holds it
+  // (cluster_cache_topology.cc). Problems (a cycle, a bad member) are events.
+  void OnHyperNode(k8s::EventType type, const nlohmann::json& object);
   void OnPriorityClass(k8s::EventType type, const nlohmann::json& object);
   // A namespace's labels, for pod affinity terms with a namespaceSelector.
   void OnNamespace(k8s::EventType type, const nlohmann::json& object);
@@ -375,6 +380,13 @@ class ClusterCache {
   // Its gang's topology request: its Volcano PodGroup's networkTopology, else its pods'
   // Kueue annotations.
   TopologyRequest TopologyOf(const JobRecord& job) const;
+  // The levels from the sources in their order (cluster_cache_topology.cc); jobs that
+  // read a Volcano tier read it again when they change.
+  void ApplyTopologyKeys();
+  // A node's labels for the HyperNodes that hold it, added to those it has.
+  void AddHyperNodeLabels(Node& node) const;
+  // Every node's HyperNode labels again, after the HyperNodes changed.
+  void RelabelNodes();
   // Puts the pod in its job's pods (leaving the one it was in) with up-to-date counts.
   JobRecord& JobFor(PodRecord& pod);
   void LeaveJob(PodRecord& pod);
@@ -508,7 +520,10 @@ class ClusterCache {
   // PodGroups by "api|namespace/name": read, or why they could not be.
   std::vector<std::string> configured_topology_keys_;
   std::vector<std::string> default_topology_keys_ = ClusterState().topology_keys();
-  std::map<std::string, std::vector<std::string>> kueue_topologies_;  // by name: levels
+  std::map<std::string, std::vector<std::string>> kueue_topologies_;         // by name: levels
+  std::map<std::string, std::pair<k8s::ObjectMeta, HyperNode>> hypernodes_;  // by name
+  HyperNodeTree hypernode_tree_;
+  std::set<std::string> hypernode_problems_;  // said already, while they last
   std::unordered_map<std::string, k8s::PodGroupInfo> groups_;
   std::unordered_map<std::string, std::string> bad_groups_;
   std::unordered_map<std::string, k8s::QueueInfo> queues_;

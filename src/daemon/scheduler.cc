@@ -151,6 +151,9 @@ void Scheduler::Apply(Item& item) {
       case Kind::kKueueTopology:
         cache_.OnKueueTopology(w->type, w->object);
         break;
+      case Kind::kHyperNode:
+        cache_.OnHyperNode(w->type, w->object);
+        break;
       case Kind::kPriorityClass:
         cache_.OnPriorityClass(w->type, w->object);
         break;
@@ -340,6 +343,8 @@ const std::vector<Scheduler::Source>& Scheduler::Sources() {
       {Kind::kQueue, "/apis/scheduling.volcano.sh/v1beta1/queues"},
       // Topology levels, where Kueue is installed and the configuration names none.
       {Kind::kKueueTopology, "/apis/kueue.x-k8s.io/v1beta1/topologies"},
+      // Or from Volcano's HyperNodes, where their CRD is installed.
+      {Kind::kHyperNode, "/apis/topology.volcano.sh/v1alpha1/hypernodes"},
       {Kind::kVolcanoGroup, "/apis/scheduling.volcano.sh/v1beta1/podgroups"},
       {Kind::kCoschedulingGroup, "/apis/scheduling.x-k8s.io/v1alpha1/podgroups"},
       {Kind::kStorageClass, "/apis/storage.k8s.io/v1/storageclasses"},

@@ -72,6 +72,7 @@ class Scheduler {
     kStatefulSet,
     kDisruptionBudget,
     kKueueTopology,
+    kHyperNode,
   };
   // What the informers watch: each kind from its collection.
   struct Source {

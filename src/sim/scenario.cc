@@ -626,9 +626,10 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   if (!loaded.ok()) return loaded.status();
   const YAML::Node root = *loaded;
   if (!root || root.IsNull()) return Status::Invalid(source + ": the file is empty");
-  GANTRY_RETURN_IF_ERROR(r.Map(root, "",
-                               {"name", "config", "topologyKeys", "nodes", "namespaces", "queues",
-                                "jobs", "running", "disruptionBudgets", "expect"}));
+  GANTRY_RETURN_IF_ERROR(
+      r.Map(root, "",
+            {"name", "config", "topologyKeys", "hyperNodes", "nodes", "namespaces", "queues",
+             "jobs", "running", "disruptionBudgets", "expect"}));
   Scenario s;
   s.source = source;
   s.name = source;
@@ -639,6 +640,10 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   }
   if (!root["nodes"]) return r.Error(root, "nodes", "required");
   GANTRY_RETURN_IF_ERROR(ParseNodes(r, root["nodes"], &s.cluster));
+  if (root["hyperNodes"]) {
+    GANTRY_RETURN_IF_ERROR(ParseHyperNodes(r, root["hyperNodes"],
+                                           static_cast<bool>(root["topologyKeys"]), &s.cluster));
+  }
   if (root["namespaces"]) {
     GANTRY_RETURN_IF_ERROR(ParseNamespaces(r, root["namespaces"], &s.cluster));
   }

@@ -3,6 +3,7 @@
 // shares, task counts) agrees with the tasks recorded on it.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,33 @@ inline void CheckCluster(const ClusterState& cluster, ClusterCheckOptions option
     if (!used[id].saturated() && !node.used.saturated()) {
       FUZZ_CHECK(node.used == used[id], where + ": used " + node.used.ToString() +
                                             ", its tasks add up to " + used[id].ToString());
+    }
+    // MIG devices: each held by a running task on this node that lists it, and no task
+    // holds more of a profile's devices than it asks for.
+    for (size_t d = 0; d < node.mig.devices.size(); ++d) {
+      const MigDevice& device = node.mig.devices[d];
+      FUZZ_CHECK(device.gpu >= 0 && device.gpu < node.mig.gpus,
+                 where + ": MIG device " + std::to_string(d) + " on GPU " +
+                     std::to_string(device.gpu) + " of " + std::to_string(node.mig.gpus));
+      if (device.holder == kNoMigHolder) continue;
+      FUZZ_CHECK(device.holder < cluster.tasks().size(), where + ": MIG device held by no task");
+      const Task& holder = cluster.task(device.holder);
+      FUZZ_CHECK(holder.state == TaskState::kRunning && holder.node == id &&
+                     std::count(holder.mig_devices.begin(), holder.mig_devices.end(),
+                                static_cast<int32_t>(d)) == 1,
+                 where + ": MIG device " + std::to_string(d) + " held by task \"" + holder.name +
+                     "\", which does not hold it here");
+    }
+    for (TaskId t : cluster.tasks_on(id)) {
+      const Task& task = cluster.task(t);
+      for (int32_t d : task.mig_devices) {
+        FUZZ_CHECK(d >= 0 && static_cast<size_t>(d) < node.mig.devices.size() &&
+                       node.mig.devices[static_cast<size_t>(d)].holder == t,
+                   where + ": task \"" + task.name + "\" lists MIG device " + std::to_string(d) +
+                       ", not held by it");
+      }
+      FUZZ_CHECK(task.mig_devices.size() <= node.mig.devices.size(),
+                 where + ": task \"" + task.name + "\" holds more MIG devices than there are");
     }
     for (size_t d = 0; d < node.gpus.size(); ++d) {
       FUZZ_CHECK(node.gpus[d].used_milli == device_use[id][d],

@@ -307,6 +307,22 @@ streams = {
                      "S\n", "B0\n", "B1\n", line("P", "M", pod("c0", gpus=1, node_name="n1",
                                                               phase="Succeeded")), "S\n"],
 }
+# MIG nodes (mixed and single strategy, one re-cut) and HyperNodes (a tree, a cycle).
+streams["mig_and_hypernodes"] = [l + "\n" for l in """\
+NA {"apiVersion":"v1","kind":"Node","metadata":{"name":"m1","uid":"uid-m1","resourceVersion":"1","labels":{"nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB","nvidia.com/mig.strategy":"mixed","nvidia.com/mig.config.state":"success"}},"spec":{},"status":{"allocatable":{"cpu":"64","memory":"512Gi","pods":"110","nvidia.com/mig-1g.10gb":"7","nvidia.com/mig-3g.40gb":"2"}}}
+NA {"apiVersion":"v1","kind":"Node","metadata":{"name":"s1","uid":"uid-s1","resourceVersion":"1","labels":{"rack":"r1","nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB-MIG-3g.40gb","nvidia.com/mig.strategy":"single"}},"spec":{},"status":{"allocatable":{"cpu":"64","memory":"512Gi","pods":"110","nvidia.com/gpu":"4"}}}
+HA {"apiVersion":"topology.volcano.sh/v1alpha1","kind":"HyperNode","metadata":{"name":"leaf","uid":"uid-h1"},"spec":{"tier":1,"members":[{"type":"Node","selector":{"regexMatch":{"pattern":"^m"}}},{"type":"Node","selector":{"labelMatch":{"matchLabels":{"rack":"r1"}}}}]}}
+HA {"apiVersion":"topology.volcano.sh/v1alpha1","kind":"HyperNode","metadata":{"name":"spine","uid":"uid-h2"},"spec":{"tier":2,"members":[{"type":"HyperNode","selector":{"exactMatch":{"name":"leaf"}}}]}}
+PA {"apiVersion":"v1","kind":"Pod","metadata":{"name":"slice","namespace":"ml","uid":"uid-slice","resourceVersion":"1"},"spec":{"schedulerName":"gantry","containers":[{"name":"c","resources":{"requests":{"cpu":"1","nvidia.com/mig-1g.10gb":"2"}}}]},"status":{"phase":"Pending"}}
+PA {"apiVersion":"v1","kind":"Pod","metadata":{"name":"one","namespace":"ml","uid":"uid-one","resourceVersion":"1"},"spec":{"schedulerName":"gantry","containers":[{"name":"c","resources":{"requests":{"cpu":"1","nvidia.com/gpu":"1"}}}]},"status":{"phase":"Pending"}}
+S
+B0
+B1
+NM {"apiVersion":"v1","kind":"Node","metadata":{"name":"m1","uid":"uid-m1","resourceVersion":"2","labels":{"nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB","nvidia.com/mig.strategy":"mixed","nvidia.com/mig.config.state":"pending"}},"spec":{},"status":{"allocatable":{"cpu":"64","memory":"512Gi","pods":"110","nvidia.com/mig-7g.80gb":"1"}}}
+HA {"apiVersion":"topology.volcano.sh/v1alpha1","kind":"HyperNode","metadata":{"name":"loop","uid":"uid-h3"},"spec":{"tier":3,"members":[{"type":"HyperNode","selector":{"exactMatch":{"name":"loop"}}}]}}
+HD {"apiVersion":"topology.volcano.sh/v1alpha1","kind":"HyperNode","metadata":{"name":"leaf","uid":"uid-h1"}}
+S
+""".splitlines()]
 for name, lines in streams.items():
     cache.add(name, "".join(lines))
 

@@ -99,14 +99,6 @@ void ExpectNoOvercommit(const std::string& ns, int gpus_per_node) {
   for (const auto& [node, g] : used) EXPECT_LE(g, gpus_per_node) << node;
 }
 
-std::string PodScheduledMessage(const json& pod) {
-  if (!pod.contains("status") || !pod["status"].contains("conditions")) return "";
-  for (const json& c : pod["status"]["conditions"]) {
-    if (c["type"] == "PodScheduled" && c["status"] == "False") return c.value("message", "");
-  }
-  return "";
-}
-
 TEST(Daemon, BindsOnePodAndWritesTheSharedGpuDevice) {
   const std::string test = "one";
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
@@ -260,15 +252,9 @@ TEST(Daemon, AKueueTopologyGivesTheLevels) {
   const std::string test = "kueue-topology";
   const Status crds = Env().EnsureGantryCrds();
   ASSERT_TRUE(crds.ok()) << crds.message();
-  if (!Env()
-           .Call("GET",
-                 "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
-                 "topologies.kueue.x-k8s.io")
-           .ok()) {
-    auto applied = Env().ApplyYamlFile(std::string(GANTRY_SOURCE_DIR) +
-                                       "/../shared/upstream-crds/kueue.x-k8s.io_topologies.yaml");
-    ASSERT_TRUE(applied.ok()) << applied.status().message();
-  }
+  const Status kueue =
+      Env().EnsureUpstreamCrd("topologies.kueue.x-k8s.io", "kueue.x-k8s.io_topologies.yaml");
+  ASSERT_TRUE(kueue.ok()) << kueue.message();
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   const std::string block = test + "-block", rack = test + "-rack";
   auto topology =

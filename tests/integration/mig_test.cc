@@ -67,14 +67,6 @@ Result<json> GetPod(const std::string& test, const std::string& name) {
   return Env().Call("GET", "/api/v1/namespaces/" + test + "/pods/" + name);
 }
 
-std::string PodScheduledMessage(const json& pod) {
-  if (!pod.contains("status") || !pod["status"].contains("conditions")) return "";
-  for (const json& c : pod["status"]["conditions"]) {
-    if (c["type"] == "PodScheduled" && c["status"] == "False") return c.value("message", "");
-  }
-  return "";
-}
-
 TEST(Mig, APodWaitsWhileItsNodeIsReCutThenGetsASlice) {
   const std::string test = "mig";
   ASSERT_TRUE(Env().CreateNamespace(test).ok());

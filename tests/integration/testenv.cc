@@ -292,6 +292,14 @@ Result<json> TestEnv::CreateNode(const std::string& name, int gpus, const std::s
   return Call("PATCH", "/api/v1/nodes/" + name + "/status", status, "application/merge-patch+json");
 }
 
+Status TestEnv::EnsureUpstreamCrd(const std::string& crd_name, const std::string& file) {
+  if (Call("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + crd_name).ok()) {
+    return Status::Ok();
+  }
+  auto applied = ApplyYamlFile(std::string(GANTRY_SOURCE_DIR) + "/../shared/upstream-crds/" + file);
+  return applied.ok() ? Status::Ok() : applied.status();
+}
+
 Result<json> TestEnv::CreatePod(const PodParams& p) {
   json requests = {{"cpu", p.cpu}, {"memory", p.memory}};
   json limits = json::object();

@@ -76,6 +76,9 @@ class TestEnv : public ::testing::Environment {
   // Applies the CRDs Gantry ships (deploy/crds/) that the server does not have yet: tests
   // sharing a server call it each, in any order.
   Status EnsureGantryCrds();
+  // Applies an upstream CRD (../shared/upstream-crds/FILE, reference data left there)
+  // unless the server has the CRD named `crd_name` already.
+  Status EnsureUpstreamCrd(const std::string& crd_name, const std::string& file);
 
   // A Node with `gpus` nvidia.com/gpu, then its status (capacity = allocatable, Ready)
   // through the status subresource, as kube-scheduler's integration tests do.
@@ -110,5 +113,14 @@ Result<std::vector<nlohmann::json>> YamlFileToJson(const std::string& path);
 // The REST collection of an object from its apiVersion, kind and namespace, e.g.
 // "/api/v1/namespaces/ml/pods"; an error for kinds the tests do not know.
 Result<std::string> CollectionPath(const nlohmann::json& object);
+
+// The message of a pod's PodScheduled=False condition, "" when it has none.
+inline std::string PodScheduledMessage(const nlohmann::json& pod) {
+  if (!pod.contains("status") || !pod["status"].contains("conditions")) return "";
+  for (const nlohmann::json& c : pod["status"]["conditions"]) {
+    if (c["type"] == "PodScheduled" && c["status"] == "False") return c.value("message", "");
+  }
+  return "";
+}
 
 }  // namespace gantry::testing

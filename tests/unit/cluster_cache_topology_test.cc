@@ -179,6 +179,65 @@ TEST(ClusterCacheTopology, AKueueTopologyGivesTheLevelsUnlessTheConfigurationDoe
   EXPECT_EQ(configured.state().topology_keys(), (std::vector<std::string>{"spine", "leaf"}));
 }
 
+json HyperNodeObject(const std::string& name, int tier, json members) {
+  return {{"apiVersion", "topology.volcano.sh/v1alpha1"},
+          {"kind", "HyperNode"},
+          {"metadata", {{"name", name}, {"uid", "uid-h-" + name}}},
+          {"spec", {{"tier", tier}, {"members", std::move(members)}}}};
+}
+
+TEST(ClusterCacheTopology, HyperNodesLabelNodesAndTheirTiersAreTheLevels) {
+  ClusterCache c("gantry");
+  json node = {{"metadata", {{"name", "n1"}, {"uid", "uid-n1"}, {"labels", {{"rack", "r1"}}}}},
+               {"status", {{"allocatable", {{"cpu", "8"}, {"memory", "8Gi"}, {"pods", "110"}}}}}};
+  c.OnNode(EventType::kAdded, node);
+  c.OnHyperNode(
+      EventType::kAdded,
+      HyperNodeObject("leaf-a", 1,
+                      {{{"type", "Node"},
+                        {"selector", {{"labelMatch", {{"matchLabels", {{"rack", "r1"}}}}}}}}}));
+  c.OnHyperNode(EventType::kAdded,
+                HyperNodeObject("spine", 2,
+                                {{{"type", "HyperNode"},
+                                  {"selector", {{"exactMatch", {{"name", "leaf-a"}}}}}}}));
+  const std::string tier1 = HyperNodeLevelKey(1), tier2 = HyperNodeLevelKey(2);
+  EXPECT_EQ(c.state().topology_keys(), (std::vector<std::string>{tier2, tier1}));
+  const Node& n1 = c.state().node(c.state().FindNode("n1"));
+  EXPECT_EQ(n1.topology, (std::vector<std::string>{"spine", "leaf-a"}));
+  // A node added after gets its labels at once; its own labels are kept.
+  node["metadata"]["name"] = "n2";
+  c.OnNode(EventType::kAdded, node);
+  const Node& n2 = c.state().node(c.state().FindNode("n2"));
+  EXPECT_EQ(n2.topology, (std::vector<std::string>{"spine", "leaf-a"}));
+  ASSERT_NE(n2.labels.Find("rack"), nullptr);
+  // A Volcano tier names the HyperNodes' level of that tier.
+  c.OnPod(EventType::kAdded, Pod("w0", {{"scheduling.k8s.io/group-name", "train"}}));
+  c.OnPodGroup(k8s::GroupApi::kVolcano, EventType::kAdded, TrainGroup("hard", 1));
+  const JobId job = JobOfTask(c.state(), "ml/w0");
+  EXPECT_EQ(c.state().job(job).topology, (TopologyRequest{tier1, true}));
+  // A cycle is an event, once; the tree without it holds.
+  c.OnHyperNode(EventType::kAdded,
+                HyperNodeObject(
+                    "loop", 3,
+                    {{{"type", "HyperNode"}, {"selector", {{"exactMatch", {{"name", "loop"}}}}}}}));
+  c.OnHyperNode(EventType::kModified,
+                HyperNodeObject(
+                    "loop", 3,
+                    {{{"type", "HyperNode"}, {"selector", {{"exactMatch", {{"name", "loop"}}}}}}}));
+  int cycles = 0;
+  for (const ObjectEvent& e : c.TakeProblems()) {
+    cycles += e.reason == "InvalidHyperNode" && e.message.find("loop > loop") != std::string::npos;
+  }
+  EXPECT_EQ(cycles, 1);
+  EXPECT_EQ(c.state().topology_keys(), (std::vector<std::string>{tier2, tier1}));
+  // The leaf goes: the nodes lose its label and keep the others.
+  c.OnHyperNode(EventType::kDeleted, HyperNodeObject("leaf-a", 1, json::array()));
+  EXPECT_EQ(c.state().topology_keys(), (std::vector<std::string>{tier2}));
+  EXPECT_EQ(c.state().node(c.state().FindNode("n1")).labels.Find(tier1), nullptr);
+  EXPECT_EQ(c.state().node(c.state().FindNode("n1")).labels.Find(tier2), nullptr);
+  EXPECT_NE(c.state().node(c.state().FindNode("n1")).labels.Find("rack"), nullptr);
+}
+
 TEST(ParseDaemonConfig, TopologyKeys) {
   DaemonConfig config;
   ASSERT_TRUE(ParseDaemonConfig("topologyKeys: [spine, leaf]\n", "cfg.yaml", &config).ok());

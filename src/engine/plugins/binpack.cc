@@ -31,20 +31,6 @@ class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
     if (!spec.gpu.wants_gpu() && spec.mig_resources.ids.empty() && w.gpu_count > 0) return 0;
     int64_t sum = 0;
     int64_t weights = 0;
-    auto add = [&](Milli request, Milli used, Milli total, int64_t weight) {
-      if (request == 0 || total <= 0) return;
-      Milli after = std::min(used + request, total);
-      Milli measure = pack_ ? after : total - after;
-      // measure/total in millionths, in 64 bits: scale both down while the product
-      // would overflow (memory in milli-bytes is large); exact for everything smaller.
-      while (measure > INT64_MAX / kMaxNodeScore) {
-        measure >>= 10;
-        total >>= 10;
-      }
-      sum += weight * (measure * kMaxNodeScore / total);
-      weights += weight;
-    };
-    int64_t gpu_weight = 1;
     for (const ResourceWeight& rw : weights_) {
       Milli request;
       Milli used;
@@ -52,21 +38,14 @@ class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
       if (rw.id == kGpu) {
         request = static_cast<Milli>(gpus.devices.size()) * gpus.milli_each;
         used = s.gpu_used_milli(id);
-        gpu_weight = rw.weight;
       } else {
         request = spec.requests.Get(rw.id);
         used = total - s.free(id, rw.id);
       }
-      add(request, used, total, rw.weight);
+      AddMeasure(request, used, total, rw.weight, &sum, &weights);
     }
-    // MIG devices count as GPUs do (unless the weights name them already), so that MIG
-    // tasks fill the nodes whose devices are in use.
-    for (ResourceId mig : spec.mig_resources.ids) {
-      bool named = std::any_of(weights_.begin(), weights_.end(),
-                               [&](const ResourceWeight& rw) { return rw.id == mig; });
-      if (named) continue;
-      Milli total = s.allocatable(id, mig);
-      add(spec.requests.Get(mig), total - s.free(id, mig), total, gpu_weight);
+    if (!spec.mig_resources.ids.empty()) [[unlikely]] {
+      AddMigDevices(s, spec, id, &sum, &weights);
     }
     // +1: a feasible node never scores the zero reserved for "wrong kind of node".
     if (weights == 0) return 1;
@@ -74,6 +53,40 @@ class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
   }
 
  private:
+  // Adds how full (binpack) or empty (spread) `request` leaves the node, in millionths of
+  // `total`, with its weight.
+  void AddMeasure(Milli request, Milli used, Milli total, int64_t weight, int64_t* sum,
+                  int64_t* weights) const {
+    if (request == 0 || total <= 0) return;
+    Milli after = std::min(used + request, total);
+    Milli measure = pack_ ? after : total - after;
+    // measure/total in millionths, in 64 bits: scale both down while the product
+    // would overflow (memory in milli-bytes is large); exact for everything smaller.
+    while (measure > INT64_MAX / kMaxNodeScore) {
+      measure >>= 10;
+      total >>= 10;
+    }
+    *sum += weight * (measure * kMaxNodeScore / total);
+    *weights += weight;
+  }
+
+  // MIG devices count as GPUs do, with the GPU's weight (unless the weights name them
+  // already), so that MIG tasks fill the nodes whose devices are in use.
+  void AddMigDevices(const Session& s, const TaskSpec& spec, NodeId id, int64_t* sum,
+                     int64_t* weights) const {
+    int64_t gpu_weight = 1;
+    for (const ResourceWeight& rw : weights_) {
+      if (rw.id == kGpu) gpu_weight = rw.weight;
+    }
+    for (ResourceId mig : spec.mig_resources.ids) {
+      bool named = std::any_of(weights_.begin(), weights_.end(),
+                               [&](const ResourceWeight& rw) { return rw.id == mig; });
+      if (named) continue;
+      Milli total = s.allocatable(id, mig);
+      AddMeasure(spec.requests.Get(mig), total - s.free(id, mig), total, gpu_weight, sum, weights);
+    }
+  }
+
   bool pack_;
   int64_t weight_;
   std::vector<ResourceWeight> weights_;

@@ -4,7 +4,8 @@
 //   <kind><event> <json>   kind: N node, P pod, V Volcano PodGroup, C scheduler-plugins
 //                          PodGroup, Q Queue, R PriorityClass, L PersistentVolumeClaim,
 //                          W PersistentVolume, K StorageClass, E Service, O
-//                          ReplicationController, X ReplicaSet, T StatefulSet; event: A
+//                          ReplicationController, X ReplicaSet, T StatefulSet, H Volcano
+//                          HyperNode, U Kueue Topology; event: A
 //                          added, M modified, D deleted
 //   S                      a cycle: a session (node table cache kept across cycles as the
 //                          daemon does), Assume, CollectStatus, TakeProblems
@@ -97,6 +98,12 @@ class Harness {
         break;
       case 'T':
         cache_.OnSpreadOwner(k8s::SpreadOwnerKind::kStatefulSet, type, object);
+        break;
+      case 'H':
+        cache_.OnHyperNode(type, object);
+        break;
+      case 'U':
+        cache_.OnKueueTopology(type, object);
         break;
       default:
         return;
