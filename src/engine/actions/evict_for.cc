@@ -5,6 +5,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "engine/statement.h"
 
@@ -151,11 +152,21 @@ std::string EvictionReason(const Session& s, EvictionCause cause, TaskId task) {
          "): its queue holds more than its deserved share";
 }
 
-// Evicts for `task` on the best node (see PlaceJobEvicting) and pipelines it there.
-// False with *why_not, the statement as it was, when no node makes room.
-bool EvictFor(Session& s, Statement& st, EvictionCause cause, TaskId task, std::string* why_not) {
+// The nodes a search may use: all (null), or a topology domain's, in id order.
+bool InScope(const std::vector<NodeId>* scope, NodeId node) {
+  return scope == nullptr || std::binary_search(scope->begin(), scope->end(), node);
+}
+
+// Evicts for `task` on the best node of `scope` (see PlaceJobEvicting) and pipelines it
+// there, adding the evictions to *evictions. False with *why_not, the statement as it
+// was, when no node makes room.
+bool EvictFor(Session& s, Statement& st, EvictionCause cause, TaskId task,
+              const std::vector<NodeId>* scope, int64_t* evictions, std::string* why_not) {
   const ClusterState& c = s.cluster();
-  const std::vector<TaskId> victims = Candidates(s, cause, task);
+  std::vector<TaskId> victims = Candidates(s, cause, task);
+  if (scope != nullptr) {
+    std::erase_if(victims, [&](TaskId v) { return !InScope(scope, c.task(v).node); });
+  }
   if (victims.empty()) {
     *why_not = cause == EvictionCause::kPreempt
                    ? "no running task of lower priority in its queue may be evicted for it"
@@ -210,15 +221,18 @@ bool EvictFor(Session& s, Statement& st, EvictionCause cause, TaskId task, std::
     *why_not = "internal error: " + pipelined.message();
     return false;
   }
+  *evictions += static_cast<int64_t>(best.evicted.size());
   return true;
 }
 
-// Places the task on free room (future: on room being released) without evicting.
-bool PlaceWithoutEvicting(Session& s, Statement& st, TaskId task, bool future) {
+// Places the task on free room (future: on room being released) of `scope` without
+// evicting.
+bool PlaceWithoutEvicting(Session& s, Statement& st, TaskId task, const std::vector<NodeId>* scope,
+                          bool future) {
   const ClusterState& c = s.cluster();
   Placement placement;
   std::string why_not;
-  if (!s.FindPlacement(task, SearchScope{nullptr, future}, &placement, &why_not)) return false;
+  if (!s.FindPlacement(task, SearchScope{scope, future}, &placement, &why_not)) return false;
   const ResourceVector accounted =
       ClusterState::Accounted(c.spec_of(task), static_cast<int32_t>(placement.gpus.devices.size()),
                               placement.gpus.milli_each);
@@ -227,21 +241,103 @@ bool PlaceWithoutEvicting(Session& s, Statement& st, TaskId task, bool future) {
                 : st.Allocate(task, std::move(placement)).ok();
 }
 
+// One try at pipelining a job with evictions, inside `scope`, in the statement: what it
+// placed, and when it fell short, the task that failed and why. The statement keeps what
+// was done; the caller commits or rolls back.
+struct JobTrial {
+  bool pipelined = false;
+  int32_t placed = 0;
+  int64_t evictions = 0;
+  TaskId failed = kNone;
+  std::string why_not;
+};
+
+JobTrial TryJob(Session& session, Statement& st, JobId job_id, EvictionCause cause,
+                const std::vector<NodeId>* scope) {
+  const ClusterState& c = session.cluster();
+  JobTrial trial;
+  // Placing tasks does not change `unplaced` until the statement commits; a copy all the
+  // same, since the statement's searches may make job entries.
+  const std::vector<TaskId> unplaced = session.job(job_id).unplaced;
+  for (TaskId task : unplaced) {
+    if (session.JobPipelined(job_id)) break;
+    if (PlaceWithoutEvicting(session, st, task, scope, /*future=*/false) ||
+        PlaceWithoutEvicting(session, st, task, scope, /*future=*/true)) {
+      ++trial.placed;
+      continue;
+    }
+    if (c.spec_of(task).preemption_policy == PreemptionPolicy::kNever) {
+      trial.why_not =
+          "its preemptionPolicy is Never, so it evicts nothing, and no room is free for it";
+      trial.failed = task;
+      break;
+    }
+    if (!EvictFor(session, st, cause, task, scope, &trial.evictions, &trial.why_not)) {
+      trial.failed = task;
+      break;
+    }
+    ++trial.placed;
+  }
+  trial.pipelined = session.JobPipelined(job_id);
+  return trial;
+}
+
+// The candidate domains of a required-topology gang: the one its running tasks are in (a
+// growing job stays there), else every domain of its level.
+std::vector<size_t> CandidateDomains(Session& session, JobId job_id, int level) {
+  const ClusterState& c = session.cluster();
+  for (TaskId t : c.job(job_id).tasks) {
+    if (session.task_status(t) != TaskStatus::kRunning) continue;
+    const int32_t d = session.topology().DomainOf(level, c.task(t).node);
+    return d < 0 ? std::vector<size_t>{} : std::vector<size_t>{static_cast<size_t>(d)};
+  }
+  std::vector<size_t> all(session.topology().At(level).size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return all;
+}
+
+const std::vector<NodeId>& DomainNodes(Session& session, JobId job_id, size_t domain) {
+  const int level = session.topology().LevelOf(session.cluster().job(job_id).topology.level);
+  return session.topology().At(level)[domain].nodes;
+}
+
+// A gang with a required topology evicts inside one domain of its level: each candidate
+// domain is tried from a checkpoint and rolled back; the one that pipelines the gang with
+// the fewest evictions wins (ties: the first by name). None: *why_not says so.
+std::optional<size_t> BestDomainEvicting(Session& session, Statement& st, JobId job_id,
+                                         EvictionCause cause, std::string* why_not) {
+  const Job& job = session.cluster().job(job_id);
+  const int level = session.topology().LevelOf(job.topology.level);
+  if (level < 0) {
+    *why_not = "its required topology level " + job.topology.level + " is not a level";
+    return std::nullopt;
+  }
+  const std::vector<size_t> domains = CandidateDomains(session, job_id, level);
+  std::optional<size_t> best;
+  int64_t best_evictions = 0;
+  for (size_t d : domains) {
+    const size_t checkpoint = st.Checkpoint();
+    const JobTrial trial = TryJob(session, st, job_id, cause, &DomainNodes(session, job_id, d));
+    st.Rollback(checkpoint);
+    if (trial.pipelined && (!best || trial.evictions < best_evictions)) {
+      best = d;
+      best_evictions = trial.evictions;
+    }
+  }
+  if (!best) {
+    *why_not = "a gang with a required topology (" + job.topology.level +
+               ") evicts inside one of its domains, and in none of the " +
+               std::to_string(domains.size()) +
+               " would evicting what it may evict make room for its gang";
+  }
+  return best;
+}
+
 }  // namespace
 
 int32_t PlaceJobEvicting(Session& session, JobId job_id, EvictionCause cause) {
   const ClusterState& c = session.cluster();
   const Job& job = c.job(job_id);
-  if (job.topology.required) {
-    // The evicting search places task by task over the whole cluster; it would break the
-    // gang's domain. Such a gang waits for room in one domain (allocate, reserve).
-    const std::string text = std::string(cause == EvictionCause::kPreempt ? "preempt" : "reclaim") +
-                             ": a gang with a required topology (" + job.topology.level +
-                             ") evicts nothing";
-    const std::string& before = session.job(job_id).reason;
-    session.SetJobReason(job_id, before.empty() ? text : before + "; " + text);
-    return 0;
-  }
   const int64_t grace = session.config().preemption_grace_s;
   if (grace > 0 && session.WaitedSeconds(job_id) < grace) {
     std::string text = std::string(cause == EvictionCause::kPreempt ? "preempt" : "reclaim") +
@@ -253,34 +349,34 @@ int32_t PlaceJobEvicting(Session& session, JobId job_id, EvictionCause cause) {
     return 0;
   }
   Statement st = session.NewStatement();
-  // Placing tasks does not change `unplaced` until the statement commits; a copy all the
-  // same, since the statement's searches may make job entries.
-  const std::vector<TaskId> unplaced = session.job(job_id).unplaced;
-  int32_t placed = 0;
-  std::string why_not;
-  TaskId failed = kNone;
-  for (TaskId task : unplaced) {
-    if (session.JobPipelined(job_id)) break;
-    if (PlaceWithoutEvicting(session, st, task, /*future=*/false) ||
-        PlaceWithoutEvicting(session, st, task, /*future=*/true)) {
-      ++placed;
-      continue;
+  JobTrial trial;
+  if (job.topology.required) {
+    std::string text;
+    const std::optional<size_t> domain = BestDomainEvicting(session, st, job_id, cause, &text);
+    if (domain) {
+      const std::vector<NodeId>& nodes = DomainNodes(session, job_id, *domain);
+      trial = TryJob(session, st, job_id, cause, &nodes);
+      if (trial.pipelined) {
+        st.Commit();
+        return trial.placed;
+      }
+      // The same search on the same state pipelined it a moment ago: a bug, say so.
+      text = "internal error: the gang no longer fits the domain its trial chose";
     }
-    if (c.spec_of(task).preemption_policy == PreemptionPolicy::kNever) {
-      why_not = "its preemptionPolicy is Never, so it evicts nothing, and no room is free for it";
-      failed = task;
-      break;
-    }
-    if (!EvictFor(session, st, cause, task, &why_not)) {
-      failed = task;
-      break;
-    }
-    ++placed;
+    st.Discard();
+    const std::string& before = session.job(job_id).reason;
+    text = std::string(cause == EvictionCause::kPreempt ? "preempt: " : "reclaim: ") + text;
+    session.SetJobReason(job_id, before.empty() ? text : before + "; " + text);
+    return 0;
   }
-  if (session.JobPipelined(job_id)) {
+  trial = TryJob(session, st, job_id, cause, nullptr);
+  if (trial.pipelined) {
     st.Commit();
-    return placed;
+    return trial.placed;
   }
+  const int32_t placed = trial.placed;
+  const TaskId failed = trial.failed;
+  const std::string& why_not = trial.why_not;
   st.Discard();
   std::string text = cause == EvictionCause::kPreempt ? "preempt: " : "reclaim: ";
   if (job.min_member > 1) {

@@ -22,10 +22,13 @@ bool VictimGoesFirst(const ClusterState& cluster, TaskId a, TaskId b);
 // then the lower node id. The task is then pipelined onto that room. A victim whose gang
 // would fall below its minMember takes the rest of its running gang with it, or is not
 // taken. Commits when the job is pipelined; otherwise rolls everything back, so that
-// nothing is evicted for a job that still would not fit. A task whose preemptionPolicy is
-// Never evicts nothing, nor does a job with a required topology (Job::topology), nor one
-// that has waited less than the configuration's preemption grace. Records why the job
-// stays pending. Returns the tasks placed.
+// nothing is evicted for a job that still would not fit. A job with a required topology
+// (Job::topology) does all of this inside one domain of its level (the one its running
+// tasks are in, if any): each is tried from a checkpoint and rolled back, and the one that
+// needs the fewest evictions is done (ties: the first by name). A task whose
+// preemptionPolicy is Never evicts nothing, nor does a job that has waited less than the
+// configuration's preemption grace. Records why the job stays pending. Returns the tasks
+// placed.
 // REQUIRES: the job is not pipelined yet (JobPipelined is false).
 int32_t PlaceJobEvicting(Session& session, JobId job, EvictionCause cause);
 
