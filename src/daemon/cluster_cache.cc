@@ -391,6 +391,18 @@ std::vector<int32_t> ClusterCache::DevicesFor(const PodRecord& pod, NodeId node_
                  std::find(written.begin(), written.begin() + i, written[i]) == written.begin() + i;
   }
   if (written_ok) return written;
+  if (!gpu.shared() && node.numa.aligns() && node.numa.Lists(kGpu)) {
+    // The kubelet takes a pod's GPUs from the lowest NUMA node that has enough free.
+    for (const NumaZone& zone : node.numa.zones) {
+      std::vector<int32_t> free;
+      for (size_t d = 0; d < node.gpus.size() && free.size() < want; ++d) {
+        if (node.gpus[d].numa_node == zone.id && node.gpus[d].used_milli == 0) {
+          free.push_back(static_cast<int32_t>(d));
+        }
+      }
+      if (free.size() == want) return free;
+    }
+  }
   // Bound without our annotation (another scheduler, or whole GPUs that the device
   // plugin assigns), or with one that cannot be used: count it against the least used
   // devices.
@@ -586,6 +598,7 @@ void ClusterCache::OnNode(k8s::EventType type, const json& object) {
   if (node.ok()) {
     node->csi = NodeCsiOf(meta->name);
     AddHyperNodeLabels(*node);
+    AttachNuma(*node);
   }
   Status st = !node.ok()    ? node.status()
               : id == kNone ? state_.AddNode(std::move(node).value()).status()

@@ -195,6 +195,10 @@ class ClusterCache {
   // the levels, and each node is labelled with the HyperNode of each tier that holds it
   // (cluster_cache_topology.cc). Problems (a cycle, a bad member) are events.
   void OnHyperNode(k8s::EventType type, const nlohmann::json& object);
+  // Node Feature Discovery's NodeResourceTopology: its node's NUMA nodes and topology
+  // manager policy (model/numa.h), kept by node name and given to the node whenever either
+  // changes (cluster_cache_numa.cc). One that does not match its node is an event.
+  void OnNodeResourceTopology(k8s::EventType type, const nlohmann::json& object);
   void OnPriorityClass(k8s::EventType type, const nlohmann::json& object);
   // A namespace's labels, for pod affinity terms with a namespaceSelector.
   void OnNamespace(k8s::EventType type, const nlohmann::json& object);
@@ -385,6 +389,9 @@ class ClusterCache {
   void ApplyTopologyKeys();
   // A node's labels for the HyperNodes that hold it, added to those it has.
   void AddHyperNodeLabels(Node& node) const;
+  // Gives a node the NUMA description of its NodeResourceTopology, when there is one and it
+  // matches the node's devices; otherwise none, and says why once.
+  void AttachNuma(Node& node);
   // Every node's HyperNode labels again, after the HyperNodes changed.
   void RelabelNodes();
   // Puts the pod in its job's pods (leaving the one it was in) with up-to-date counts.
@@ -524,6 +531,14 @@ class ClusterCache {
   std::map<std::string, std::pair<k8s::ObjectMeta, HyperNode>> hypernodes_;  // by name
   HyperNodeTree hypernode_tree_;
   std::set<std::string> hypernode_problems_;  // said already, while they last
+  // NodeResourceTopology objects by name (their node's): what was read of each, and the
+  // problem last said of it (empty when none).
+  struct NumaRecord {
+    k8s::ObjectMeta meta;
+    NodeNuma numa;
+    std::string problem;
+  };
+  std::map<std::string, NumaRecord> node_numa_;
   std::unordered_map<std::string, k8s::PodGroupInfo> groups_;
   std::unordered_map<std::string, std::string> bad_groups_;
   std::unordered_map<std::string, k8s::QueueInfo> queues_;

@@ -73,6 +73,7 @@ class Scheduler {
     kDisruptionBudget,
     kKueueTopology,
     kHyperNode,
+    kNodeResourceTopology,
   };
   // What the informers watch: each kind from its collection.
   struct Source {

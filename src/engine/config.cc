@@ -43,7 +43,7 @@ SchedulerConfig SchedulerConfig::Default() {
   SchedulerConfig c;
   c.actions = {"enqueue", "allocate", "backfill"};
   for (const char* name : {"priority", "gang", "drf", "proportion", "disruptionbudget",
-                           "predicates", "nodeports", "nodevolumelimits"}) {
+                           "predicates", "nodeports", "nodevolumelimits", "numa"}) {
     c.plugins.push_back(PluginConfig{name, {}});
   }
   // kube-scheduler's default profile weighs TaintToleration 3 and NodeAffinity,

@@ -38,9 +38,10 @@ struct SchedulerConfig {
   // 0: no reservations.
   int64_t starvation_s = 0;
 
-  // enqueue, allocate, backfill with priority, gang, drf, proportion, predicates, nodeports,
-  // interpodaffinity (weight 2), podtopologyspread (weight 2), binpack, nodeaffinity
-  // (weight 2) and tainttoleration (weight 3).
+  // enqueue, allocate, backfill with priority, gang, drf, proportion, disruptionbudget,
+  // predicates, nodeports, nodevolumelimits, numa, interpodaffinity (weight 2),
+  // podtopologyspread (weight 2), binpack, nodeaffinity (weight 2) and tainttoleration
+  // (weight 3).
   static SchedulerConfig Default();
 };
 

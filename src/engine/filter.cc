@@ -102,6 +102,13 @@ std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec) {
                " CSI driver is not installed on the node";
       }
       return "a CSI driver is not installed on the node";
+    case FilterCode::kNumaAlignment:
+      if (result.detail > 0) {
+        return "node(s) cannot fit container " + std::to_string(result.detail - 1) +
+               " of the pod in one NUMA node (topology manager policy single-numa-node)";
+      }
+      return "node(s) cannot fit the pod in one NUMA node (topology manager policy "
+             "single-numa-node)";
     case FilterCode::kRuleNotConfigured: {
       const PodRuleWords& words = kPodRuleWords[result.detail % kPodRuleCount];
       return std::string("node(s) cannot honour the pod's ") + words.field +

@@ -44,6 +44,8 @@ enum class FilterCode : uint8_t {
   kCsiDriverMissing,    // detail: index in spec.attachable_volumes of a volume whose driver
                         // the node lacks and must have
   kRuleNotConfigured,   // detail: the PodRule the spec uses and no configured plugin enforces
+  kNumaAlignment,       // the node's topology manager (single-numa-node) cannot align the
+                        // task; detail: 0 for the pod, else 1 + the container's index
 };
 
 // Rules of a pod spec that one plugin enforces, so that a configuration without that plugin

@@ -161,6 +161,10 @@ class DeviceChooser {
   virtual ~DeviceChooser() = default;
   virtual bool ChooseDevices(const Session& s, const TaskSpec& spec, NodeId node, GpuChoice* out,
                              int64_t* score) const = 0;
+  // True for a chooser whose choice is a rule of the node rather than a preference (numa:
+  // the GPUs must be on the NUMA node the kubelet will use): such choosers are asked
+  // before the others, whatever the configured order.
+  virtual bool constrains_devices() const { return false; }
 };
 
 // How the working state changed (see Statement): a task took room on a node now

@@ -50,6 +50,8 @@ void PluginSet::Collect(bool only_active) {
       if (!only_active || x->ListensInSession()) listeners_.push_back(x);
     }
   }
+  std::stable_partition(device_choosers_.begin(), device_choosers_.end(),
+                        [](const Chooser& c) { return c.chooser->constrains_devices(); });
   for (const NodeScorer* scorer : scorers_) {
     if (scorer->packing() != GpuPacking::kNone) {
       packing_ = scorer->packing();

@@ -33,6 +33,7 @@ constexpr PluginEntry kPlugins[] = {
     {"interpodaffinity", NewInterPodAffinityPlugin},
     {"podtopologyspread", NewPodTopologySpreadPlugin},
     {"disruptionbudget", NewDisruptionBudgetPlugin},
+    {"numa", NewNumaPlugin},
 };
 
 struct ActionEntry {

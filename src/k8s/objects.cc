@@ -6,6 +6,7 @@
 #include "k8s/csi_translation.h"
 #include "k8s/json_fields.h"
 #include "k8s/json_text.h"
+#include "k8s/numa_objects.h"
 #include "k8s/pod_rules.h"
 #include "k8s/timestamp.h"
 #include "model/limits.h"
@@ -478,6 +479,7 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   pod.spec.requests = std::move(requests);
   fail(CheckMigRequests(pod.spec.requests, where + ": spec.containers[*].resources.requests"));
   PodGpus(gpus, annotations, where, &pod, &problem);
+  pod.spec.numa = NumaDemandOf(spec);
 
   // Then how it is scheduled.
   auto priority = Int32(spec, "priority", where + ": spec", 0);

@@ -164,6 +164,7 @@ void ClusterState::CountCapacity(const Node& node, int sign) {
     capacity_.Set(e.id, total > kMilliMax ? kMilliMax : static_cast<Milli>(total));
   }
   live_nodes_ = sign > 0 ? live_nodes_ + 1 : live_nodes_ - 1;
+  if (node.numa.aligns()) numa_nodes_ = sign > 0 ? numa_nodes_ + 1 : numa_nodes_ - 1;
 }
 
 Status ClusterState::PrepareNode(Node& node) {
@@ -180,6 +181,7 @@ Status ClusterState::PrepareNode(Node& node) {
   }
   node.allocatable.Set(kGpu, static_cast<Milli>(node.gpus.size()) * kGpuMilliWhole);
   GANTRY_RETURN_IF_ERROR(PrepareMig(node));
+  GANTRY_RETURN_IF_ERROR(PrepareNuma(node));
   FillTopology(topology_keys_, node);
   for (const GpuDevice& g : node.gpus) {
     auto same = std::find_if(largest_devices_.begin(), largest_devices_.end(),
@@ -408,6 +410,7 @@ void ClusterState::Account(TaskId task_id, NodeId node_id, std::span<const int32
   task.gpu_milli_each = gpus.empty() ? 0 : share;
   task.gpu_memory_each = memory_each;
   TakeMig(task_id, node);
+  TakeNuma(task_id, node);
   Job& job = jobs_[task.job];
   job.running++;
   job.pending--;
@@ -451,6 +454,7 @@ void ClusterState::Unaccount(TaskId task_id) {
   auto it = std::find(on_node.begin(), on_node.end(), task_id);
   *it = on_node.back();
   on_node.pop_back();
+  GiveBackNuma(task, node);
   bool saturated = node.used.saturated();
   for (int32_t index : task.gpus) {
     saturated = saturated || AtLimit(node.gpus[index].used_milli) ||
@@ -505,6 +509,7 @@ void ClusterState::RecountNode(NodeId id) {
     node.used.Add(AccountedOf(task));
     node.task_count++;
   }
+  RetakeNuma(id);
 }
 
 ResourceVector ClusterState::AccountedOf(const Task& task) const {

@@ -20,6 +20,7 @@
 #include "model/interner.h"
 #include "model/labels.h"
 #include "model/mig.h"
+#include "model/numa.h"
 #include "model/resources.h"
 #include "model/status.h"
 #include "model/task_spec.h"
@@ -61,6 +62,9 @@ struct Node {
   // Its MIG devices (model/mig.h): read from labels and allocatable by ClusterState;
   // single strategy: `gpus` are the MIG devices, each in the NVLink domain of its GPU.
   NodeMig mig;
+  // Its NUMA nodes and topology manager policy (model/numa.h), from its NodeResourceTopology:
+  // ClusterState puts each GPU on its NUMA node and keeps what aligned tasks take per zone.
+  NodeNuma numa;
   // Filled by ClusterState:
   bool removed = false;  // deleted from the cluster: takes no tasks, counts in no total
   std::vector<std::string> topology;  // values of ClusterState::topology_keys(), "" if absent
@@ -98,6 +102,10 @@ struct Task {
   // Its MIG devices on a mixed-strategy node (indexes into Node::mig.devices), chosen by
   // ClusterState when it is placed: the engine counts MIG resources, not devices.
   std::vector<int32_t> mig_devices;
+  // On a node whose NUMA nodes align (NodeNuma::aligns): the zone (index into
+  // Node::numa.zones) of each of its units (NumaUnitsOf), -1 for one no zone holds; chosen
+  // by ClusterState as the kubelet's topology manager would. Empty elsewhere.
+  std::vector<int32_t> numa_zones;
   // Running but terminating (its pod has a deletionTimestamp): see SetReleasing.
   bool releasing = false;
 };
@@ -292,6 +300,11 @@ class ClusterState {
   }
   // Nodes not removed.
   size_t live_node_count() const { return live_nodes_; }
+  // Live nodes whose NUMA nodes align tasks (NodeNuma::aligns): 0 costs sessions nothing.
+  size_t numa_node_count() const { return numa_nodes_; }
+  // The room of each of a node's NUMA zones for `task`: what aligned units leave of the
+  // zone (Node::numa used), and its whole GPUs free counting the task's own as free.
+  ZoneRoom NumaRoomFor(NodeId node, TaskId task) const;
   // Ids of shape classes are below this (some may be unused: freed classes are reused).
   size_t shape_class_count() const { return shape_class_keys_.size(); }
   // Node label keys some spec reads (through its node selector or affinity).
@@ -383,6 +396,13 @@ class ClusterState {
   void TakeMig(TaskId task, Node& node);
   static void GiveBackMig(Task& task, Node& node);
   void RetakeMig(NodeId id);
+  // NUMA (cluster_numa.cc): a node's zones and devices checked and laid out; the zones a
+  // placed task's units take (TakeNuma, as the kubelet picks them), given back on release
+  // and taken again when an update changes the node.
+  Status PrepareNuma(Node& node);
+  void TakeNuma(TaskId task, Node& node);
+  void GiveBackNuma(Task& task, Node& node);
+  void RetakeNuma(NodeId id);
   // Checks device indexes and returns the share each takes; with `check_room`, also that
   // the task fits there.
   Status CheckPlacement(const Task& task, const Node& node, std::span<const int32_t> gpus,
@@ -414,6 +434,7 @@ class ClusterState {
   std::vector<uint32_t> free_shape_classes_;
   std::vector<NodeId> free_node_ids_;
   size_t live_nodes_ = 0;
+  size_t numa_nodes_ = 0;
   std::set<JobId> jobs_with_pending_;
   std::set<JobId> jobs_evicted_;  // those in an eviction: evicted_by or evicted not empty
   std::vector<TaskId> free_task_ids_;

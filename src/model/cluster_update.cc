@@ -180,6 +180,7 @@ Status ClusterState::UpdateNode(NodeId id, Node node) {
   CountCapacity(node, +1);
   old = std::move(node);
   RetakeMig(id);  // the layout may have changed: the running tasks take devices again
+  RetakeNuma(id);
   Touch(id);
   return Status::Ok();
 }

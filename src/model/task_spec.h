@@ -18,6 +18,7 @@
 #include "model/attachable_volume.h"
 #include "model/delayed_claim.h"
 #include "model/labels.h"
+#include "model/numa.h"
 #include "model/pod_constraints.h"
 #include "model/resources.h"
 #include "model/volume_topology.h"
@@ -98,6 +99,9 @@ struct TaskSpec {
   std::vector<AttachableVolume> attachable_volumes;
   // Its inline disks that no other pod on its node may use (VolumeRestrictions), sorted.
   std::vector<InlineDisk> inline_disks;
+  // What the kubelet's topology manager aligns on a node that has NUMA nodes (model/numa.h):
+  // its QoS class and, when it has several, its containers.
+  NumaDemand numa;
   bool operator==(const TaskSpec&) const = default;
 
   // Whether default spread constraints apply to it (see default_spread_selector).

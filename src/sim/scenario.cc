@@ -11,6 +11,7 @@
 #include "sim/pod_spec_reader.h"
 #include "sim/scenario_expect.h"
 #include "sim/scenario_mig.h"
+#include "sim/scenario_numa.h"
 #include "sim/scenario_topology.h"
 #include "sim/scenario_volumes.h"
 #include "sim/yaml_reader.h"
@@ -104,7 +105,7 @@ Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cl
     const std::string f = "nodes[" + std::to_string(i) + "]";
     GANTRY_RETURN_IF_ERROR(r.Map(n, f,
                                  {"name", "namePrefix", "count", "allocatable", "gpus", "labels",
-                                  "taints", "unschedulable", "csi"}));
+                                  "taints", "unschedulable", "csi", "numa"}));
     Node node;
     if (n["allocatable"]) {
       GANTRY_RETURN_IF_ERROR(r.Resources(n["allocatable"], f + ".allocatable", NameSource::kTrusted,
@@ -150,6 +151,12 @@ Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cl
         node.gpus.push_back(device);
       }
       if (g["mig"]) GANTRY_RETURN_IF_ERROR(ParseNodeMig(r, g["mig"], gf + ".mig", &node));
+    }
+    if (n["numa"]) {
+      // For the words of an error only: the names are read below.
+      const YAML::Node& named = n["name"] ? n["name"] : n["namePrefix"];
+      node.name = named && named.IsScalar() ? named.Scalar() + (n["name"] ? "" : "*") : "";
+      GANTRY_RETURN_IF_ERROR(ParseNodeNuma(r, n["numa"], f + ".numa", &node));
     }
     const bool named = static_cast<bool>(n["name"]);
     const bool prefixed = static_cast<bool>(n["namePrefix"]);
@@ -281,9 +288,10 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
                      int64_t* replicas) {
   GANTRY_RETURN_IF_ERROR(r.Map(
       t, f,
-      {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB", "gpuModels", "priority",
-       "preemptionPolicy", "nodeSelector", "tolerations", "nodeAffinity", "namespace", "labels",
-       "affinity", "topologySpreadConstraints", "ports", "volumes", "inlineDisks"}));
+      {"role",         "replicas",  "requests",         "gpuFraction",  "gpuMemoryMiB",
+       "gpuModels",    "priority",  "preemptionPolicy", "nodeSelector", "tolerations",
+       "nodeAffinity", "namespace", "labels",           "affinity",     "topologySpreadConstraints",
+       "ports",        "volumes",   "inlineDisks",      "guaranteed",   "containers"}));
   spec->role = "task";
   if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
   *replicas = 1;
@@ -296,6 +304,7 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
     Status mig = CheckMigRequests(spec->requests, "");
     if (!mig.ok()) return r.Error(t["requests"], f + ".requests", mig.message());
   }
+  GANTRY_RETURN_IF_ERROR(ParseTaskNuma(r, t, f, spec));
   Milli gpu = spec->requests.Get(kGpu);
   spec->requests.Set(kGpu, 0);
   if (gpu % kMilliPerUnit != 0) {

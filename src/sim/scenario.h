@@ -27,6 +27,9 @@ struct ScenarioExpectations {
   // task -> the physical GPU of each of its MIG devices (mixed strategy), once the
   // session's binds are applied to the cluster.
   std::map<std::string, std::vector<int32_t>> mig_gpus;
+  // task -> the NUMA node of each of its units (the pod, or each container under the
+  // container scope; -1: none holds it), once the session's binds are applied.
+  std::map<std::string, std::vector<int32_t>> numa_zones;
   std::map<std::string, int32_t> placed_in_queue;  // queue -> tasks placed
   std::map<std::string, ResourceVector> deserved;  // queue -> deserved amounts it names
   std::map<std::string, std::vector<ResourceId>> deserved_named;  // the resources checked

@@ -15,7 +15,7 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
   GANTRY_RETURN_IF_ERROR(
       r.Map(expect, "expect",
             {"placed", "pending", "onNodes", "nodeCounts", "gpus", "placedInQueue", "placedOnNode",
-             "evicted", "deserved", "spans", "migGpus"}));
+             "evicted", "deserved", "spans", "migGpus", "numaZones"}));
   out->present = true;
   auto check_job = [&](const YAML::Node& key, const std::string& field) -> Status {
     if (cluster.FindJob(key.Scalar()) == kNone) {
@@ -112,8 +112,9 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
       }
     }
   }
-  // expect.gpus and expect.migGpus: task -> a list of indexes.
-  auto task_indexes = [&](const char* key, std::map<std::string, std::vector<int32_t>>* into) {
+  // expect.gpus, migGpus and numaZones: task -> a list of indexes (from `min`).
+  auto task_indexes = [&](const char* key, std::map<std::string, std::vector<int32_t>>* into,
+                          int64_t min = 0) {
     const YAML::Node& map = expect[key];
     const std::string at = std::string("expect.") + key;
     if (!map.IsMap()) return r.Error(map, at, "expected a mapping of task to indexes");
@@ -130,7 +131,7 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
       for (size_t k = 0; k < kv.second.size(); ++k) {
         int64_t index = 0;
         GANTRY_RETURN_IF_ERROR(
-            r.Int(kv.second[k], field + "[" + std::to_string(k) + "]", 0, 1023, &index));
+            r.Int(kv.second[k], field + "[" + std::to_string(k) + "]", min, 1023, &index));
         list.push_back(static_cast<int32_t>(index));
       }
     }
@@ -138,6 +139,9 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
   };
   if (expect["gpus"]) GANTRY_RETURN_IF_ERROR(task_indexes("gpus", &out->gpus));
   if (expect["migGpus"]) GANTRY_RETURN_IF_ERROR(task_indexes("migGpus", &out->mig_gpus));
+  if (expect["numaZones"]) {
+    GANTRY_RETURN_IF_ERROR(task_indexes("numaZones", &out->numa_zones, /*min=*/-1));
+  }
   if (const YAML::Node& by_queue = expect["placedInQueue"]) {
     if (!by_queue.IsMap())
       return r.Error(by_queue, "expect.placedInQueue", "expected a mapping of queue to count");
@@ -285,26 +289,41 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
                       list(gpus_of[task]));
     }
   }
-  if (!scenario.expect.mig_gpus.empty()) {
-    // The MIG devices are chosen when a placement is applied: apply the binds to a copy.
+  if (!scenario.expect.mig_gpus.empty() || !scenario.expect.numa_zones.empty()) {
+    // MIG devices and NUMA zones are chosen when a placement is applied: apply the binds
+    // to a copy.
     ClusterState after = c;
     for (const BindDecision& b : decisions.binds) {
       Status placed = after.Place(b.task, b.node, b.gpus);
       if (!placed.ok()) unmet.push_back("a bind does not apply: " + placed.message());
     }
-    for (const auto& [task, want] : scenario.expect.mig_gpus) {
-      const Task* t = nullptr;
+    auto running = [&](const std::string& task) -> const Task* {
       for (const Task& candidate : after.tasks()) {
-        if (candidate.name == task) t = &candidate;
+        if (candidate.name == task && candidate.state == TaskState::kRunning) return &candidate;
       }
+      return nullptr;
+    };
+    for (const auto& [task, want] : scenario.expect.mig_gpus) {
       std::vector<int32_t> got;
-      if (t != nullptr && t->state == TaskState::kRunning) {
+      if (const Task* t = running(task)) {
         for (int32_t d : t->mig_devices) {
           got.push_back(after.node(t->node).mig.devices[static_cast<size_t>(d)].gpu);
         }
       }
       if (got != want) {
         unmet.push_back("task " + task + ": expected MIG devices on GPUs " + list(want) + ", got " +
+                        list(got));
+      }
+    }
+    for (const auto& [task, want] : scenario.expect.numa_zones) {
+      std::vector<int32_t> got;
+      if (const Task* t = running(task)) {
+        for (int32_t z : t->numa_zones) {
+          got.push_back(z < 0 ? -1 : after.node(t->node).numa.zones[static_cast<size_t>(z)].id);
+        }
+      }
+      if (got != want) {
+        unmet.push_back("task " + task + ": expected on NUMA nodes " + list(want) + ", got " +
                         list(got));
       }
     }

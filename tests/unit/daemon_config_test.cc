@@ -113,7 +113,7 @@ TEST(ParseDaemonConfig, EmptyFileGivesTheDefaults) {
     EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
     EXPECT_EQ(PluginNames(c.engine),
               (std::vector<std::string>{"priority", "gang", "drf", "proportion", "disruptionbudget",
-                                        "predicates", "nodeports", "nodevolumelimits",
+                                        "predicates", "nodeports", "nodevolumelimits", "numa",
                                         "interpodaffinity", "podtopologyspread", "binpack",
                                         "nodeaffinity", "tainttoleration"}));
     EXPECT_EQ(c.engine.nodes_to_score, 100);
@@ -331,7 +331,7 @@ TEST(ShippedConfig, GantryConfigLoads) {
   EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
   EXPECT_EQ(PluginNames(c.engine),
             (std::vector<std::string>{"gang", "priority", "drf", "proportion", "disruptionbudget",
-                                      "predicates", "nodeports", "nodevolumelimits",
+                                      "predicates", "nodeports", "nodevolumelimits", "numa",
                                       "interpodaffinity", "podtopologyspread", "binpack",
                                       "nodeaffinity", "tainttoleration"}));
   EXPECT_EQ(c.engine.nodes_to_score, 100);

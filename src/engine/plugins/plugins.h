@@ -48,6 +48,11 @@ Result<std::unique_ptr<Plugin>> NewTaintTolerationPlugin(const PluginConfig& con
 // own and, symmetrically, existing pods'), and the score of preferred terms, min-max
 // scaled. Arguments: weight, hardPodAffinityWeight (0..100, default 1).
 Result<std::unique_ptr<Plugin>> NewInterPodAffinityPlugin(const PluginConfig& config);
+// NUMA alignment as the kubelet's topology manager enforces it (model/numa.h): nodes whose
+// policy is single-numa-node take a task only where each of its units fits one NUMA node;
+// best-effort and restricted nodes where it does not fit score 0; whole GPUs go on the
+// NUMA node of their unit. Argument: weight (default 1).
+Result<std::unique_ptr<Plugin>> NewNumaPlugin(const PluginConfig& config);
 // Scores: prefer the fullest nodes and devices (binpack) or the emptiest (spread).
 // Arguments: weight, and a weight per resource name (cpu, memory, nvidia.com/gpu, ...).
 Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const PluginConfig& config);
