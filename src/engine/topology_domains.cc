@@ -37,14 +37,31 @@ TopologyDomains::Level& TopologyDomains::Built(int level) {
   }
   out.domain_of.assign(nodes.size(), -1);
   for (auto& [name, members] : by_name) {
-    for (NodeId n : members) out.domain_of[n] = static_cast<int32_t>(out.domains.size());
-    out.domains.push_back(TopologyDomain{name, std::move(members)});
+    std::map<std::string, std::vector<NodeId>> by_clique;
+    std::vector<NodeId> unlabelled;
+    for (NodeId n : members) {
+      out.domain_of[n] = static_cast<int32_t>(out.domains.size());
+      if (const std::string* clique = nodes[n].labels.Find(std::string(kNvlinkCliqueLabel))) {
+        by_clique[*clique].push_back(n);
+      } else {
+        unlabelled.push_back(n);
+      }
+    }
+    std::vector<std::vector<NodeId>> cliques;
+    for (auto& [value, group] : by_clique) cliques.push_back(std::move(group));
+    if (!cliques.empty() && !unlabelled.empty()) cliques.push_back(std::move(unlabelled));
+    out.domains.push_back(TopologyDomain{name, std::move(members), std::move(cliques)});
   }
   return out;
 }
 
 const std::vector<TopologyDomain>& TopologyDomains::At(int level) {
   return Built(level).domains;
+}
+
+const TopologyDomain* TopologyDomains::DomainOfNode(int level, NodeId node) {
+  const int32_t d = DomainOf(level, node);
+  return d < 0 ? nullptr : &At(level)[static_cast<size_t>(d)];
 }
 
 int32_t TopologyDomains::DomainOf(int level, NodeId node) {

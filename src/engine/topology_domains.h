@@ -14,9 +14,17 @@
 
 namespace gantry {
 
+// GPU feature discovery's label for a node's NVLink domain (multi-node NVLink fabrics such
+// as GB200 NVL72): nodes with the same value share NVLink.
+inline constexpr std::string_view kNvlinkCliqueLabel = "nvidia.com/gpu.clique";
+
 struct TopologyDomain {
   std::string name;           // the level's values down to it, "/"-joined: "s1/r1"
   std::vector<NodeId> nodes;  // in id order; nodes removed from the cluster are left out
+  // Its nodes by NVLink clique (kNvlinkCliqueLabel), each group in id order and the groups
+  // in value order, nodes without the label last as one group; empty when none of its
+  // nodes has the label.
+  std::vector<std::vector<NodeId>> cliques;
 };
 
 // The name of the node's domain at `level` ("s1/r1"), or "" when it lacks the level's label.
@@ -33,6 +41,8 @@ class TopologyDomains {
   const std::vector<TopologyDomain>& At(int level);
   // The index in At(level) of the node's domain, or -1 when it lacks the level's label.
   int32_t DomainOf(int level, NodeId node);
+  // The node's domain at `level`, or null when it lacks the level's label.
+  const TopologyDomain* DomainOfNode(int level, NodeId node);
 
  private:
   struct Level {

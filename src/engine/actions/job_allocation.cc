@@ -17,16 +17,26 @@ struct TaskRun {
 };
 
 // Places the job's unplaced tasks in task order into `statement`, on the nodes of `scope`,
-// until one does not fit or the step ends.
+// until one does not fit or the step ends. With `groups` (node groups of the scope, in the
+// order to fill them), each task goes to the first group, from the one the previous task
+// went to, that has room for it, else anywhere in `scope`.
 TaskRun PlaceTasks(Session& session, Statement& statement, JobId job_id, JobStep step,
-                   bool ready_before, const SearchScope& scope) {
+                   bool ready_before, const SearchScope& scope,
+                   const std::vector<const std::vector<NodeId>*>* groups = nullptr) {
   const ClusterState& cluster = session.cluster();
   const QueueId queue = cluster.job(job_id).queue;
   TaskRun run;
+  size_t group = 0;
   // Placing tasks does not change `unplaced` until the statement commits.
   for (TaskId task : session.job(job_id).unplaced) {
     Placement placement;
-    if (!session.FindPlacement(task, scope, &placement, &run.why_not)) {
+    bool found = false;
+    for (; groups != nullptr && group < groups->size() && !found; ++group) {
+      found = session.FindPlacement(task, SearchScope{(*groups)[group], scope.future}, &placement,
+                                    &run.why_not);
+      if (found) break;
+    }
+    if (!found && !session.FindPlacement(task, scope, &placement, &run.why_not)) {
       run.failed = task;
       break;
     }
@@ -78,6 +88,53 @@ int32_t DomainOfPlacedTasks(Session& s, JobId job, int level) {
   return -1;
 }
 
+// The free measure over some nodes.
+Milli FreeOver(const Session& s, const std::vector<NodeId>& nodes, ResourceId measure) {
+  Milli free = 0;
+  for (NodeId n : nodes) free += s.free(n, measure);
+  return free;
+}
+
+// What the job's gang minimum still needs of the measure.
+Milli GangNeed(const Session& s, JobId job, ResourceId measure) {
+  const std::vector<TaskId>& unplaced = s.job(job).unplaced;
+  const size_t minimum =
+      static_cast<size_t>(std::max<int32_t>(0, s.cluster().job(job).min_member - s.job(job).ready));
+  Milli need = 0;
+  for (size_t i = 0; i < std::min(minimum, unplaced.size()); ++i) {
+    need += NeedOf(s.cluster(), unplaced[i], measure);
+  }
+  return need;
+}
+
+// Places the job's tasks inside one domain, in NVLink order where its nodes carry
+// GPU feature discovery's clique label: inside the one clique the gang fills best, else
+// clique by clique, the one with most room first, so that it spans as few as it can.
+TaskRun PlaceInDomain(Session& s, Statement& st, JobId job, JobStep step, bool ready_before,
+                      const TopologyDomain& domain) {
+  const SearchScope scope{&domain.nodes, /*future=*/false};
+  if (domain.cliques.empty()) return PlaceTasks(s, st, job, step, ready_before, scope);
+  const ResourceId measure = MeasureOf(s, job);
+  const Milli need = GangNeed(s, job, measure);
+  std::vector<std::pair<Milli, size_t>> order;  // (free, clique index)
+  for (size_t k = 0; k < domain.cliques.size(); ++k) {
+    order.emplace_back(FreeOver(s, domain.cliques[k], measure), k);
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& [free, k] : order) {
+    if (free < need) continue;
+    const size_t checkpoint = st.Checkpoint();
+    TaskRun run = PlaceTasks(s, st, job, step, ready_before,
+                             SearchScope{&domain.cliques[k], /*future=*/false});
+    if (s.JobReady(job)) return run;
+    st.Rollback(checkpoint);
+  }
+  std::vector<const std::vector<NodeId>*> groups;
+  for (auto it = order.rbegin(); it != order.rend(); ++it)
+    groups.push_back(&domain.cliques[it->second]);
+  return PlaceTasks(s, st, job, step, ready_before, scope, &groups);
+}
+
 // Tries the level's domains in the order that fills best (least of the measure free
 // first: what the gang takes is the same in each, so what stays free is least there),
 // skipping those with less free than the gang's minimum needs, and keeps the first where
@@ -85,27 +142,18 @@ int32_t DomainOfPlacedTasks(Session& s, JobId job, int level) {
 // was, and *closest the most tasks one domain took (with its name).
 bool PlaceInBestDomain(Session& s, Statement& st, JobId job, JobStep step, bool ready_before,
                        int level, TaskRun* run, std::pair<int32_t, std::string>* closest) {
-  const ClusterState& c = s.cluster();
   const std::vector<TopologyDomain>& domains = s.topology().At(level);
   const ResourceId measure = MeasureOf(s, job);
-  const std::vector<TaskId>& unplaced = s.job(job).unplaced;
-  const size_t minimum =
-      static_cast<size_t>(std::max<int32_t>(0, c.job(job).min_member - s.job(job).ready));
-  Milli need = 0;
-  for (size_t i = 0; i < std::min(minimum, unplaced.size()); ++i) {
-    need += NeedOf(c, unplaced[i], measure);
-  }
+  const Milli need = GangNeed(s, job, measure);
   std::vector<std::pair<Milli, size_t>> order;  // (free, domain index)
   for (size_t d = 0; d < domains.size(); ++d) {
-    Milli free = 0;
-    for (NodeId n : domains[d].nodes) free += s.free(n, measure);
+    const Milli free = FreeOver(s, domains[d].nodes, measure);
     if (free >= need) order.emplace_back(free, d);
   }
   std::sort(order.begin(), order.end());
   for (const auto& [free, d] : order) {
     const size_t checkpoint = st.Checkpoint();
-    TaskRun trial = PlaceTasks(s, st, job, step, ready_before,
-                               SearchScope{&domains[d].nodes, /*future=*/false});
+    TaskRun trial = PlaceInDomain(s, st, job, step, ready_before, domains[d]);
     if (s.JobReady(job)) {
       *run = std::move(trial);
       return true;
@@ -138,8 +186,7 @@ TaskRun PlaceWithTopology(Session& s, Statement& st, JobId job, JobStep step, bo
   if (placed_in >= 0) {
     const TopologyDomain& domain = s.topology().At(level)[static_cast<size_t>(placed_in)];
     const size_t checkpoint = st.Checkpoint();
-    TaskRun run =
-        PlaceTasks(s, st, job, step, ready_before, SearchScope{&domain.nodes, /*future=*/false});
+    TaskRun run = PlaceInDomain(s, st, job, step, ready_before, domain);
     if (request.required || run.failed == kNone) {
       if (run.failed != kNone) {
         run.why_not = "topology: its tasks stay in " + request.level + " " + domain.name +

@@ -4,7 +4,9 @@
 // go there, so the room its tasks there release is left for it. Durations are not known
 // to the engine, so nothing backfills onto held nodes. Held nodes are chosen again each
 // session by the same rule (the fewest running tasks to wait for); since they take no
-// new work, they are the ones chosen again until the job fits.
+// new work, they are the ones chosen again until the job fits. A gang that must stay
+// inside one topology domain gets its nodes in one domain: the one where it waits for the
+// fewest tasks (its own domain when some of its tasks run already).
 #include <algorithm>
 #include <map>
 
@@ -35,14 +37,6 @@ class ReserveAction : public Action {
       // A queue that has its deserved share waits fairly, not from starvation.
       if (session.WaitedSeconds(head) < starvation || session.QueueOverused(q, nullptr)) continue;
       if (AllocateJob(session, head, JobStep::kOneTurn).placed > 0) continue;
-      if (session.cluster().job(head).topology.required) {
-        // Held nodes are chosen over the whole cluster, not inside one domain.
-        session.NoteReservation(
-            head, "no reservation: it waited " + std::to_string(session.WaitedSeconds(head)) +
-                      " s, but a gang with a required topology (" +
-                      session.cluster().job(head).topology.level + ") gets none yet");
-        continue;
-      }
       Reserve(session, head, starvation);
     }
   }
@@ -68,17 +62,18 @@ class ReserveAction : public Action {
     return by_node;
   }
 
-  // Takes `task`'s room in the statement: free room, else room being released, else on
-  // the node where the fewest running tasks must end for it (they are evicted in the
-  // statement, which the caller rolls back: a reservation evicts nothing), the lower node
-  // id among equals. Returns the node, kNone when it fits nowhere even then; *waits counts
-  // the tasks it waits for.
+  // Takes `task`'s room in the statement, on the nodes of `scope` (null: any): free room,
+  // else room being released, else on the node where the fewest running tasks must end for
+  // it (they are evicted in the statement, which the caller rolls back: a reservation
+  // evicts nothing), the lower node id among equals. Returns the node, kNone when it fits
+  // nowhere even then; *waits counts the tasks it waits for.
   static NodeId TakeRoom(Session& s, Statement& st, TaskId task,
-                         const std::map<NodeId, std::vector<TaskId>>& running, int32_t* waits) {
+                         const std::map<NodeId, std::vector<TaskId>>& running,
+                         const std::vector<NodeId>* scope, int32_t* waits) {
     Placement placement;
     std::string why_not;
     for (bool future : {false, true}) {
-      if (s.FindPlacement(task, SearchScope{nullptr, future}, &placement, &why_not)) {
+      if (s.FindPlacement(task, SearchScope{scope, future}, &placement, &why_not)) {
         const NodeId node = placement.node;
         Status taken = future ? st.Pipeline(task, std::move(placement))
                               : st.Allocate(task, std::move(placement));
@@ -88,6 +83,7 @@ class ReserveAction : public Action {
     NodeId best = kNone;
     size_t fewest = SIZE_MAX;
     for (const auto& [node, tasks] : running) {
+      if (scope != nullptr && !std::binary_search(scope->begin(), scope->end(), node)) continue;
       const size_t checkpoint = st.Checkpoint();
       const std::vector<NodeId> only = {node};
       size_t ended = 0;
@@ -117,30 +113,82 @@ class ReserveAction : public Action {
     return best;
   }
 
+  // The nodes the job would hold, on the nodes of `scope` (null: any).
+  struct Plan {
+    bool fits = false;
+    int32_t waits = 0;  // running tasks to wait for
+    std::vector<NodeId> nodes;
+    TaskId failed = kNone;  // the task that fits nowhere even then
+  };
+  static Plan MakePlan(Session& s, JobId job, const std::map<NodeId, std::vector<TaskId>>& running,
+                       const std::vector<NodeId>* scope) {
+    Plan plan;
+    Statement st = s.NewStatement();
+    const std::vector<TaskId> unplaced = s.job(job).unplaced;
+    for (TaskId task : unplaced) {
+      if (s.JobPipelined(job)) break;
+      const NodeId node = TakeRoom(s, st, task, running, scope, &plan.waits);
+      if (node == kNone) {
+        plan.failed = task;
+        break;
+      }
+      if (std::find(plan.nodes.begin(), plan.nodes.end(), node) == plan.nodes.end()) {
+        plan.nodes.push_back(node);
+      }
+    }
+    plan.fits = s.JobPipelined(job);
+    st.Discard();  // a reservation evicts and places nothing
+    return plan;
+  }
+
+  // A gang that must stay inside one domain: the plan of the domain where it waits for the
+  // fewest tasks (its own when some of its tasks run or are placed), *domain its name.
+  static Plan PlanInOneDomain(Session& s, JobId job,
+                              const std::map<NodeId, std::vector<TaskId>>& running,
+                              std::string* domain) {
+    const ClusterState& c = s.cluster();
+    const int level = s.topology().LevelOf(c.job(job).topology.level);
+    if (level < 0) return {};
+    std::vector<const TopologyDomain*> candidates;
+    for (TaskId t : c.job(job).tasks) {
+      const NodeId node = s.state().placement_of(t).node;
+      if (node == kNone) continue;
+      if (const TopologyDomain* d = s.topology().DomainOfNode(level, node)) candidates = {d};
+      break;
+    }
+    if (candidates.empty()) {
+      for (const TopologyDomain& d : s.topology().At(level)) candidates.push_back(&d);
+    }
+    Plan best;
+    for (const TopologyDomain* d : candidates) {
+      Plan plan = MakePlan(s, job, running, &d->nodes);
+      if (!plan.fits || (best.fits && plan.waits >= best.waits)) {
+        if (!best.fits && best.failed == kNone) best.failed = plan.failed;
+        continue;
+      }
+      best = std::move(plan);
+      *domain = d->name;
+    }
+    return best;
+  }
+
   static void Reserve(Session& s, JobId job, int64_t starvation) {
     const ClusterState& c = s.cluster();
     const auto running = RunningByNode(s, job);
-    Statement st = s.NewStatement();
-    const std::vector<TaskId> unplaced = s.job(job).unplaced;
-    std::vector<NodeId> nodes;
-    int32_t waits = 0;
-    TaskId failed = kNone;
-    for (TaskId task : unplaced) {
-      if (s.JobPipelined(job)) break;
-      const NodeId node = TakeRoom(s, st, task, running, &waits);
-      if (node == kNone) {
-        failed = task;
-        break;
-      }
-      if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) nodes.push_back(node);
-    }
-    const bool fits = s.JobPipelined(job);
-    st.Discard();  // a reservation evicts and places nothing
+    const TopologyRequest& topology = c.job(job).topology;
+    std::string domain;
+    const Plan plan = topology.required ? PlanInOneDomain(s, job, running, &domain)
+                                        : MakePlan(s, job, running, nullptr);
+    const bool fits = plan.fits;
+    const int32_t waits = plan.waits;
+    std::vector<NodeId> nodes = plan.nodes;
+    const TaskId failed = plan.failed;
     std::string text = "waited " + std::to_string(s.WaitedSeconds(job)) +
                        " s at the head of its queue (starvationSeconds " +
                        std::to_string(starvation) + "): ";
     if (!fits) {
       text += "no reservation: it would not fit even once every other job's tasks ended";
+      if (topology.required) text += " inside one " + topology.level + " domain";
       if (failed != kNone) text += " (task " + c.task(failed).name + ")";
     } else {
       std::sort(nodes.begin(), nodes.end());
@@ -152,6 +200,7 @@ class ReserveAction : public Action {
       if (nodes.size() > kNodesNamed) {
         text += " and " + std::to_string(nodes.size() - kNodesNamed) + " more";
       }
+      if (!domain.empty()) text += " in " + topology.level + " " + domain;
       text += " for it, which take no other job's tasks until it fits, once " +
               std::to_string(waits) + " running task(s) there end";
     }
