@@ -154,6 +154,9 @@ void Scheduler::Apply(Item& item) {
       case Kind::kHyperNode:
         cache_.OnHyperNode(w->type, w->object);
         break;
+      case Kind::kFluidDataset:
+        cache_.OnFluidDataset(w->type, w->object);
+        break;
       case Kind::kPriorityClass:
         cache_.OnPriorityClass(w->type, w->object);
         break;
@@ -345,6 +348,8 @@ const std::vector<Scheduler::Source>& Scheduler::Sources() {
       {Kind::kKueueTopology, "/apis/kueue.x-k8s.io/v1beta1/topologies"},
       // Or from Volcano's HyperNodes, where their CRD is installed.
       {Kind::kHyperNode, "/apis/topology.volcano.sh/v1alpha1/hypernodes"},
+      // Datasets' sizes for dataset locality, where Fluid is installed.
+      {Kind::kFluidDataset, "/apis/data.fluid.io/v1alpha1/datasets"},
       {Kind::kVolcanoGroup, "/apis/scheduling.volcano.sh/v1beta1/podgroups"},
       {Kind::kCoschedulingGroup, "/apis/scheduling.x-k8s.io/v1alpha1/podgroups"},
       {Kind::kStorageClass, "/apis/storage.k8s.io/v1/storageclasses"},

@@ -73,6 +73,7 @@ class Scheduler {
     kDisruptionBudget,
     kKueueTopology,
     kHyperNode,
+    kFluidDataset,
   };
   // What the informers watch: each kind from its collection.
   struct Source {

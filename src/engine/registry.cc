@@ -33,6 +33,7 @@ constexpr PluginEntry kPlugins[] = {
     {"interpodaffinity", NewInterPodAffinityPlugin},
     {"podtopologyspread", NewPodTopologySpreadPlugin},
     {"disruptionbudget", NewDisruptionBudgetPlugin},
+    {"datalocality", NewDataLocalityPlugin},
 };
 
 struct ActionEntry {
@@ -41,12 +42,8 @@ struct ActionEntry {
 };
 
 constexpr ActionEntry kActions[] = {
-    {"enqueue", NewEnqueueAction},
-    {"allocate", NewAllocateAction},
-    {"backfill", NewBackfillAction},
-    {"preempt", NewPreemptAction},
-    {"reclaim", NewReclaimAction},
-    {"reserve", NewReserveAction},
+    {"enqueue", NewEnqueueAction}, {"allocate", NewAllocateAction}, {"backfill", NewBackfillAction},
+    {"preempt", NewPreemptAction}, {"reclaim", NewReclaimAction},   {"reserve", NewReserveAction},
 };
 
 }  // namespace

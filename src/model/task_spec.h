@@ -98,6 +98,11 @@ struct TaskSpec {
   std::vector<AttachableVolume> attachable_volumes;
   // Its inline disks that no other pod on its node may use (VolumeRestrictions), sorted.
   std::vector<InlineDisk> inline_disks;
+  // ---- Dataset locality (issue 13, model/datasets.h): the datasets it reads,
+  // "namespace/name", sorted, each once (a pod's gantry.dev/datasets annotation and its
+  // claims of Fluid datasets; a scenario task's datasets). A scorer reads it; no
+  // predicate does, so it reads no node label through LabelKeysOf.
+  std::vector<std::string> datasets;
   bool operator==(const TaskSpec&) const = default;
 
   // Whether default spread constraints apply to it (see default_spread_selector).
