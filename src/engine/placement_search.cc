@@ -252,7 +252,6 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   // packing order, which then skips them.
   const std::vector<NodeId>* first =
       scope.nodes == nullptr && !scope.future ? active.visit_first : nullptr;
-  int32_t found_first = 0;
   auto visit = [&](NodeId n) {
     ++visited;
     if (held && session_.ReservedFor(n) != kNone && session_.ReservedFor(n) != job) {
@@ -280,21 +279,22 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
       }
       if (best.Offer(n, score)) out->gpus = choice;
     }
-    return enough <= 0 || found - found_first < enough;
+    return enough <= 0 || found < enough;
   };
-  if (first != nullptr) {
+  if (first == nullptr) {
+    ForEachCandidate(spec, scope, visit);
+  } else {
     if (visit_first_mark_.size() < c.nodes().size()) visit_first_mark_.resize(c.nodes().size());
     for (NodeId n : *first) {
       if (n >= c.nodes().size() || state_.node(n).removed) continue;
       visit_first_mark_[n] = 1;
       visit(n);
     }
-    found_first = found;
-  }
-  ForEachCandidate(spec, scope, [&](NodeId n) {
-    return first != nullptr && visit_first_mark_[n] != 0 ? true : visit(n);
-  });
-  if (first != nullptr) {
+    // The packing order finds `enough` more; `found` counts them all again after.
+    const int32_t found_first = found;
+    found = 0;
+    ForEachCandidate(spec, scope, [&](NodeId n) { return visit_first_mark_[n] != 0 || visit(n); });
+    found += found_first;
     for (NodeId n : *first) {
       if (n < visit_first_mark_.size()) visit_first_mark_[n] = 0;
     }
