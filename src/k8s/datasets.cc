@@ -16,6 +16,8 @@ Status ReadList(const json& annotations, const char* annotation, const std::stri
   const json& value = Field(annotations, annotation);
   if (value.is_null()) return Status::Ok();
   const std::string text = value.is_string() ? value.get<std::string>() : "";
+  // An empty annotation names none (a template that left it blank), as its absence does.
+  if (text.find_first_not_of(" \t") == std::string::npos) return Status::Ok();
   auto parsed = ParseDatasetList(text, ns, max);
   if (!parsed.ok()) {
     return Status::Invalid(where + ": metadata.annotations[" + annotation + "]: \"" +

@@ -28,7 +28,7 @@ inline constexpr const char* kFluidCsiDriver = "fuse.csi.fluid.io";
 inline constexpr const char* kFluidRuntimeNamespaceAttribute = "runtime_namespace";
 inline constexpr const char* kFluidRuntimeNameAttribute = "runtime_name";
 
-// The datasets the pod's annotation names (none without it), bare names in `ns`. An error
+// The datasets the pod's annotation names (none without it, or blank), bare names in `ns`. An error
 // names `where` (the pod), the annotation and the value, and says what is wrong.
 Status ReadPodDatasets(const nlohmann::json& annotations, const std::string& where,
                        const std::string& ns, std::vector<std::string>* out);

@@ -30,6 +30,7 @@ TEST(PodDatasets, TheAnnotationNamesThemBareNamesInThePodsNamespace) {
   const PodInfo pod = Must(ParsePod(Pod(R"({"gantry.dev/datasets": "imagenet, shared/coco"})")));
   EXPECT_EQ(pod.spec.datasets, (std::vector<std::string>{"ml/imagenet", "shared/coco"}));
   EXPECT_TRUE(Must(ParsePod(Pod("{}"))).spec.datasets.empty());
+  EXPECT_TRUE(Must(ParsePod(Pod(R"({"gantry.dev/datasets": " "})"))).spec.datasets.empty());
 }
 
 TEST(PodDatasets, AMalformedAnnotationKeepsThePodPendingNamingItAndTheValue) {
