@@ -58,7 +58,12 @@ TEST(Datasets, APodGoesToTheNodeCachingItsDataset) {
   ASSERT_TRUE(Env().Apply(DataPod(test, "train", "imagenet")).ok());
   ASSERT_TRUE(Env().Apply(DataPod(test, "eval", "datasets/coco")).ok());
   ASSERT_TRUE(Env().Apply(DataPod(test, "typo", "datasets/ImageNet")).ok());
-  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  // The shared test configuration names its plugins; datalocality joins them.
+  std::string config = DaemonConfig("gantry-" + test);
+  const size_t binpack = config.find("binpack]");
+  ASSERT_NE(binpack, std::string::npos) << config;
+  config.replace(binpack, 8, "binpack, datalocality]");
+  DaemonProcess daemon(test, config, "d-" + test);
   for (const auto& [pod, node] : {std::pair{"train", fluid}, std::pair{"eval", annotated}}) {
     ASSERT_TRUE(TestEnv::WaitFor(
         [&] {
@@ -66,7 +71,7 @@ TEST(Datasets, APodGoesToTheNodeCachingItsDataset) {
           return p.ok() && (*p)["spec"].value("nodeName", "") == node;
         },
         seconds(20)))
-        << pod << "\n"
+        << pod << ": " << (GetPod(test, pod).ok() ? GetPod(test, pod)->dump() : "") << "\n"
         << daemon.Log();
   }
   ASSERT_TRUE(TestEnv::WaitFor(
