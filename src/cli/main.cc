@@ -21,6 +21,9 @@ int main(int argc, char** argv) {
   sim_cmd->add_option("--workload", sim.workload, "openb pod list CSV or generic job CSV");
   sim_cmd->add_option("--generate", sim.generate,
                       "Synthetic workload: nodes=N,pods=N,rate=R,duration=S,seed=N,mix=A/B/C/D");
+  sim_cmd->add_option("--datasets", sim.datasets,
+                      "Datasets for a replay's jobs (dataset locality): count=N,zipf=Z,share=PCT,"
+                      "size=MIN-MAX,bandwidth=BYTES,cache=BYTES,seed=N");
   sim_cmd->add_option("--protocol", sim.protocol, "fgd-atc23: the FGD paper's experiment");
   sim_cmd
       ->add_option("--arrival-scale", sim.arrival_scale,

@@ -591,12 +591,14 @@ void ClusterCache::OnNode(k8s::EventType type, const json& object) {
   NodeId id = state_.FindNode(meta->name);
   if (type == k8s::EventType::kDeleted) {
     refused_nodes_.erase(meta->name);
+    bad_node_datasets_.erase(meta->name);
     if (id != kNone) state_.RemoveNode(id);
     return;
   }
   auto node = k8s::ParseNode(object);
   if (node.ok()) {
     node->csi = NodeCsiOf(meta->name);
+    node->cached_datasets = NodeCachedDatasets(*meta, object);
     AddHyperNodeLabels(*node);
     AttachNuma(*node);
   }

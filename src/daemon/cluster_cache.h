@@ -219,6 +219,9 @@ class ClusterCache {
   // status.disruptionsAllowed, or none while the budget's status is older than its spec
   // (as the Eviction API then refuses).
   void OnDisruptionBudget(k8s::EventType type, const nlohmann::json& object);
+  // Fluid's Dataset objects (data.fluid.io/v1alpha1, where installed): each dataset's size
+  // and uid into the model's table (cluster_cache_datasets.cc). Dataset locality.
+  void OnFluidDataset(k8s::EventType type, const nlohmann::json& object);
   // The session's evictions to send, leaving out pods whose eviction is in flight.
   std::vector<EvictRequest> TakeEvictions(const Decisions& decisions);
   // The answer to an eviction: an evicted pod's task counts as releasing at once (until
@@ -606,6 +609,18 @@ class ClusterCache {
   // Jobs whose pods or group changed since the last CollectStatus: with the session's
   // pending jobs, the only ones whose status can have changed. Only live jobs' keys.
   std::set<std::string> status_dirty_;
+
+  // ---- Dataset locality (issue 13, cluster_cache_datasets.cc).
+  // What a node's gantry.dev/cached-datasets annotation lists; one that cannot be read is
+  // left out (the node is still scheduled: the annotation is a hint) with a Warning
+  // event, once while it lasts (bad_node_datasets_: node name -> what was said).
+  std::vector<std::string> NodeCachedDatasets(const k8s::ObjectMeta& meta,
+                                              const nlohmann::json& object);
+  // Adds the Fluid datasets of the volumes of the pod's bound claims to spec->datasets;
+  // returns why the pod cannot be scheduled (more than kMaxDatasetsPerTask), or "".
+  std::string AddClaimDatasets(const k8s::PodInfo& info, TaskSpec* spec) const;
+  std::map<std::string, std::string> bad_node_datasets_;
+  std::map<std::string, std::string> bad_fluid_datasets_;  // "ns/name" -> what was said
 };
 
 }  // namespace gantry

@@ -192,7 +192,8 @@ std::string ClusterCache::ResolveVolumes(const PodRecord& pod, TaskSpec* spec) c
   std::sort(spec->rwop_claims.begin(), spec->rwop_claims.end());
   spec->rwop_claims.erase(std::unique(spec->rwop_claims.begin(), spec->rwop_claims.end()),
                           spec->rwop_claims.end());
-  return "";
+  // Dataset locality: claims of Fluid datasets name datasets it reads.
+  return AddClaimDatasets(info, spec);
 }
 
 const ClusterCache::PodRecord* ClusterCache::ClaimHolder(const std::string& claim_key,

@@ -157,6 +157,9 @@ void Scheduler::Apply(Item& item) {
       case Kind::kNodeResourceTopology:
         cache_.OnNodeResourceTopology(w->type, w->object);
         break;
+      case Kind::kFluidDataset:
+        cache_.OnFluidDataset(w->type, w->object);
+        break;
       case Kind::kPriorityClass:
         cache_.OnPriorityClass(w->type, w->object);
         break;
@@ -351,6 +354,8 @@ const std::vector<Scheduler::Source>& Scheduler::Sources() {
       // NUMA nodes and topology manager policies, where Node Feature Discovery's topology
       // updater writes them.
       {Kind::kNodeResourceTopology, "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies"},
+      // Datasets' sizes for dataset locality, where Fluid is installed.
+      {Kind::kFluidDataset, "/apis/data.fluid.io/v1alpha1/datasets"},
       {Kind::kVolcanoGroup, "/apis/scheduling.volcano.sh/v1beta1/podgroups"},
       {Kind::kCoschedulingGroup, "/apis/scheduling.x-k8s.io/v1alpha1/podgroups"},
       {Kind::kStorageClass, "/apis/storage.k8s.io/v1/storageclasses"},

@@ -74,6 +74,7 @@ class Scheduler {
     kKueueTopology,
     kHyperNode,
     kNodeResourceTopology,
+    kFluidDataset,
   };
   // What the informers watch: each kind from its collection.
   struct Source {

@@ -54,6 +54,8 @@ SchedulerConfig SchedulerConfig::Default() {
   c.plugins.push_back(PluginConfig{"binpack", {}});
   c.plugins.push_back(PluginConfig{"nodeaffinity", {{"weight", "2"}}});
   c.plugins.push_back(PluginConfig{"tainttoleration", {{"weight", "3"}}});
+  // Out of every session in which no task names a dataset (see data_locality.cc).
+  c.plugins.push_back(PluginConfig{"datalocality", {}});
   return c;
 }
 

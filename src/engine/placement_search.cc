@@ -104,6 +104,12 @@ void PlacementSearch::LearnPlugins(const TaskSpec& spec, SpecPlugins* out) const
     out->scorers.push_back(i);
     out->normalizing =
         out->normalizing || (scorers[i]->normalizes() && scorers[i]->NormalizesFor(spec));
+    const std::vector<NodeId>* first = scorers[i]->VisitFirst(session_, spec);
+    if (out->visit_first == nullptr && first != nullptr && !first->empty() &&
+        config_.nodes_to_score > 0 &&
+        first->size() <= static_cast<size_t>(config_.nodes_to_score)) {
+      out->visit_first = first;
+    }
   }
   out->known = true;
 }
@@ -242,7 +248,11 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   // Looked up once here rather than per candidate.
   std::vector<StaticVerdict>& verdicts = StaticVerdictsOf(spec_id);
   int32_t held_for_others = 0;
-  ForEachCandidate(spec, scope, [&](NodeId n) {
+  // A scorer's nodes to visit first (VisitFirst), found beside the nodesToScore of the
+  // packing order, which then skips them.
+  const std::vector<NodeId>* first =
+      scope.nodes == nullptr && !scope.future ? active.visit_first : nullptr;
+  auto visit = [&](NodeId n) {
     ++visited;
     if (held && session_.ReservedFor(n) != kNone && session_.ReservedFor(n) != job) {
       ++held_for_others;
@@ -270,7 +280,25 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
       if (best.Offer(n, score)) out->gpus = choice;
     }
     return enough <= 0 || found < enough;
-  });
+  };
+  if (first == nullptr) {
+    ForEachCandidate(spec, scope, visit);
+  } else {
+    if (visit_first_mark_.size() < c.nodes().size()) visit_first_mark_.resize(c.nodes().size());
+    for (NodeId n : *first) {
+      if (n >= c.nodes().size() || state_.node(n).removed) continue;
+      visit_first_mark_[n] = 1;
+      visit(n);
+    }
+    // The packing order finds `enough` more; `found` counts them all again after.
+    const int32_t found_first = found;
+    found = 0;
+    ForEachCandidate(spec, scope, [&](NodeId n) { return visit_first_mark_[n] != 0 || visit(n); });
+    found += found_first;
+    for (NodeId n : *first) {
+      if (n < visit_first_mark_.size()) visit_first_mark_[n] = 0;
+    }
+  }
   rotation_ += visited;
   if (normalizing && found > 0) {
     for (uint32_t i : active.scorers) {

@@ -99,6 +99,9 @@ class PlacementSearch {
     bool unblockable = false;  // placements can unblock it: its "fits nowhere" is not kept
     std::vector<const NodePredicate*> dynamic;
     std::vector<uint32_t> scorers;
+    // A scorer's nodes to visit before the packing order (NodeScorer::VisitFirst), when
+    // scoring stops after nodesToScore and the list is no longer.
+    const std::vector<NodeId>* visit_first = nullptr;
   };
   // Inline: the diagnosis asks it for every node.
   const SpecPlugins& PluginsOf(SpecId spec_id, const TaskSpec& spec) {
@@ -140,6 +143,7 @@ class PlacementSearch {
   std::vector<NodeId> candidate_nodes_;
   std::vector<GpuChoice> candidate_gpus_;
   std::vector<std::vector<int64_t>> candidate_scores_;  // per scorer
+  std::vector<uint8_t> visit_first_mark_;               // per node: visited first in this search
 };
 
 }  // namespace gantry

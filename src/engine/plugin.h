@@ -148,6 +148,16 @@ class NodeScorer {
                                    std::span<int64_t> scores) const {
     NormalizeScores(scores);
   }
+  // Nodes a search over every node should visit before the packing order, beside the
+  // nodesToScore it scores in that order (datalocality: the nodes caching the task's
+  // data, which the packing order may reach too late to score). Each is filtered and
+  // scored as any other candidate; a list longer than nodesToScore is not used. Asked
+  // once per spec and session, only for specs it Scores; the list must stay valid for the
+  // session. nullptr: none.
+  virtual const std::vector<NodeId>* VisitFirst(const Session& /*s*/,
+                                                const TaskSpec& /*spec*/) const {
+    return nullptr;
+  }
 };
 
 // Which devices does a task get on a node? A scorer that cares chooses them: return true

@@ -34,6 +34,7 @@ constexpr PluginEntry kPlugins[] = {
     {"podtopologyspread", NewPodTopologySpreadPlugin},
     {"disruptionbudget", NewDisruptionBudgetPlugin},
     {"numa", NewNumaPlugin},
+    {"datalocality", NewDataLocalityPlugin},
 };
 
 struct ActionEntry {
@@ -42,12 +43,8 @@ struct ActionEntry {
 };
 
 constexpr ActionEntry kActions[] = {
-    {"enqueue", NewEnqueueAction},
-    {"allocate", NewAllocateAction},
-    {"backfill", NewBackfillAction},
-    {"preempt", NewPreemptAction},
-    {"reclaim", NewReclaimAction},
-    {"reserve", NewReserveAction},
+    {"enqueue", NewEnqueueAction}, {"allocate", NewAllocateAction}, {"backfill", NewBackfillAction},
+    {"preempt", NewPreemptAction}, {"reclaim", NewReclaimAction},   {"reserve", NewReserveAction},
 };
 
 }  // namespace

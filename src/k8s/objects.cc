@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "k8s/csi_translation.h"
+#include "k8s/datasets.h"
 #include "k8s/json_fields.h"
 #include "k8s/json_text.h"
 #include "k8s/numa_objects.h"
@@ -574,6 +575,8 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   } else if (std::string p = String(annotations, kKueuePreferredTopologyAnnotation); !p.empty()) {
     pod.topology = TopologyRequest{std::move(p), /*required=*/false};
   }
+  // Dataset locality: the datasets it reads (its claims of Fluid datasets are the daemon's).
+  fail(ReadPodDatasets(annotations, where, pod.meta.namespace_, &pod.spec.datasets));
   if (std::string devices = String(annotations, kGpuDevicesAnnotation); !devices.empty()) {
     // Unreadable, the pod is counted on the least used devices instead.
     auto parsed = ParseDeviceList(devices);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "k8s/csi_translation.h"
+#include "k8s/datasets.h"
 #include "k8s/json_fields.h"
 #include "k8s/json_text.h"
 #include "k8s/pod_rules.h"
@@ -64,6 +65,13 @@ Status StorageAmount(const json& object, const char* key, const std::string& at,
                            JsonText(storage).substr(0, 64));
   }
   auto amount = ParseQuantity(storage.get<std::string>());
+  // Beyond 8 PiB (in milli-bytes) is "at least that much", as sums saturate: Fluid's
+  // dataset volumes and claims say 100Pi.
+  if (!amount.ok() && amount.status().code() == Status::Code::kOutOfRange &&
+      storage.get<std::string>().front() != '-') {
+    *out = kMilliMax;
+    return Status::Ok();
+  }
   if (!amount.ok() || *amount < 0) {
     return Status::Invalid(
         at + "." + key + ".storage: " +
@@ -185,6 +193,7 @@ Result<PersistentVolumeInfo> ParsePersistentVolume(const json& object) {
   }
   pv.csi_source = !Field(spec, "csi").is_null();
   pv.attachable = AttachableOfVolumeSpec(spec, pv.labels);
+  pv.fluid_dataset = FluidDatasetOf(spec);
   return pv;
 }
 

@@ -80,6 +80,9 @@ struct PersistentVolumeInfo {
   std::optional<ClaimRef> claim_ref;  // spec.claimRef
   bool available = false;             // status.phase Available
   Labels labels;
+  // ---- Dataset locality (issue 13, k8s/datasets.h): the Fluid dataset ("namespace/name")
+  // it is a volume of, or "".
+  std::string fluid_dataset;
 };
 
 enum class VolumeBindingMode { kUnset, kImmediate, kWaitForFirstConsumer };

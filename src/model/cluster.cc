@@ -182,6 +182,10 @@ Status ClusterState::PrepareNode(Node& node) {
   node.allocatable.Set(kGpu, static_cast<Milli>(node.gpus.size()) * kGpuMilliWhole);
   GANTRY_RETURN_IF_ERROR(PrepareMig(node));
   GANTRY_RETURN_IF_ERROR(PrepareNuma(node));
+  if (!node.cached_datasets.empty()) {
+    Status st = NormalizeDatasetList(&node.cached_datasets, kMaxCachedDatasetsPerNode);
+    if (!st.ok()) return st.WithPrefix("node \"" + node.name + "\": cached datasets");
+  }
   FillTopology(topology_keys_, node);
   for (const GpuDevice& g : node.gpus) {
     auto same = std::find_if(largest_devices_.begin(), largest_devices_.end(),
@@ -261,6 +265,7 @@ Result<QueueId> ClusterState::AddQueue(Queue queue) {
 SpecId ClusterState::AddSpec(TaskSpec spec) {
   FillMigResources(spec);
   CountLabelKeys(spec, +1);
+  if (!spec.datasets.empty()) ++specs_with_datasets_;
   specs_.push_back(std::move(spec));
   return static_cast<SpecId>(specs_.size() - 1);
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/attachable_volume.h"
+#include "model/datasets.h"
 #include "model/disruption_budget.h"
 #include "model/int128.h"
 #include "model/interner.h"
@@ -71,6 +72,14 @@ struct Node {
   uint32_t shape_class = 0;           // see ClusterState::ShapeClassOf
   ResourceVector used;                // requests of the tasks placed here (GPU as milli)
   int32_t task_count = 0;
+  // ---- Dataset locality (issue 13, model/datasets.h): the datasets ("namespace/name")
+  // the node caches by its loader's word (the annotation gantry.dev/cached-datasets, a
+  // scenario's cachedDatasets, the simulator's cache model); ClusterState checks them,
+  // sorts them and keeps each once, at most kMaxCachedDatasetsPerNode. Fluid's cache
+  // labels say it too: read per dataset a task names (NodeCachesDataset), since a label
+  // key cannot be split into namespace and name. Neither is part of the shape class: only
+  // a scorer reads them.
+  std::vector<std::string> cached_datasets;
 };
 
 // A kind of task in the workload and how many of them there are: the "target workload"
@@ -341,6 +350,24 @@ class ClusterState {
   // queue: its requests plus the GPU milli.
   static ResourceVector Accounted(const TaskSpec& spec, int32_t n_gpus, int32_t gpu_milli_each);
 
+  // ---- Dataset locality (issue 13, model/datasets.h).
+  // What loaders know of datasets (size, Fluid uid, warm-up): replaces the table. Names
+  // are checked and must be distinct; at most kMaxKnownDatasets. Kept sorted by name.
+  Status SetDatasets(std::vector<DatasetInfo> datasets);
+  const std::vector<DatasetInfo>& datasets() const { return datasets_; }
+  // One dataset of the table, added or replaced (the daemon, a Fluid Dataset at a time),
+  // and taken out.
+  Status SetDataset(DatasetInfo dataset);
+  void RemoveDataset(std::string_view name);
+  // nullptr when the table does not have it.
+  const DatasetInfo* FindDataset(std::string_view name) const;
+  // Replaces the datasets a node caches by its loader's word (Node::cached_datasets),
+  // checked as AddNode checks them; moves the node's stamp.
+  Status SetCachedDatasets(NodeId id, std::vector<std::string> datasets);
+  // Specs (live or not) that name a dataset, kept by AddSpec and ReplaceSpec: a session
+  // with none leaves the datalocality plugin out.
+  size_t specs_with_datasets() const { return specs_with_datasets_; }
+
  private:
   // GpuShareOn for a shared request with a memory part.
   static int32_t GpuShareByMemory(const GpuRequest& gpu, const GpuDevice& device);
@@ -449,6 +476,9 @@ class ClusterState {
   std::vector<DisruptionBudget> disruption_budgets_;
   std::set<TaskId> releasing_tasks_;
   std::vector<GpuDevice> largest_devices_;  // per GPU model, the one with most memory
+  // ---- Dataset locality (issue 13).
+  std::vector<DatasetInfo> datasets_;  // sorted by name
+  size_t specs_with_datasets_ = 0;
 };
 
 }  // namespace gantry

@@ -218,6 +218,8 @@ void ClusterState::ReplaceSpec(SpecId id, TaskSpec spec) {
   // The new spec's keys first, so that a key both read stays counted throughout.
   CountLabelKeys(spec, +1);
   CountLabelKeys(specs_[id], -1);
+  if (!spec.datasets.empty()) ++specs_with_datasets_;
+  if (!specs_[id].datasets.empty()) --specs_with_datasets_;
   specs_[id] = std::move(spec);
 }
 

@@ -70,4 +70,14 @@ inline constexpr int kMaxYamlDepth = 100;
 // out one by one has about 2 million.
 inline constexpr int64_t kMaxYamlNodes = 10'000'000;
 
+// ---- Dataset locality (issue 13, model/datasets.h). Pods and node annotations name
+// datasets; these bound what one of them can make the process keep.
+// Datasets one task reads (a pod's gantry.dev/datasets and its claims of Fluid datasets).
+inline constexpr size_t kMaxDatasetsPerTask = 32;
+// Datasets one node is known to cache by a loader's word (gantry.dev/cached-datasets).
+inline constexpr size_t kMaxCachedDatasetsPerNode = 256;
+// Datasets whose size a loader knows (ClusterState::SetDatasets: Fluid Dataset objects, a
+// scenario's datasets:, the simulator's generated ones).
+inline constexpr size_t kMaxKnownDatasets = 10'000;
+
 }  // namespace gantry

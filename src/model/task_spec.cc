@@ -47,6 +47,7 @@ size_t TaskSpecHash::operator()(const TaskSpec& spec) const {
   for (const NumaContainer& c : spec.numa.containers) {
     h.Add(c.requests).Add(static_cast<uint64_t>(c.holds));
   }
+  h.Add(spec.datasets);
   // The pod rules are left out: specs that differ only there are rare, and equality
   // tells them apart.
   return h.value();

@@ -102,6 +102,11 @@ struct TaskSpec {
   // What the kubelet's topology manager aligns on a node that has NUMA nodes (model/numa.h):
   // its QoS class and, when it has several, its containers.
   NumaDemand numa;
+  // ---- Dataset locality (issue 13, model/datasets.h): the datasets it reads,
+  // "namespace/name", sorted, each once (a pod's gantry.dev/datasets annotation and its
+  // claims of Fluid datasets; a scenario task's datasets). A scorer reads it; no
+  // predicate does, so it reads no node label through LabelKeysOf.
+  std::vector<std::string> datasets;
   bool operator==(const TaskSpec&) const = default;
 
   // Whether default spread constraints apply to it (see default_spread_selector).

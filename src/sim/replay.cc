@@ -183,6 +183,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     queue_waits[queue_of_task(task)].push_back(w);
   };
   GangSpanCounter spans(cluster);
+  DatasetCache dataset_cache(cluster, options.datasets);
   auto place = [&](TaskId task, NodeId node, std::span<const int32_t> gpus) -> Status {
     GANTRY_RETURN_IF_ERROR(cluster.Place(task, node, gpus));
     --pending_tasks;
@@ -193,7 +194,9 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     ++tt.run;
     const JobId job_id = cluster.task(task).job;
     JobTrack& track = tracks[job_id];
-    tt.ends_at = track.duration > 0 ? t + track.duration : -1;
+    // Its data warms up first (dataset locality): its run starts after.
+    const int64_t warmup = dataset_cache.Place(&cluster, cluster.spec_of(task), node, t);
+    tt.ends_at = track.duration > 0 ? t + warmup + track.duration : -1;
     if (const Job& job = cluster.job(job_id);
         job.min_member > 1 && !track.span_counted && job.running >= job.min_member) {
       track.span_counted = true;
@@ -412,6 +415,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   result.jain_steady = steady_time > 0 ? steady_jain_time / steady_time : result.jain_mean;
   result.eviction_loops = loops.loops();
   result.gang_spans = spans.Result();
+  result.datasets = dataset_cache.stats();
   for (QueueId q = 0; q < cluster.queues().size(); ++q) {
     const Queue& queue = cluster.queue(q);
     const double share = total_time > 0 ? share_time[q] / total_time : 0;

@@ -9,6 +9,7 @@
 
 #include "engine/config.h"
 #include "model/cluster.h"
+#include "sim/dataset_cache.h"
 #include "sim/gang_spans.h"
 #include "sim/workload.h"
 
@@ -20,6 +21,8 @@ inline constexpr int64_t kMaxReplayPeriodS = int64_t{365} * 86400;
 struct ReplayOptions {
   int64_t period_s = 10;    // between scheduling sessions: 1 to kMaxReplayPeriodS
   int64_t max_rows = 2000;  // time-series rows kept (evenly thinned): 2 to kMaxReplayRows
+  // ---- Dataset locality (issue 13): the cache model's bandwidth and capacity.
+  DatasetCacheOptions datasets = {};
 };
 inline constexpr int64_t kMaxReplayRows = 1'000'000;
 
@@ -112,6 +115,12 @@ struct ReplayResult {
   std::vector<std::pair<std::string, double>> queue_gpu_share_pct;  // time-weighted, per queue
   // Per topology level that some node has: the domains each gang spanned as it started.
   std::vector<GangSpan> gang_spans;
+  // ---- Dataset locality (issue 13): reads of datasets and the warm-up they cost
+  // (sim/dataset_cache.h); and, where the caller ran the same replay again without the
+  // datalocality plugin (`gantry sim` does when the jobs read datasets), that run's.
+  DatasetStats datasets = {};
+  bool has_datasets_without_locality = false;
+  DatasetStats datasets_without_locality = {};
 };
 
 // Evictions: the engine's evicted tasks leave their nodes at once (ClusterState has no

@@ -9,6 +9,7 @@
 #include "model/limits.h"
 #include "model/queue_tree.h"
 #include "sim/pod_spec_reader.h"
+#include "sim/scenario_datasets.h"
 #include "sim/scenario_expect.h"
 #include "sim/scenario_mig.h"
 #include "sim/scenario_numa.h"
@@ -105,7 +106,7 @@ Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cl
     const std::string f = "nodes[" + std::to_string(i) + "]";
     GANTRY_RETURN_IF_ERROR(r.Map(n, f,
                                  {"name", "namePrefix", "count", "allocatable", "gpus", "labels",
-                                  "taints", "unschedulable", "csi", "numa"}));
+                                  "taints", "unschedulable", "csi", "numa", "cachedDatasets"}));
     Node node;
     if (n["allocatable"]) {
       GANTRY_RETURN_IF_ERROR(r.Resources(n["allocatable"], f + ".allocatable", NameSource::kTrusted,
@@ -123,6 +124,10 @@ Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cl
       GANTRY_RETURN_IF_ERROR(r.Bool(n["unschedulable"], f + ".unschedulable", &node.unschedulable));
     }
     if (n["csi"]) GANTRY_RETURN_IF_ERROR(ParseNodeCsi(r, n["csi"], f + ".csi", &node.csi));
+    if (n["cachedDatasets"]) {
+      GANTRY_RETURN_IF_ERROR(ParseDatasetNames(r, n["cachedDatasets"], f + ".cachedDatasets", "",
+                                               kMaxCachedDatasetsPerNode, &node.cached_datasets));
+    }
     if (const YAML::Node& g = n["gpus"]) {
       const std::string gf = f + ".gpus";
       GANTRY_RETURN_IF_ERROR(r.Map(g, gf, {"count", "model", "memoryMiB", "nvlinkDomains", "mig"}));
@@ -288,10 +293,10 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
                      int64_t* replicas) {
   GANTRY_RETURN_IF_ERROR(r.Map(
       t, f,
-      {"role",         "replicas",  "requests",         "gpuFraction",  "gpuMemoryMiB",
-       "gpuModels",    "priority",  "preemptionPolicy", "nodeSelector", "tolerations",
-       "nodeAffinity", "namespace", "labels",           "affinity",     "topologySpreadConstraints",
-       "ports",        "volumes",   "inlineDisks",      "guaranteed",   "containers"}));
+      {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB", "gpuModels", "priority",
+       "preemptionPolicy", "nodeSelector", "tolerations", "nodeAffinity", "namespace", "labels",
+       "affinity", "topologySpreadConstraints", "ports", "volumes", "inlineDisks", "guaranteed",
+       "containers", "datasets"}));
   spec->role = "task";
   if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
   *replicas = 1;
@@ -396,6 +401,10 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
   }
   if (t["volumes"]) {
     GANTRY_RETURN_IF_ERROR(ReadScenarioVolumes(r, pod, t["volumes"], f + ".volumes", spec));
+  }
+  if (t["datasets"]) {
+    GANTRY_RETURN_IF_ERROR(ParseDatasetNames(r, t["datasets"], f + ".datasets", spec->namespace_,
+                                             kMaxDatasetsPerTask, &spec->datasets));
   }
   return Status::Ok();
 }
@@ -638,7 +647,7 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   GANTRY_RETURN_IF_ERROR(
       r.Map(root, "",
             {"name", "config", "topologyKeys", "hyperNodes", "nodes", "namespaces", "queues",
-             "jobs", "running", "disruptionBudgets", "expect"}));
+             "jobs", "running", "disruptionBudgets", "expect", "datasets"}));
   Scenario s;
   s.source = source;
   s.name = source;
@@ -656,6 +665,7 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   if (root["namespaces"]) {
     GANTRY_RETURN_IF_ERROR(ParseNamespaces(r, root["namespaces"], &s.cluster));
   }
+  if (root["datasets"]) GANTRY_RETURN_IF_ERROR(ParseDatasets(r, root["datasets"], &s.cluster));
   if (root["queues"]) GANTRY_RETURN_IF_ERROR(ParseQueues(r, root["queues"], &s.cluster));
   if (root["jobs"]) GANTRY_RETURN_IF_ERROR(ParseJobs(r, root["jobs"], &s.cluster));
   if (root["running"]) GANTRY_RETURN_IF_ERROR(ParseRunning(r, root["running"], &s.cluster));

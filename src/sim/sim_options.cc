@@ -323,6 +323,12 @@ Result<SimSettings> ParseSimOptions(const SimOptions& o) {
     if (!v.ok()) return v.status();
     *field = *v;
   }
+  if (!o.datasets.empty()) {
+    if (s.protocol) return Status::Invalid("--datasets applies to replays only, not to --protocol");
+    auto d = ParseDatasetWorkload(o.datasets);
+    if (!d.ok()) return d.status();
+    s.datasets = *d;
+  }
   s.fairness =
       !o.queues.empty() || !s.actions.empty() || (s.generator && !s.generator->queues.empty());
   if (s.protocol && o.workload.empty()) {

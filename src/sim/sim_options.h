@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/status.h"
+#include "sim/dataset_workload.h"
 #include "sim/workload.h"
 
 namespace gantry {
@@ -30,6 +31,8 @@ struct SimOptions {
   std::string actions;           // comma-separated, replacing the configuration's
   std::string preemption_grace;  // seconds: the configuration's preemptionGraceSeconds
   std::string starvation;        // seconds: the configuration's starvationSeconds
+  // ---- Dataset locality (issue 13): datasets for a replay's jobs (ParseDatasetWorkload).
+  std::string datasets;
 };
 
 // Runs at once, and seeds in one `gantry sim`.
@@ -57,6 +60,8 @@ struct SimSettings {
   std::optional<int64_t> starvation_s;
   // The terminal table adds per-run fairness figures: --queues, --actions or queues=.
   bool fairness = false;
+  // ---- Dataset locality (issue 13): --datasets (replays only).
+  std::optional<DatasetWorkloadOptions> datasets;
 };
 
 // Every error names the option, quotes the value and says what is allowed. Refused too:

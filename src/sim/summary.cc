@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "sim/report_datasets.h"
 #include "sim/stats.h"
 
 namespace gantry {
@@ -82,6 +83,7 @@ Json ReplayRunJson(const ReplayResult& r) {
                      {"pct_in_one", g.pct_in_one}});
   }
   run["gang_spans"] = spans;
+  if (r.datasets.reads > 0) run["datasets"] = DatasetsJson(r);
   Json queues = Json::array();
   for (const QueueReport& q : r.queues) {
     queues.push_back({{"name", q.name},
@@ -162,6 +164,11 @@ void AddReplayMetrics(const ReplayResult& r, Metrics* m) {
   (*m)["wait_mean"].push_back(r.wait_s.mean);
   (*m)["alloc_mean"].push_back(r.gpu_alloc_mean_pct);
   (*m)["failed"].push_back(static_cast<double>(r.failed_tasks));
+  if (r.datasets.reads > 0) (*m)["warmup"].push_back(static_cast<double>(r.datasets.warmup_s));
+  if (r.has_datasets_without_locality) {
+    (*m)["warmup_saved"].push_back(
+        static_cast<double>(r.datasets_without_locality.warmup_s - r.datasets.warmup_s));
+  }
 }
 
 double Mean(Metrics& m, const std::string& metric) {
@@ -267,6 +274,8 @@ SimOutputs SummarizeSimRuns(const SimOptions& o, const SimSettings& settings,
       entry["wait_mean_s"] = Mean(m, "wait_mean");
       entry["gpu_alloc_mean_pct"] = Mean(m, "alloc_mean");
       entry["failed_tasks_mean"] = Mean(m, "failed");
+      if (m.count("warmup")) entry["warmup_s_mean"] = Mean(m, "warmup");
+      if (m.count("warmup_saved")) entry["warmup_saved_s_mean"] = Mean(m, "warmup_saved");
     }
     by_policy[p] = entry;
   }
@@ -307,6 +316,8 @@ SimOutputs SummarizeSimRuns(const SimOptions& o, const SimSettings& settings,
   if (!protocol && settings.fairness) {
     for (const SimRun& sim : runs) out.table += FairnessTable(sim.policy, sim.seed, sim.replay);
   }
+  // Dataset locality: hits and warm-up, with and without the datalocality plugin, per run.
+  for (const SimRun& sim : runs) out.table += DatasetsLine(sim.policy, sim.seed, sim.replay);
   // Topology: the domains each gang spanned as it started, per level, per run.
   for (const SimRun& sim : runs) {
     for (const GangSpan& g : sim.replay.gang_spans) {

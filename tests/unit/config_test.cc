@@ -38,7 +38,8 @@ const std::vector<std::string> kDefaultPlugins = {"priority",
                                                   "podtopologyspread",
                                                   "binpack",
                                                   "nodeaffinity",
-                                                  "tainttoleration"};
+                                                  "tainttoleration",
+                                                  "datalocality"};
 
 TEST(SchedulerConfigTest, DefaultIsValid) {
   SchedulerConfig c = SchedulerConfig::Default();

@@ -115,7 +115,7 @@ TEST(ParseDaemonConfig, EmptyFileGivesTheDefaults) {
               (std::vector<std::string>{"priority", "gang", "drf", "proportion", "disruptionbudget",
                                         "predicates", "nodeports", "nodevolumelimits", "numa",
                                         "interpodaffinity", "podtopologyspread", "binpack",
-                                        "nodeaffinity", "tainttoleration"}));
+                                        "nodeaffinity", "tainttoleration", "datalocality"}));
     EXPECT_EQ(c.engine.nodes_to_score, 100);
   }
 }
@@ -333,7 +333,7 @@ TEST(ShippedConfig, GantryConfigLoads) {
             (std::vector<std::string>{"gang", "priority", "drf", "proportion", "disruptionbudget",
                                       "predicates", "nodeports", "nodevolumelimits", "numa",
                                       "interpodaffinity", "podtopologyspread", "binpack",
-                                      "nodeaffinity", "tainttoleration"}));
+                                      "nodeaffinity", "tainttoleration", "datalocality"}));
   EXPECT_EQ(c.engine.nodes_to_score, 100);
 }
 

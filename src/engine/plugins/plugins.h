@@ -67,6 +67,11 @@ Result<std::unique_ptr<Plugin>> NewPodTopologySpreadPlugin(const PluginConfig& c
 // are spread by (TaskSpec::default_spread_selector) is worth computing. False for
 // arguments the plugin refuses.
 bool PodTopologySpreadHasDefaults(const PluginConfig& config);
+// Dataset locality (issue 13): prefer nodes that cache the datasets a task reads
+// (TaskSpec::datasets), weighted by their sizes when known, at most bandPercent (1..100,
+// default 10) per cent of kMaxNodeScore, so that it decides among nodes that pack about
+// as well (see data_locality.cc). Arguments: weight (0..1000, default 1), bandPercent.
+Result<std::unique_ptr<Plugin>> NewDataLocalityPlugin(const PluginConfig& config);
 
 // Policies of the FGD paper's experiment (Weng et al., ATC '23), each as that paper's
 // simulator defines it; see docs/research/fgd-simulator-notes.md. They score in 0..100.
