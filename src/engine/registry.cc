@@ -47,6 +47,7 @@ constexpr ActionEntry kActions[] = {
     {"preempt", NewPreemptAction},
     {"reclaim", NewReclaimAction},
     {"reserve", NewReserveAction},
+    {"defragment", NewDefragmentAction},
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "model/limits.h"
 #include "model/queue_tree.h"
 #include "sim/pod_spec_reader.h"
+#include "sim/scenario_defragment.h"
 #include "sim/scenario_expect.h"
 #include "sim/scenario_mig.h"
 #include "sim/scenario_topology.h"
@@ -193,7 +194,7 @@ Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* 
     const std::string f = "queues[" + std::to_string(i) + "]";
     GANTRY_RETURN_IF_ERROR(r.Map(q, f,
                                  {"name", "weight", "capability", "guarantee", "deserved", "parent",
-                                  "reclaimable", "usageHalfLifeSeconds", "usage"}));
+                                  "reclaimable", "usageHalfLifeSeconds", "usage", "movable"}));
     Queue queue;
     if (!q["name"]) return r.Error(q, f + ".name", "required");
     GANTRY_RETURN_IF_ERROR(r.Name(q["name"], f + ".name", &queue.name));
@@ -228,6 +229,7 @@ Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* 
       GANTRY_RETURN_IF_ERROR(
           r.Resources(q["usage"], f + ".usage", NameSource::kTrusted, &queue.usage));
     }
+    if (q["movable"]) GANTRY_RETURN_IF_ERROR(r.Bool(q["movable"], f + ".movable", &queue.movable));
     auto added = cluster->AddQueue(std::move(queue));
     if (!added.ok()) return r.Error(q, f, added.status().message());
     ids[i] = *added;
@@ -279,11 +281,12 @@ Status ParsePreemptionPolicy(const YamlReader& r, const YAML::Node& n, const std
 Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string& f,
                      int32_t job_priority, PreemptionPolicy job_policy, TaskSpec* spec,
                      int64_t* replicas) {
-  GANTRY_RETURN_IF_ERROR(r.Map(
-      t, f,
-      {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB", "gpuModels", "priority",
-       "preemptionPolicy", "nodeSelector", "tolerations", "nodeAffinity", "namespace", "labels",
-       "affinity", "topologySpreadConstraints", "ports", "volumes", "inlineDisks"}));
+  GANTRY_RETURN_IF_ERROR(
+      r.Map(t, f,
+            {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB", "gpuModels", "priority",
+             "preemptionPolicy", "nodeSelector", "tolerations", "nodeAffinity", "namespace",
+             "labels", "affinity", "topologySpreadConstraints", "ports", "volumes", "inlineDisks",
+             "movable"}));  // movable: read by ParseJobs (it is the task's, not the spec's)
   spec->role = "task";
   if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
   *replicas = 1;
@@ -495,7 +498,7 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
     const std::string f = "jobs[" + std::to_string(i) + "]";
     GANTRY_RETURN_IF_ERROR(r.Map(j, f,
                                  {"name", "queue", "priority", "preemptionPolicy", "minMember",
-                                  "waited", "topology", "tasks"}));
+                                  "waited", "topology", "tasks", "movable"}));
     Job job;
     if (!j["name"]) return r.Error(j, f + ".name", "required");
     GANTRY_RETURN_IF_ERROR(r.Name(j["name"], f + ".name", &job.name));
@@ -540,6 +543,10 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
     auto added = cluster->AddJob(job);
     if (!added.ok()) return r.Error(j["name"], f + ".name", added.status().message());
     JobId job_id = *added;
+    // movable: true on the job, or on a task (which decides for its replicas): the pods'
+    // annotation gantry.dev/movable.
+    bool job_movable = false;
+    if (j["movable"]) GANTRY_RETURN_IF_ERROR(r.Bool(j["movable"], f + ".movable", &job_movable));
     for (size_t k = 0; k < j["tasks"].size(); ++k) {
       TaskSpec spec;
       int64_t replicas = 1;
@@ -553,12 +560,17 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
                            " would be longer than " + std::to_string(kMaxNameLength) +
                            " bytes (the limit on names)");
       }
+      bool movable = job_movable;
+      if (j["tasks"][k]["movable"]) {
+        GANTRY_RETURN_IF_ERROR(r.Bool(j["tasks"][k]["movable"], tf + ".movable", &movable));
+      }
       SpecId spec_id = cluster->AddSpec(std::move(spec));
       for (int64_t n = 0; n < replicas; ++n) {
         auto task = cluster->AddTask(job_id, spec_id, prefix + std::to_string(n));
         if (!task.ok())
           return r.Error(j["tasks"][k], f + ".tasks[" + std::to_string(k) + "]",
                          task.status().message());
+        cluster->SetTaskMovable(*task, movable);
       }
     }
   }
@@ -629,7 +641,7 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   GANTRY_RETURN_IF_ERROR(
       r.Map(root, "",
             {"name", "config", "topologyKeys", "hyperNodes", "nodes", "namespaces", "queues",
-             "jobs", "running", "disruptionBudgets", "expect"}));
+             "jobs", "running", "disruptionBudgets", "recentDefragmentEvictions", "expect"}));
   Scenario s;
   s.source = source;
   s.name = source;
@@ -652,6 +664,10 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   if (root["running"]) GANTRY_RETURN_IF_ERROR(ParseRunning(r, root["running"], &s.cluster));
   if (root["disruptionBudgets"]) {
     GANTRY_RETURN_IF_ERROR(ParseDisruptionBudgets(r, root["disruptionBudgets"], &s.cluster));
+  }
+  if (root["recentDefragmentEvictions"]) {
+    GANTRY_RETURN_IF_ERROR(
+        ParseRecentDefragmentEvictions(r, root["recentDefragmentEvictions"], &s.cluster));
   }
   if (root["expect"])
     GANTRY_RETURN_IF_ERROR(ParseExpectations(r, root["expect"], s.cluster, &s.expect));
