@@ -93,6 +93,8 @@ struct EvictRequest {
   std::string name;
   std::string uid;
   std::string reason;  // the engine's: names the preemptor
+  // ---- Why: the eviction metric's cause label and the pod event's reason.
+  EvictionCause cause = EvictionCause::kPreempt;
 };
 
 // A pod's status.nominatedNodeName to write: the node whose room being released it waits
@@ -215,8 +217,10 @@ class ClusterCache {
   // status.disruptionsAllowed, or none while the budget's status is older than its spec
   // (as the Eviction API then refuses).
   void OnDisruptionBudget(k8s::EventType type, const nlohmann::json& object);
-  // The session's evictions to send, leaving out pods whose eviction is in flight.
-  std::vector<EvictRequest> TakeEvictions(const Decisions& decisions);
+  // The session's evictions to send, leaving out pods whose eviction is in flight. Each
+  // defragment eviction sent is remembered at `now` (the session's clock,
+  // SessionOptions::now), which the action's budget counts.
+  std::vector<EvictRequest> TakeEvictions(const Decisions& decisions, int64_t now);
   // The answer to an eviction: an evicted pod's task counts as releasing at once (until
   // the watch shows the pod terminating or gone); a refused one is running as before, and
   // a later session may evict it again. Returns true for the first refusal in a row of
