@@ -92,6 +92,7 @@ Result<SimInputs> LoadInputs(const SimOptions& o, const SimSettings& settings) {
   }
   if (settings.protocol && in.pods.empty())
     return Status::Invalid("--protocol fgd-atc23 needs an openb pod list as --workload");
+  for (SimJob& job : in.jobs) job.submit /= settings.time_scale;  // durations are kept
   return in;
 }
 
@@ -108,6 +109,7 @@ Status Simulate(const SimSettings& settings, const SimInputs& in, const Schedule
   } else {
     ReplayOptions ro;
     ro.period_s = settings.period_s;
+    ro.movable = settings.movable;
     auto r = RunReplay(in.cluster, in.jobs, config, run->seed, ro);
     if (!r.ok()) return r.status();
     run->replay = std::move(r).value();
@@ -152,6 +154,8 @@ int RunSim(const SimOptions& o) {
         file.preemption_grace_s.value_or(config->preemption_grace_s));
     config->starvation_s =
         settings.starvation_s.value_or(file.starvation_s.value_or(config->starvation_s));
+    config->defragment_evictions_per_hour =
+        settings.defragment_budget.value_or(config->defragment_evictions_per_hour);
     configs.push_back(*config);
   }
 

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "sim/report_defragment.h"
 #include "sim/report_fairness.h"
 #include "sim/report_topology.h"
 #include "sim/stats.h"
@@ -690,6 +691,7 @@ std::string RenderHtmlReport(const nlohmann::ordered_json& summary,
   if (!charts.empty()) html += "<h2>Charts</h2>\n<div class=\"charts\">\n" + charts + "</div>\n";
   html += RenderFairnessHtml(summary);
   html += RenderTopologyHtml(summary);
+  html += RenderDefragmentHtml(summary);
 
   // --- Per-run detail, folded away: it is for checking, not for reading first.
   if (run_count > 0) {

@@ -30,6 +30,10 @@ struct SimOptions {
   std::string actions;           // comma-separated, replacing the configuration's
   std::string preemption_grace;  // seconds: the configuration's preemptionGraceSeconds
   std::string starvation;        // seconds: the configuration's starvationSeconds
+  // ---- Defragmentation.
+  std::string movable;            // all, shared, or a percent of jobs (ParseMovable)
+  std::string defragment_budget;  // the configuration's defragmentEvictionsPerHour
+  std::string time_scale;         // replays: arrivals this many times as dense
 };
 
 // Runs at once, and seeds in one `gantry sim`.
@@ -57,7 +61,14 @@ struct SimSettings {
   std::optional<int64_t> starvation_s;
   // The terminal table adds per-run fairness figures: --queues, --actions or queues=.
   bool fairness = false;
+  // ---- Defragmentation: --movable (replays), --defragment-budget (unset: the default).
+  MovableSelection movable = {};
+  std::optional<int32_t> defragment_budget = {};
+  // --time-scale (replays): submit times divided by it, durations kept, so that a sparse
+  // trace (openb's pods over 149 days) loads a cluster; 1 to kMaxTimeScale.
+  int64_t time_scale = 1;
 };
+inline constexpr int64_t kMaxTimeScale = 1'000'000;
 
 // Every error names the option, quotes the value and says what is allowed. Refused too:
 // an option that would be ignored (--arrival-scale without --protocol; --period or
@@ -65,6 +76,9 @@ struct SimSettings {
 // with --workload), a key given twice, a seed or policy given twice.
 Result<SimSettings> ParseSimOptions(const SimOptions& options);
 
+// --movable: "all", "shared" (jobs whose pods ask for a share of one GPU) or a percent of
+// the jobs, 0 to 100 ("30", chosen per run seed).
+Result<MovableSelection> ParseMovable(const std::string& text);
 // "42", "42-51", "1,5,9": at most kMaxSimSeeds distinct seeds.
 Result<std::vector<uint64_t>> ParseSeeds(const std::string& text);
 // "nodes=1000,pods=100000,rate=10,duration=3600,seed=42,mix=60/25/5/10"; `given` gets

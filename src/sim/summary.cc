@@ -82,6 +82,12 @@ Json ReplayRunJson(const ReplayResult& r) {
                      {"pct_in_one", g.pct_in_one}});
   }
   run["gang_spans"] = spans;
+  run["idle_gpus_mean"] = r.idle_gpus_mean;
+  run["idle_unusable_gpus_mean"] = r.idle_unusable_gpus_mean;
+  run["idle_unusable_gpu_hours"] = r.idle_unusable_gpu_hours;
+  run["movable_tasks"] = r.movable_tasks;
+  run["defragment_evictions"] = r.defragment_evictions;
+  run["work_lost_gpu_hours"] = r.work_lost_gpu_s / 3600.0;
   Json queues = Json::array();
   for (const QueueReport& q : r.queues) {
     queues.push_back({{"name", q.name},
@@ -162,6 +168,9 @@ void AddReplayMetrics(const ReplayResult& r, Metrics* m) {
   (*m)["wait_mean"].push_back(r.wait_s.mean);
   (*m)["alloc_mean"].push_back(r.gpu_alloc_mean_pct);
   (*m)["failed"].push_back(static_cast<double>(r.failed_tasks));
+  (*m)["idle_unusable"].push_back(r.idle_unusable_gpus_mean);
+  (*m)["idle_unusable_hours"].push_back(r.idle_unusable_gpu_hours);
+  (*m)["defragment_evictions"].push_back(static_cast<double>(r.defragment_evictions));
 }
 
 double Mean(Metrics& m, const std::string& metric) {
@@ -267,6 +276,9 @@ SimOutputs SummarizeSimRuns(const SimOptions& o, const SimSettings& settings,
       entry["wait_mean_s"] = Mean(m, "wait_mean");
       entry["gpu_alloc_mean_pct"] = Mean(m, "alloc_mean");
       entry["failed_tasks_mean"] = Mean(m, "failed");
+      entry["idle_unusable_gpus_mean"] = Mean(m, "idle_unusable");
+      entry["idle_unusable_gpu_hours_mean"] = Mean(m, "idle_unusable_hours");
+      entry["defragment_evictions_mean"] = Mean(m, "defragment_evictions");
     }
     by_policy[p] = entry;
   }
@@ -306,6 +318,20 @@ SimOutputs SummarizeSimRuns(const SimOptions& o, const SimSettings& settings,
   }
   if (!protocol && settings.fairness) {
     for (const SimRun& sim : runs) out.table += FairnessTable(sim.policy, sim.seed, sim.replay);
+  }
+  // Defragmentation: the idle GPUs a waiting whole-GPU job could not use, per replay.
+  for (const SimRun& sim : runs) {
+    if (protocol) break;
+    const ReplayResult& r = sim.replay;
+    out.table += Format(
+        "idle %s seed %llu: %.2f GPUs idle on average while jobs arrived, %.2f of them while a "
+        "job needing whole GPUs waited that they would hold (%.1f GPU-hours over the run); "
+        "%lld movable tasks, %lld defragment evictions, %.1f GPU-hours of work lost to "
+        "evictions\n",
+        sim.policy.c_str(), static_cast<unsigned long long>(sim.seed), r.idle_gpus_mean,
+        r.idle_unusable_gpus_mean, r.idle_unusable_gpu_hours,
+        static_cast<long long>(r.movable_tasks), static_cast<long long>(r.defragment_evictions),
+        r.work_lost_gpu_s / 3600.0);
   }
   // Topology: the domains each gang spanned as it started, per level, per run.
   for (const SimRun& sim : runs) {
