@@ -150,39 +150,6 @@ bool TryNode(Session& s, Statement& st, EvictionCause cause, TaskId task,
   return false;
 }
 
-// Whether the task could fit the node's future room as it is now, by amounts alone (a
-// necessary condition, cheap beside a search).
-bool RoomMayFit(const Session& s, const TaskSpec& spec, NodeId node) {
-  for (const ResourceVector::Entry& e : spec.requests.entries()) {
-    if (s.state().future_free(node, e.id) < e.amount) return false;
-  }
-  return spec.gpu.count == 0 || s.state().future_table().nodes[node].whole_free >= spec.gpu.count;
-}
-
-// Whether evicting every candidate on the node could make room for the task, by amounts
-// and, for whole GPUs, by devices whose users would all be gone (defragment tries no other).
-bool MayFitMovingAll(const Session& s, const TaskSpec& spec, NodeId node,
-                     const std::vector<TaskId>& on_node) {
-  const ClusterState& c = s.cluster();
-  for (const ResourceVector::Entry& e : spec.requests.entries()) {
-    Milli room = s.state().future_free(node, e.id);
-    for (TaskId v : on_node) room += c.spec_of(v).requests.Get(e.id);
-    if (room < e.amount) return false;
-  }
-  if (spec.gpu.count == 0) return true;
-  const NodeTable& future = s.state().future_table();
-  const NodeWork& w = future.nodes[node];
-  std::vector<int32_t> free(future.gpu_free_milli.begin() + w.gpu_begin,
-                            future.gpu_free_milli.begin() + w.gpu_begin + w.gpu_count);
-  for (TaskId v : on_node) {
-    for (int32_t d : c.task(v).gpus) {
-      if (d >= 0 && d < w.gpu_count) free[static_cast<size_t>(d)] += c.task(v).gpu_milli_each;
-    }
-  }
-  return std::count_if(free.begin(), free.end(), [](int32_t f) { return f >= kGpuMilliWhole; }) >=
-         spec.gpu.count;
-}
-
 // Defragment's TryNode: units go largest GPU share first (`on_node` in SortForMoving
 // order), but before each, the single unit that moves the least share and lets the task
 // fit is looked for, and taken instead when there is one, so that no larger victim than
@@ -233,16 +200,6 @@ bool TryNodeMoving(Session& s, Statement& st, TaskId task, const std::vector<Tas
     }
     if (!took) return false;
   }
-}
-
-// Whether a node could hold the task were it empty (defragment tries no other).
-bool CouldHold(const Session& s, const TaskSpec& spec, NodeId node) {
-  if (s.cluster().node(node).unschedulable) return false;
-  if (Milli{spec.gpu.count} * kGpuMilliWhole > s.allocatable(node, kGpu)) return false;
-  for (const ResourceVector::Entry& e : spec.requests.entries()) {
-    if (e.amount > s.allocatable(node, e.id)) return false;
-  }
-  return true;
 }
 
 // The reason an eviction gives; `node`: where the task goes (defragment names it).

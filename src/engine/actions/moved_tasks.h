@@ -1,6 +1,6 @@
 // The defragment action's checks on the tasks it moves (shared with evict_for.cc, where
-// its evictions are searched): the GPU share a task holds, and whether the tasks it would
-// evict all fit elsewhere at once.
+// its evictions are searched): the GPU share a task holds, cheap bounds on which nodes are
+// worth a trial, and whether the tasks it would evict all fit elsewhere at once.
 #pragma once
 
 #include <span>
@@ -19,6 +19,18 @@ Milli GpuShareHeld(const ClusterState& cluster, TaskId task);
 // Orders running tasks for moving: the largest GPU share first (the fewest evictions free
 // the most), ties in VictimGoesFirst order.
 void SortForMoving(const ClusterState& cluster, std::vector<TaskId>* tasks);
+
+// Cheap bounds before the defragment action's searches on a node (necessary, not
+// sufficient, conditions):
+// - whether a node could hold the task were it empty (schedulable, allocatable enough);
+bool CouldHold(const Session& session, const TaskSpec& spec, NodeId node);
+// - whether the task could fit the node's future room as it is now, by amounts and free
+//   whole devices;
+bool RoomMayFit(const Session& session, const TaskSpec& spec, NodeId node);
+// - whether evicting every one of `on_node` (running tasks on the node) could make room for
+//   it, by amounts and, for whole GPUs, by devices whose users would all be gone.
+bool MayFitMovingAll(const Session& session, const TaskSpec& spec, NodeId node,
+                     const std::vector<TaskId>& on_node);
 
 // Whether the evicted tasks `moved` would all be placed at once elsewhere: each in turn,
 // largest GPU share first, gets room free now where the placement search puts it, held in
