@@ -55,6 +55,21 @@ int main(int argc, char** argv) {
                    "Seconds at the head of its queue before a job's nodes are held for it "
                    "(starvationSeconds; with the reserve action)")
       ->type_name("SECONDS");
+  sim_cmd
+      ->add_option("--movable", sim.movable,
+                   "Replay: jobs whose pods the defragment action may move: all, shared (pods "
+                   "with a share of one GPU) or a percent of jobs, chosen per seed")
+      ->type_name("all|shared|PCT");
+  sim_cmd
+      ->add_option("--time-scale", sim.time_scale,
+                   "Replay: arrivals this many times as dense (submit times divided by it, "
+                   "durations kept; default 1)")
+      ->type_name("F");
+  sim_cmd
+      ->add_option("--defragment-budget", sim.defragment_budget,
+                   "Evictions per hour the defragment action may make "
+                   "(defragmentEvictionsPerHour; default 10)")
+      ->type_name("N");
   sim_cmd->add_option("--jobs", sim.jobs, "Runs at once (default 2, at most 256)")->type_name("N");
 
   gantry::ServeOptions serve;

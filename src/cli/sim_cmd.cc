@@ -95,6 +95,7 @@ Result<SimInputs> LoadInputs(const SimOptions& o, const SimSettings& settings) {
     return Status::Invalid("--protocol fgd-atc23 needs an openb pod list as --workload");
   if (settings.datasets)
     GANTRY_RETURN_IF_ERROR(AssignDatasets(*settings.datasets, &in.jobs, &in.cluster));
+  for (SimJob& job : in.jobs) job.submit /= settings.time_scale;  // durations are kept
   return in;
 }
 
@@ -112,6 +113,7 @@ Status Simulate(const SimSettings& settings, const SimInputs& in, const Schedule
     ReplayOptions ro;
     ro.period_s = settings.period_s;
     if (settings.datasets) ro.datasets = settings.datasets->cache;
+    ro.movable = settings.movable;
     auto r = RunReplay(in.cluster, in.jobs, config, run->seed, ro);
     if (!r.ok()) return r.status();
     run->replay = std::move(r).value();
@@ -168,6 +170,8 @@ int RunSim(const SimOptions& o) {
         file.preemption_grace_s.value_or(config->preemption_grace_s));
     config->starvation_s =
         settings.starvation_s.value_or(file.starvation_s.value_or(config->starvation_s));
+    config->defragment_evictions_per_hour =
+        settings.defragment_budget.value_or(config->defragment_evictions_per_hour);
     configs.push_back(*config);
   }
 

@@ -493,6 +493,7 @@ void ClusterCache::SyncPodTask(const std::string& key) {
                                         : task.state == TaskState::kRunning && task.node == node);
     if (same) {
       if (want == Want::kRunning) state_.SetReleasing(pod.task, info.meta.deleting || pod.evicted);
+      state_.SetTaskMovable(pod.task, info.movable);
       RefreshJob(job);
       return;
     }
@@ -506,6 +507,7 @@ void ClusterCache::SyncPodTask(const std::string& key) {
   JobId job_id = EnsureStateJob(job);
   SpecId spec_id = AcquireSpec(spec);
   TaskId task = state_.AddTask(job_id, spec_id, key).value();
+  state_.SetTaskMovable(task, info.movable);
   if (pod_of_task_.size() <= task) pod_of_task_.resize(task + 1);
   pod_of_task_[task] = key;
   pod.task = task;
@@ -712,6 +714,7 @@ void ClusterCache::OnQueue(k8s::EventType type, const json& object) {
     // What is left is a plain top-level queue for the jobs that still name it.
     (void)state_.SetQueueTree(id, kNone, "", true, {});
     state_.SetQueueUsageHalfLife(id, 0);
+    state_.SetQueueMovable(id, false);
     queue_problems_.erase(meta->name);
   }
   RelinkQueues();
@@ -733,6 +736,7 @@ void ClusterCache::RelinkQueues() {
       (void)state_.SetQueueTree(id, parent, missing, info.reclaimable, {});
     }
     state_.SetQueueUsageHalfLife(id, info.usage_half_life_s);
+    state_.SetQueueMovable(id, info.movable);
   }
   const QueueTree tree = BuildQueueTree(state_.queues());
   for (const auto& [name, info] : queues_) {

@@ -93,6 +93,8 @@ struct EvictRequest {
   std::string name;
   std::string uid;
   std::string reason;  // the engine's: names the preemptor
+  // ---- Why: the eviction metric's cause label and the pod event's reason.
+  EvictionCause cause = EvictionCause::kPreempt;
 };
 
 // A pod's status.nominatedNodeName to write: the node whose room being released it waits
@@ -222,8 +224,10 @@ class ClusterCache {
   // Fluid's Dataset objects (data.fluid.io/v1alpha1, where installed): each dataset's size
   // and uid into the model's table (cluster_cache_datasets.cc). Dataset locality.
   void OnFluidDataset(k8s::EventType type, const nlohmann::json& object);
-  // The session's evictions to send, leaving out pods whose eviction is in flight.
-  std::vector<EvictRequest> TakeEvictions(const Decisions& decisions);
+  // The session's evictions to send, leaving out pods whose eviction is in flight. Each
+  // defragment eviction sent is remembered at `now` (the session's clock,
+  // SessionOptions::now), which the action's budget counts.
+  std::vector<EvictRequest> TakeEvictions(const Decisions& decisions, int64_t now);
   // The answer to an eviction: an evicted pod's task counts as releasing at once (until
   // the watch shows the pod terminating or gone); a refused one is running as before, and
   // a later session may evict it again. Returns true for the first refusal in a row of

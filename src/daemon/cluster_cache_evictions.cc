@@ -1,5 +1,5 @@
-// Preempt and reclaim in the daemon's cluster cache: PodDisruptionBudgets into the model,
-// the evictions and nominated nodes a session decided, and what the API server answered.
+// Preempt, reclaim and defragment in the daemon's cluster cache: PodDisruptionBudgets into the
+// model, the evictions and nominated nodes a session decided, and what the API server answered.
 #include "daemon/cluster_cache.h"
 #include "k8s/json_fields.h"
 #include "k8s/pod_rules.h"
@@ -49,7 +49,7 @@ void ClusterCache::OnDisruptionBudget(k8s::EventType type, const nlohmann::json&
   state_.SetDisruptionBudgets(std::move(all));
 }
 
-std::vector<EvictRequest> ClusterCache::TakeEvictions(const Decisions& decisions) {
+std::vector<EvictRequest> ClusterCache::TakeEvictions(const Decisions& decisions, int64_t now) {
   std::vector<EvictRequest> out;
   for (const EvictDecision& e : decisions.evictions) {
     if (e.task >= pod_of_task_.size()) continue;
@@ -62,8 +62,11 @@ std::vector<EvictRequest> ClusterCache::TakeEvictions(const Decisions& decisions
     if (e.for_job != kNone && e.for_job < state_.jobs().size() && pod.task == e.task) {
       state_.NoteEviction(state_.task(e.task).job, e.for_job);
     }
+    // Counted against the defragment budget from the decision on, refused or not: a
+    // refusal is retried by a later session, and counts again then.
+    if (e.cause == EvictionCause::kDefragment) state_.NoteDefragmentEviction(now);
     out.push_back({pod.info.meta.namespace_, pod.info.meta.name, pod.info.meta.uid,
-                   Bounded(e.reason, kMaxMessage)});
+                   Bounded(e.reason, kMaxMessage), e.cause});
   }
   return out;
 }

@@ -79,10 +79,10 @@ Scheduler::Scheduler(DaemonConfig config, Policy policy, k8s::Client& client,
                        "Normal events (Scheduled) not written because of their rate limit."));
   m_.evictions = MustRegister(metrics.AddCounter(
       "gantry_evictions_total",
-      "Evictions gantry asked for (preempt, reclaim), by the API server's answer: evicted, "
-      "refused (a PodDisruptionBudget allows none now: retried by a later cycle), not_found, "
-      "failed.",
-      {"result"}));
+      "Evictions gantry asked for, by the API server's answer (evicted, refused: a "
+      "PodDisruptionBudget allows none now, retried by a later cycle; not_found, failed) and "
+      "by cause (preempt, reclaim, defragment).",
+      {"result", "cause"}));
   // Pods are given default spreading's selector only when the engine will use it.
   bool default_spreading = false;
   for (const PluginConfig& plugin : config_.engine.plugins) {
@@ -248,12 +248,13 @@ void Scheduler::Apply(Item& item) {
 }
 
 void Scheduler::ApplyEviction(const EvictResult& r) {
-  (void)m_.evictions->With({r.Result()}).Inc();
   const EvictRequest& e = r.request;
+  (void)m_.evictions->With({r.Result(), std::string(EvictionCauseName(e.cause))}).Inc();
   const bool first_refusal = cache_.EvictionDone(e, r.ok);
   if (r.ok) {
-    writer_->WriteEvent(
-        {"v1", "Pod", e.namespace_, e.name, e.uid, "Normal", "Preempted", e.reason});
+    // A moved pod is not preempted: its controller makes it again, and room waits for it.
+    const char* reason = e.cause == EvictionCause::kDefragment ? "Defragmented" : "Preempted";
+    writer_->WriteEvent({"v1", "Pod", e.namespace_, e.name, e.uid, "Normal", reason, e.reason});
     return;
   }
   std::fprintf(stderr, "gantry: evicting %s/%s failed: %s\n", e.namespace_.c_str(), e.name.c_str(),
@@ -283,7 +284,7 @@ void Scheduler::RunCycle() {
   }
   std::vector<BindRequest> binds = cache_.Assume(decisions, SteadySeconds());
   for (BindRequest& b : binds) writer_->Bind(std::move(b));
-  for (EvictRequest& e : cache_.TakeEvictions(decisions)) {
+  for (EvictRequest& e : cache_.TakeEvictions(decisions, options.now)) {
     writer_->Evict(std::move(e), [this](EvictResult r) { Push(std::move(r)); });
   }
   for (NominatedNode& n : cache_.Nominations(decisions)) writer_->WriteNominatedNode(std::move(n));

@@ -139,10 +139,16 @@ Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
     } else if (key == "starvationSeconds") {
       GANTRY_RETURN_IF_ERROR(ReadYamlInt(value, source, "config.starvationSeconds", 0,
                                          kMaxConfiguredSeconds, &out->starvation_s));
+    } else if (key == "defragmentEvictionsPerHour") {
+      int64_t n = 0;
+      GANTRY_RETURN_IF_ERROR(ReadYamlInt(value, source, "config.defragmentEvictionsPerHour", 0,
+                                         kMaxDefragmentEvictionsPerHour, &n));
+      out->defragment_evictions_per_hour = static_cast<int32_t>(n);
     } else {
       return Status::Invalid(YamlWhere(source, kv.first, "config." + key) +
                              ": unknown field (known: actions, plugins, nodesToScore, tieBreak, "
-                             "preemptionGraceSeconds, starvationSeconds)");
+                             "preemptionGraceSeconds, starvationSeconds, "
+                             "defragmentEvictionsPerHour)");
     }
   }
   Status st = ValidateSchedulerConfig(*out);
@@ -164,6 +170,12 @@ Status ValidateSchedulerConfig(const SchedulerConfig& config) {
         "fit)");
   }
   if (config.nodes_to_score < 0) return Status::Invalid("nodesToScore must not be negative");
+  if (config.defragment_evictions_per_hour < 0 ||
+      config.defragment_evictions_per_hour > kMaxDefragmentEvictionsPerHour) {
+    return Status::Invalid(
+        "defragmentEvictionsPerHour " + std::to_string(config.defragment_evictions_per_hour) +
+        " is out of range [0, " + std::to_string(kMaxDefragmentEvictionsPerHour) + "]");
+  }
   return Status::Ok();
 }
 

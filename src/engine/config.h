@@ -37,6 +37,9 @@ struct SchedulerConfig {
   // a reservation: the nodes it needs take no other job's tasks (the reserve action).
   // 0: no reservations.
   int64_t starvation_s = 0;
+  // ---- Defragmentation: the most tasks the defragment action may evict in any hour (its
+  // evictions of this session plus ClusterState's memory of the last hour's); 0: none.
+  int32_t defragment_evictions_per_hour = 10;
 
   // enqueue, allocate, backfill with priority, gang, drf, proportion, disruptionbudget,
   // predicates, nodeports, nodevolumelimits, numa, interpodaffinity (weight 2),
@@ -52,6 +55,7 @@ struct SchedulerConfig {
 //   tieBreak: lowest | random | shuffled
 //   preemptionGraceSeconds: 0
 //   starvationSeconds: 0
+//   defragmentEvictionsPerHour: 10
 // Missing keys keep their defaults. Errors name `source`, the line, the column and the
 // field, and list the known names when a name is unknown. `node` comes from
 // ParseYamlNode (engine/yaml_load.h), which has refused duplicate keys.

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/cluster.h"
@@ -19,12 +20,32 @@ struct BindDecision {
   std::vector<std::string> volumes = {};
 };
 
+// Why a running task would be evicted: for a pending task of higher priority in its own
+// queue (preempt), to give a queue below its deserved share what it is owed (reclaim), or
+// to free a node for a job that needs whole GPUs, the task being movable (defragment).
+enum class EvictionCause : uint8_t { kPreempt, kReclaim, kDefragment };
+
+// "preempt", "reclaim", "defragment": for metrics and messages.
+inline std::string_view EvictionCauseName(EvictionCause cause) {
+  switch (cause) {
+    case EvictionCause::kPreempt:
+      return "preempt";
+    case EvictionCause::kReclaim:
+      return "reclaim";
+    case EvictionCause::kDefragment:
+      return "defragment";
+  }
+  return "preempt";
+}
+
 struct EvictDecision {
   JobId job = kNone;
   TaskId task = kNone;
   NodeId node = kNone;
   std::string reason;
   JobId for_job = kNone;  // the preemptor: the job the eviction makes room for
+  // ---- Why (defragment's evictions are counted against its budget, and reported apart).
+  EvictionCause cause = EvictionCause::kPreempt;
 };
 
 // A task placed onto room that is being released (its victims are terminating): it binds

@@ -223,9 +223,7 @@ class QueueLimits {
                            std::string* reason) const = 0;
 };
 
-// Why a running task would be evicted: for a pending task of higher priority in its own
-// queue (preempt), or to give a queue below its deserved share what it is owed (reclaim).
-enum class EvictionCause : uint8_t { kPreempt, kReclaim };
+// Why a running task would be evicted: EvictionCause, in decisions.h.
 
 // Which running tasks may be evicted for a preemptor. Every plugin that implements it has
 // its say (priority, gang, proportion, ...): the session passes the candidates through
@@ -240,7 +238,8 @@ class VictimFilter {
   // Whether this filter is what makes evictions for `cause` safe (priority: only lower
   // priorities for preempt; proportion: only what queues hold above their deserved share
   // for reclaim). Without a configured filter that grants a cause, nothing is evicted for
-  // it: a policy that leaves out priority cannot preempt blindly.
+  // it: a policy that leaves out priority cannot preempt blindly. Defragment needs no
+  // grant: its victims opted in (movable), and it moves only what fits elsewhere at once.
   virtual bool Grants(EvictionCause /*cause*/) const { return false; }
 };
 

@@ -145,7 +145,9 @@ bool PluginSet::QueueAllocatable(const Session& s, QueueId queue, const Resource
 
 std::vector<TaskId> PluginSet::Victims(const Session& s, EvictionCause cause, TaskId preemptor,
                                        std::vector<TaskId> candidates) const {
-  const bool granted = std::any_of(victim_filters_.begin(), victim_filters_.end(),
+  // Defragment's victims granted it themselves (they are movable, which the action checks).
+  const bool granted = cause == EvictionCause::kDefragment ||
+                       std::any_of(victim_filters_.begin(), victim_filters_.end(),
                                    [&](const VictimFilter* f) { return f->Grants(cause); });
   if (!granted) return {};
   for (const VictimFilter* filter : victim_filters_) {

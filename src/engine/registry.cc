@@ -43,8 +43,13 @@ struct ActionEntry {
 };
 
 constexpr ActionEntry kActions[] = {
-    {"enqueue", NewEnqueueAction}, {"allocate", NewAllocateAction}, {"backfill", NewBackfillAction},
-    {"preempt", NewPreemptAction}, {"reclaim", NewReclaimAction},   {"reserve", NewReserveAction},
+    {"enqueue", NewEnqueueAction},
+    {"allocate", NewAllocateAction},
+    {"backfill", NewBackfillAction},
+    {"preempt", NewPreemptAction},
+    {"reclaim", NewReclaimAction},
+    {"reserve", NewReserveAction},
+    {"defragment", NewDefragmentAction},
 };
 
 }  // namespace

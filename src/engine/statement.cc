@@ -1,6 +1,7 @@
 #include "engine/statement.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace gantry {
 
@@ -50,6 +51,9 @@ void Statement::Apply(const Op& op, int sign) {
       state.Evict(op.task, sign);
       change = StateChange::kEvict;
       break;
+    case Kind::kHold:
+      state.Hold(op.task, op.placement, sign);
+      break;
   }
   session_->plugins_.Notify(*session_, change, op.task, op.placement.node, op.placement.gpus, sign);
   // Room came back: verdicts that rested on its absence are void. Undoing a placement
@@ -61,8 +65,8 @@ void Statement::Apply(const Op& op, int sign) {
 }
 
 void Statement::Record(Kind kind, TaskId task, Placement placement, std::string reason,
-                       JobId for_job) {
-  ops_.push_back(Op{kind, task, std::move(placement), std::move(reason), for_job,
+                       JobId for_job, EvictionCause cause) {
+  ops_.push_back(Op{kind, task, std::move(placement), std::move(reason), for_job, cause,
                     session_->search_.UnschedulableMark()});
   Apply(ops_.back(), +1);
 }
@@ -88,9 +92,23 @@ Status Statement::Pipeline(TaskId task, Placement placement) {
   return Status::Ok();
 }
 
-Status Statement::Evict(TaskId task, std::string reason, JobId for_job) {
+Status Statement::Evict(TaskId task, std::string reason, JobId for_job, EvictionCause cause) {
   GANTRY_RETURN_IF_ERROR(RequireStatus(*session_, task, TaskStatus::kRunning, "evicted"));
-  Record(Kind::kEvict, task, session_->state_.placement_of(task), std::move(reason), for_job);
+  Record(Kind::kEvict, task, session_->state_.placement_of(task), std::move(reason), for_job,
+         cause);
+  return Status::Ok();
+}
+
+Status Statement::Hold(TaskId task, Placement placement) {
+  const TaskStatus status = session_->task_status(task);
+  if (status != TaskStatus::kRunning && status != TaskStatus::kReleasing) {
+    return RequireStatus(*session_, task, TaskStatus::kReleasing, "held room for");
+  }
+  if (!session_->state_.Fits(task, placement, /*future=*/false)) {
+    return Status::Invalid(TaskText(*session_, task) + " does not fit the free room of " +
+                           NodeText(*session_, placement.node));
+  }
+  Record(Kind::kHold, task, std::move(placement), {});
   return Status::Ok();
 }
 
@@ -129,8 +147,11 @@ void Statement::Commit() {
         placed(job);
         break;
       case Kind::kEvict:
-        out.evictions.push_back(
-            EvictDecision{job, op.task, op.placement.node, std::move(op.reason), op.for_job});
+        out.evictions.push_back(EvictDecision{job, op.task, op.placement.node, std::move(op.reason),
+                                              op.for_job, op.cause});
+        break;
+      case Kind::kHold:  // a check, never a decision: see Hold
+        assert(false && "a statement with a hold was committed");
         break;
     }
   }

@@ -35,7 +35,14 @@ class Statement {
   Status Pipeline(TaskId task, Placement placement);
   // Evicts a running task: its room comes free once it has terminated. Refused when the
   // task is not running. `for_job`: the job the room is for (kNone: none named).
-  Status Evict(TaskId task, std::string reason, JobId for_job = kNone);
+  Status Evict(TaskId task, std::string reason, JobId for_job = kNone,
+               EvictionCause cause = EvictionCause::kPreempt);
+  // Takes room free now on a node for a running or evicted task, as if it ran there too:
+  // the place a moved task would get (the defragment action's check that its victims fit
+  // elsewhere). Only the node's room changes; plugins are told of it as an allocation.
+  // Refused when the task is neither running nor evicted, or does not fit there.
+  // REQUIRES: rolled back before Commit (a hold is a check, never a decision).
+  Status Hold(TaskId task, Placement placement);
 
   size_t Checkpoint() const { return ops_.size(); }
   // Undoes the operations after `checkpoint`, newest first. REQUIRES: checkpoint <= size.
@@ -46,13 +53,14 @@ class Statement {
   size_t size() const { return ops_.size(); }
 
  private:
-  enum class Kind : uint8_t { kAllocate, kPipeline, kEvict };
+  enum class Kind : uint8_t { kAllocate, kPipeline, kEvict, kHold };
   struct Op {
     Kind kind;
     TaskId task;
     Placement placement;  // for an eviction: where the task runs
     std::string reason;   // evictions only
     JobId for_job;        // evictions only: the preemptor, or kNone
+    EvictionCause cause;  // evictions only
     // The search's "fits nowhere" log length before this op: verdicts after it may rest on
     // the room the op took.
     uint64_t unschedulable_mark;
@@ -60,7 +68,7 @@ class Statement {
   void Apply(const Op& op, int sign);
   // Appends the operation and applies it.
   void Record(Kind kind, TaskId task, Placement placement, std::string reason,
-              JobId for_job = kNone);
+              JobId for_job = kNone, EvictionCause cause = EvictionCause::kPreempt);
 
   Session* session_;
   std::vector<Op> ops_;

@@ -295,6 +295,17 @@ void WorkingState::Pipeline(TaskId task, const Placement& p, int sign) {
   ChargeJob(task, &JobWork::pipelined, &QueueWork::pipelined, accounted, sign);
 }
 
+void WorkingState::Hold(TaskId task, const Placement& p, int sign) {
+  assert(!viewing_future_);  // a search only reads
+  const ResourceVector accounted = AccountedOf(task, p);
+  Take(&shown_, p.node, accounted, p.gpus, sign);
+  if (now_) {
+    Take(now_.get(), p.node, accounted, p.gpus, sign);
+    Take(future_.get(), p.node, accounted, p.gpus, sign);
+  }
+  Reindex(p.node);
+}
+
 void WorkingState::Evict(TaskId task, int sign) {
   assert(!viewing_future_);  // a search only reads
   const Placement p = placement_of(task);

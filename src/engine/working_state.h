@@ -175,6 +175,10 @@ class WorkingState {
   void Pipeline(TaskId task, const Placement& placement, int sign);
   // REQUIRES: the task is running (+1) or releasing (-1).
   void Evict(TaskId task, int sign);
+  // Takes (+1) or gives back (-1) room free now on the placement's node for a task that
+  // stays as it is (running or releasing elsewhere): Statement::Hold.
+  // REQUIRES: (+1) it fits `free`.
+  void Hold(TaskId task, const Placement& placement, int sign);
 
  private:
   struct TaskWork {

@@ -577,6 +577,12 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   }
   // Dataset locality: the datasets it reads (its claims of Fluid datasets are the daemon's).
   fail(ReadPodDatasets(annotations, where, pod.meta.namespace_, &pod.spec.datasets));
+  auto movable = ParseMovableAnnotation(annotations, where);
+  if (movable.ok()) {
+    pod.movable = *movable;
+  } else {
+    fail(movable.status());
+  }
   if (std::string devices = String(annotations, kGpuDevicesAnnotation); !devices.empty()) {
     // Unreadable, the pod is counted on the least used devices instead.
     auto parsed = ParseDeviceList(devices);
@@ -771,7 +777,21 @@ Result<QueueInfo> ParseQueue(const json& object) {
     }
     queue.usage_half_life_s = seconds;
   }
+  auto movable = ParseMovableAnnotation(Field(Field(object, "metadata"), "annotations"), where);
+  if (!movable.ok()) return movable.status();
+  queue.movable = *movable;
   return queue;
+}
+
+Result<bool> ParseMovableAnnotation(const json& annotations, const std::string& where) {
+  const json& value = Field(annotations, kMovableAnnotation);
+  if (value.is_null()) return false;
+  if (value.is_string() && value.get_ref<const std::string&>() == "true") return true;
+  if (value.is_string() && value.get_ref<const std::string&>() == "false") return false;
+  const std::string text = value.is_string() ? "\"" + KeyText(value.get<std::string>()) + "\""
+                                             : JsonText(value).substr(0, 64);
+  return Status::Invalid(where + ": metadata.annotations[" + kMovableAnnotation + "]: " + text +
+                         " is not \"true\" or \"false\"");
 }
 
 Result<PriorityClassInfo> ParsePriorityClass(const json& object) {

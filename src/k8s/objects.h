@@ -32,6 +32,8 @@ inline constexpr const char* kKueuePreferredTopologyAnnotation =
 inline constexpr const char* kGpuFractionAnnotation = "gantry.dev/gpu-fraction";
 inline constexpr const char* kGpuMemoryAnnotation = "gantry.dev/gpu-memory";
 inline constexpr const char* kGpuDevicesAnnotation = "gantry.dev/gpu-devices";
+// "true": the defragment action may move the pod (on a Queue: every pod of its jobs).
+inline constexpr const char* kMovableAnnotation = "gantry.dev/movable";
 // GPU feature discovery's node labels.
 inline constexpr const char* kGpuProductLabel = "nvidia.com/gpu.product";
 inline constexpr const char* kGpuMemoryLabel = "nvidia.com/gpu.memory";  // MiB per device
@@ -104,6 +106,10 @@ struct PodInfo {
   // The PodScheduled=False condition's message as last written, to avoid rewriting it.
   std::string unschedulable_message;
 
+  // ---- Defragmentation: gantry.dev/movable is "true" (a value other than "true" or
+  // "false" keeps the pod from being scheduled, and says so).
+  bool movable = false;
+
   // Finished pods hold no resources.
   bool finished() const { return phase == "Succeeded" || phase == "Failed"; }
 };
@@ -134,6 +140,8 @@ struct QueueInfo {
   // Fair share with memory for the queue's tree (on a top-level queue only): the annotation
   // gantry.dev/usage-half-life-seconds; 0 when absent.
   int64_t usage_half_life_s = 0;
+  // ---- Defragmentation: the annotation gantry.dev/movable is "true".
+  bool movable = false;
 };
 inline constexpr const char* kUsageHalfLifeAnnotation = "gantry.dev/usage-half-life-seconds";
 
@@ -159,6 +167,10 @@ Result<PodInfo> ParsePod(const nlohmann::json& object);
 Result<Node> ParseNode(const nlohmann::json& object);
 Result<PodGroupInfo> ParsePodGroup(const nlohmann::json& object, GroupApi api);
 Result<QueueInfo> ParseQueue(const nlohmann::json& object);
+// The annotation gantry.dev/movable of an object's metadata.annotations: false when absent,
+// "true" or "false" as said, anything else an error naming `where`, the annotation and
+// the value.
+Result<bool> ParseMovableAnnotation(const nlohmann::json& annotations, const std::string& where);
 Result<PriorityClassInfo> ParsePriorityClass(const nlohmann::json& object);
 
 // A ResourceList (`{"cpu": "500m", "nvidia.com/gpu": 2}`: strings or numbers) into a

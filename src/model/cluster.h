@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <set>
 #include <span>
 #include <string>
@@ -117,6 +118,12 @@ struct Task {
   std::vector<int32_t> numa_zones;
   // Running but terminating (its pod has a deletionTimestamp): see SetReleasing.
   bool releasing = false;
+
+  // ---- Defragmentation (the defragment action, docs/engine.md).
+  // It may be moved: evicted so that a job needing whole GPUs gets a node, when it fits
+  // elsewhere at once (its pod's annotation gantry.dev/movable: "true"). On the task, not
+  // its spec: where a task may go does not depend on it, and specs stay shared.
+  bool movable = false;
 };
 
 // A gang's topology constraint: its tasks stay inside one domain of a topology level (the
@@ -177,7 +184,13 @@ struct Queue {
   ResourceVector usage;
   // Kept by ClusterState:
   ResourceVector allocated;
+
+  // ---- Defragmentation: every task of its jobs may be moved (as Task::movable says).
+  bool movable = false;
 };
+
+// The defragment action's budget counts its evictions over this many seconds.
+inline constexpr int64_t kDefragmentBudgetWindowS = 3600;
 
 class ClusterState {
  public:
@@ -272,6 +285,21 @@ class ClusterState {
     queues_[id].usage_half_life_s = seconds;
   }
   void SetQueueUsage(QueueId id, ResourceVector usage) { queues_[id].usage = std::move(usage); }
+
+  // ---- Defragmentation (cluster_defragment.cc).
+  void SetTaskMovable(TaskId task, bool movable) { tasks_[task].movable = movable; }
+  void SetQueueMovable(QueueId queue, bool movable) { queues_[queue].movable = movable; }
+  // Whether the defragment action may move the task: its own opt-in or its queue's.
+  bool Movable(TaskId task) const {
+    return tasks_[task].movable || queues_[jobs_[tasks_[task].job].queue].movable;
+  }
+  // Records that the defragment action evicted a task at `at` (seconds on the sessions'
+  // clock, SessionOptions::now): whoever applies decisions does. Bounded: times at or
+  // before kDefragmentBudgetWindowS before the latest are forgotten, and at most
+  // kMaxDefragmentEvictionsPerHour (the largest budget) are kept.
+  void NoteDefragmentEviction(int64_t at);
+  // How many of the recorded defragment evictions were later than `since`.
+  int64_t DefragmentEvictionsSince(int64_t since) const;
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Queue>& queues() const { return queues_; }
@@ -479,6 +507,9 @@ class ClusterState {
   // ---- Dataset locality (issue 13).
   std::vector<DatasetInfo> datasets_;  // sorted by name
   size_t specs_with_datasets_ = 0;
+
+  // ---- Defragmentation: when its recent evictions were, in the order noted.
+  std::deque<int64_t> defragment_evictions_;
 };
 
 }  // namespace gantry

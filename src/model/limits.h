@@ -49,6 +49,10 @@ inline constexpr int64_t kMaxConfiguredSeconds = int64_t{100} * 365 * 86400;
 // bounds that memory. A job past it is never evicted again, nor evicts.
 inline constexpr size_t kMaxEvictionChain = 1024;
 
+// The defragment action's budget (config defragmentEvictionsPerHour), and so how many of
+// its recent evictions ClusterState remembers.
+inline constexpr int64_t kMaxDefragmentEvictionsPerHour = 10'000;
+
 // Topology levels (ClusterState::topology_keys()): each node keeps a value per level.
 inline constexpr int kMaxTopologyLevels = 16;
 

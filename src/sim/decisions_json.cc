@@ -17,7 +17,8 @@ nlohmann::ordered_json DecisionsJson(const ClusterState& c, const Decisions& d) 
     out["evictions"].push_back({{"job", c.job(e.job).name},
                                 {"task", c.task(e.task).name},
                                 {"node", c.node(e.node).name},
-                                {"reason", e.reason}});
+                                {"reason", e.reason},
+                                {"cause", std::string(EvictionCauseName(e.cause))}});
   }
   out["pipelined"] = nlohmann::ordered_json::array();
   for (const PipelineDecision& p : d.pipelined) {

@@ -10,6 +10,7 @@
 #include "model/limits.h"
 #include "model/usage_memory.h"
 #include "sim/fairness.h"
+#include "sim/idle_gpus.h"
 
 namespace gantry {
 
@@ -44,7 +45,8 @@ Status InRange(const std::string& what, int64_t v, int64_t min, int64_t max) {
 Status CheckReplayOptions(const ReplayOptions& options) {
   GANTRY_RETURN_IF_ERROR(
       InRange("the scheduling period (s)", options.period_s, 1, kMaxReplayPeriodS));
-  return InRange("the time-series rows kept", options.max_rows, 2, kMaxReplayRows);
+  GANTRY_RETURN_IF_ERROR(InRange("the time-series rows kept", options.max_rows, 2, kMaxReplayRows));
+  return InRange("the percent of movable jobs", options.movable.pct, 0, 100);
 }
 
 Status CheckSimJob(const SimJob& job) {
@@ -131,6 +133,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     int64_t waited = 0;         // time pending before its current run
     uint32_t run = 0;           // its runs so far: an end event of an earlier run is stale
     int64_t ends_at = -1;       // while running, its end; -1 when the job has no duration
+    int64_t started = 0;        // while running, when its current run started
   };
   std::vector<JobTrack> tracks;      // by JobId
   std::vector<TaskTrack> task_runs;  // by TaskId
@@ -173,6 +176,9 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   int64_t t = (jobs.front()->submit / options.period_s) * options.period_s;
   int64_t last_t = t;
   double alloc_time = 0, jain_time = 0, steady_jain_time = 0;
+  // Idle GPUs over the arrivals (from the first session to the last arrival), and the
+  // unusable ones over the whole run too.
+  double idle_time = 0, unusable_time = 0, unusable_run_time = 0, arrivals_time = 0;
   int64_t pending_tasks = 0, running = 0;
   std::vector<ReplayRow> rows;
   auto queue_of_task = [&](TaskId task) { return cluster.job(cluster.task(task).job).queue; };
@@ -191,6 +197,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     ++running;
     TaskTrack& tt = task_runs[task];
     tt.waited += t - tt.pending_since;
+    tt.started = t;
     ++tt.run;
     const JobId job_id = cluster.task(task).job;
     JobTrack& track = tracks[job_id];
@@ -265,9 +272,14 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       if (!job_id.ok()) return job_id.status();
       auto [it, inserted] = spec_ids.try_emplace(sj.spec, 0);
       if (inserted) it->second = cluster.AddSpec(sj.spec);
+      const bool movable =
+          sj.movable ||
+          SelectsMovable(options.movable, sj, static_cast<size_t>(&sj - jobs_in.data()), seed);
       for (int32_t p = 0; p < sj.pods; ++p) {
         auto task = cluster.AddTask(*job_id, it->second, sj.name + "-" + std::to_string(p));
         if (!task.ok()) return task.status();
+        cluster.SetTaskMovable(*task, movable);
+        result.movable_tasks += movable ? 1 : 0;
         task_runs.resize(cluster.tasks().size());
         task_runs[*task] = TaskTrack{sj.submit, 0, 0};
       }
@@ -308,6 +320,14 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
         if (cluster.task(e.task).state != TaskState::kRunning) {
           return Status::Failed("session at t=" + std::to_string(t) + " evicted task " +
                                 cluster.task(e.task).name + ", which is not running");
+        }
+        const Task& evicted = cluster.task(e.task);
+        result.work_lost_gpu_s += static_cast<double>(t - task_runs[e.task].started) *
+                                  static_cast<double>(evicted.gpus.size()) *
+                                  evicted.gpu_milli_each / kGpuMilliWhole;
+        if (e.cause == EvictionCause::kDefragment) {
+          ++result.defragment_evictions;
+          cluster.NoteDefragmentEviction(t);  // the memory its budget counts
         }
         cluster.Unplace(e.task);
         --running;
@@ -370,6 +390,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       if (leaf[q] && deserved_pct[q] > 0) fractions.push_back(shares[q] / deserved_pct[q]);
     }
     row.jain = JainIndex(fractions);
+    const IdleGpus idle = MeasureIdleGpus(cluster, nominated);
     if (shares.size() <= kMaxQueuesPerRow) {
       row.queue_share_pct = shares;
       row.queue_deserved_pct = deserved_pct;
@@ -389,6 +410,12 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     const double steady_span = static_cast<double>(
         std::max<int64_t>(0, std::min(next_t, steady_to) - std::max(t, steady_from)));
     alloc_time += rows.back().gpu_alloc_pct * span;
+    const double arrivals_span = static_cast<double>(
+        std::max<int64_t>(0, std::min(next_t, steady_to) - std::max(t, rows.front().t)));
+    idle_time += idle.idle * arrivals_span;
+    unusable_time += idle.unusable * arrivals_span;
+    arrivals_time += arrivals_span;
+    unusable_run_time += idle.unusable * span;
     jain_time += rows.back().jain * span;
     steady_jain_time += rows.back().jain * steady_span;
     for (QueueId q = 0; q < shares.size(); ++q) {
@@ -412,6 +439,11 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   result.jct_s = Summarize(jcts);
   result.gpu_alloc_mean_pct = total_time > 0 ? alloc_time / total_time : rows.back().gpu_alloc_pct;
   result.jain_mean = total_time > 0 ? jain_time / total_time : rows.back().jain;
+  if (arrivals_time > 0) {
+    result.idle_gpus_mean = idle_time / arrivals_time;
+    result.idle_unusable_gpus_mean = unusable_time / arrivals_time;
+  }
+  result.idle_unusable_gpu_hours = unusable_run_time / 3600.0;
   result.jain_steady = steady_time > 0 ? steady_jain_time / steady_time : result.jain_mean;
   result.eviction_loops = loops.loops();
   result.gang_spans = spans.Result();

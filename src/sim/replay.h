@@ -23,6 +23,8 @@ struct ReplayOptions {
   int64_t max_rows = 2000;  // time-series rows kept (evenly thinned): 2 to kMaxReplayRows
   // ---- Dataset locality (issue 13): the cache model's bandwidth and capacity.
   DatasetCacheOptions datasets = {};
+  // ---- Defragmentation: jobs made movable beyond those that say so (SimJob::movable).
+  MovableSelection movable = {};
 };
 inline constexpr int64_t kMaxReplayRows = 1'000'000;
 
@@ -121,6 +123,19 @@ struct ReplayResult {
   DatasetStats datasets = {};
   bool has_datasets_without_locality = false;
   DatasetStats datasets_without_locality = {};
+
+  // ---- Defragmentation. Time-weighted over the arrivals (from the first session to the
+  // last arrival; 0 when that is no time): the GPUs idle, and of them those idle while a
+  // job needing whole GPUs waited that their total would hold (IdleGpus). And the latter
+  // over the whole run, in GPU-hours.
+  double idle_gpus_mean = 0;
+  double idle_unusable_gpus_mean = 0;
+  double idle_unusable_gpu_hours = 0;
+  int64_t movable_tasks = 0;         // tasks that were movable
+  int64_t defragment_evictions = 0;  // by the defragment action (also in preempted_tasks)
+  // GPU-seconds of runs cut short by evictions (of every cause): an evicted task starts
+  // over when it is placed again.
+  double work_lost_gpu_s = 0;
 };
 
 // Evictions: the engine's evicted tasks leave their nodes at once (ClusterState has no

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "sim/report_datasets.h"
+#include "sim/report_defragment.h"
 #include "sim/report_fairness.h"
 #include "sim/report_topology.h"
 #include "sim/stats.h"
@@ -692,6 +693,7 @@ std::string RenderHtmlReport(const nlohmann::ordered_json& summary,
   html += RenderFairnessHtml(summary);
   html += RenderTopologyHtml(summary);
   html += RenderDatasetsHtml(summary);
+  html += RenderDefragmentHtml(summary);
 
   // --- Per-run detail, folded away: it is for checking, not for reading first.
   if (run_count > 0) {

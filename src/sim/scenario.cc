@@ -10,6 +10,7 @@
 #include "model/queue_tree.h"
 #include "sim/pod_spec_reader.h"
 #include "sim/scenario_datasets.h"
+#include "sim/scenario_defragment.h"
 #include "sim/scenario_expect.h"
 #include "sim/scenario_mig.h"
 #include "sim/scenario_numa.h"
@@ -205,7 +206,7 @@ Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* 
     const std::string f = "queues[" + std::to_string(i) + "]";
     GANTRY_RETURN_IF_ERROR(r.Map(q, f,
                                  {"name", "weight", "capability", "guarantee", "deserved", "parent",
-                                  "reclaimable", "usageHalfLifeSeconds", "usage"}));
+                                  "reclaimable", "usageHalfLifeSeconds", "usage", "movable"}));
     Queue queue;
     if (!q["name"]) return r.Error(q, f + ".name", "required");
     GANTRY_RETURN_IF_ERROR(r.Name(q["name"], f + ".name", &queue.name));
@@ -240,6 +241,7 @@ Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* 
       GANTRY_RETURN_IF_ERROR(
           r.Resources(q["usage"], f + ".usage", NameSource::kTrusted, &queue.usage));
     }
+    if (q["movable"]) GANTRY_RETURN_IF_ERROR(r.Bool(q["movable"], f + ".movable", &queue.movable));
     auto added = cluster->AddQueue(std::move(queue));
     if (!added.ok()) return r.Error(q, f, added.status().message());
     ids[i] = *added;
@@ -296,7 +298,8 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
       {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB", "gpuModels", "priority",
        "preemptionPolicy", "nodeSelector", "tolerations", "nodeAffinity", "namespace", "labels",
        "affinity", "topologySpreadConstraints", "ports", "volumes", "inlineDisks", "guaranteed",
-       "containers", "datasets"}));
+       "containers", "datasets",
+       "movable"}));  // movable: read by ParseJobs (it is the task's, not the spec's)
   spec->role = "task";
   if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
   *replicas = 1;
@@ -513,7 +516,7 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
     const std::string f = "jobs[" + std::to_string(i) + "]";
     GANTRY_RETURN_IF_ERROR(r.Map(j, f,
                                  {"name", "queue", "priority", "preemptionPolicy", "minMember",
-                                  "waited", "topology", "tasks"}));
+                                  "waited", "topology", "tasks", "movable"}));
     Job job;
     if (!j["name"]) return r.Error(j, f + ".name", "required");
     GANTRY_RETURN_IF_ERROR(r.Name(j["name"], f + ".name", &job.name));
@@ -558,6 +561,10 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
     auto added = cluster->AddJob(job);
     if (!added.ok()) return r.Error(j["name"], f + ".name", added.status().message());
     JobId job_id = *added;
+    // movable: true on the job, or on a task (which decides for its replicas): the pods'
+    // annotation gantry.dev/movable.
+    bool job_movable = false;
+    if (j["movable"]) GANTRY_RETURN_IF_ERROR(r.Bool(j["movable"], f + ".movable", &job_movable));
     for (size_t k = 0; k < j["tasks"].size(); ++k) {
       TaskSpec spec;
       int64_t replicas = 1;
@@ -571,12 +578,17 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
                            " would be longer than " + std::to_string(kMaxNameLength) +
                            " bytes (the limit on names)");
       }
+      bool movable = job_movable;
+      if (j["tasks"][k]["movable"]) {
+        GANTRY_RETURN_IF_ERROR(r.Bool(j["tasks"][k]["movable"], tf + ".movable", &movable));
+      }
       SpecId spec_id = cluster->AddSpec(std::move(spec));
       for (int64_t n = 0; n < replicas; ++n) {
         auto task = cluster->AddTask(job_id, spec_id, prefix + std::to_string(n));
         if (!task.ok())
           return r.Error(j["tasks"][k], f + ".tasks[" + std::to_string(k) + "]",
                          task.status().message());
+        cluster->SetTaskMovable(*task, movable);
       }
     }
   }
@@ -647,7 +659,8 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   GANTRY_RETURN_IF_ERROR(
       r.Map(root, "",
             {"name", "config", "topologyKeys", "hyperNodes", "nodes", "namespaces", "queues",
-             "jobs", "running", "disruptionBudgets", "expect", "datasets"}));
+             "jobs", "running", "disruptionBudgets", "recentDefragmentEvictions", "expect",
+             "datasets"}));
   Scenario s;
   s.source = source;
   s.name = source;
@@ -671,6 +684,10 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   if (root["running"]) GANTRY_RETURN_IF_ERROR(ParseRunning(r, root["running"], &s.cluster));
   if (root["disruptionBudgets"]) {
     GANTRY_RETURN_IF_ERROR(ParseDisruptionBudgets(r, root["disruptionBudgets"], &s.cluster));
+  }
+  if (root["recentDefragmentEvictions"]) {
+    GANTRY_RETURN_IF_ERROR(
+        ParseRecentDefragmentEvictions(r, root["recentDefragmentEvictions"], &s.cluster));
   }
   if (root["expect"])
     GANTRY_RETURN_IF_ERROR(ParseExpectations(r, root["expect"], s.cluster, &s.expect));

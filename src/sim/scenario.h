@@ -39,6 +39,8 @@ struct ScenarioExpectations {
   // job -> evictions of its tasks in the session. Given at all, it accounts for every job:
   // one it does not name must evict nothing. Absent (nullopt): evictions are not checked.
   std::optional<std::map<std::string, int32_t>> evicted;
+  // job -> a substring of the reason of every eviction of its tasks (at least one).
+  std::map<std::string, std::string> eviction_reason;
 };
 
 struct Scenario {

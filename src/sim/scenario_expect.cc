@@ -15,7 +15,8 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
   GANTRY_RETURN_IF_ERROR(
       r.Map(expect, "expect",
             {"placed", "pending", "onNodes", "nodeCounts", "gpus", "placedInQueue", "placedOnNode",
-             "evicted", "deserved", "spans", "migGpus", "numaZones"}));
+             "evicted", "deserved", "spans", "migGpus", "numaZones",
+             "evictionReason"}));
   out->present = true;
   auto check_job = [&](const YAML::Node& key, const std::string& field) -> Status {
     if (cluster.FindJob(key.Scalar()) == kNone) {
@@ -197,6 +198,15 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
       int64_t n = 0;
       GANTRY_RETURN_IF_ERROR(r.Int(kv.second, field, 0, kMaxTasksPerJob, &n));
       counts[kv.first.Scalar()] = static_cast<int32_t>(n);
+    }
+  }
+  if (const YAML::Node& reasons = expect["evictionReason"]) {
+    if (!reasons.IsMap())
+      return r.Error(reasons, "expect.evictionReason", "expected a mapping of job to text");
+    for (const auto& kv : reasons) {
+      std::string field = "expect.evictionReason." + kv.first.Scalar();
+      GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
+      GANTRY_RETURN_IF_ERROR(r.String(kv.second, field, &out->eviction_reason[kv.first.Scalar()]));
     }
   }
   return Status::Ok();
@@ -390,6 +400,21 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
         unmet.push_back("job " + job + ": expected 0 evicted (not named in expect.evicted), got " +
                         std::to_string(got));
       }
+    }
+  }
+  for (const auto& [job, text] : scenario.expect.eviction_reason) {
+    int32_t seen = 0;
+    for (const EvictDecision& e : decisions.evictions) {
+      if (c.job(e.job).name != job) continue;
+      ++seen;
+      if (e.reason.find(text) == std::string::npos) {
+        unmet.push_back("job " + job + ": expected every eviction's reason to contain \"" + text +
+                        "\", got \"" + e.reason + "\"");
+      }
+    }
+    if (seen == 0) {
+      unmet.push_back("job " + job + ": expected evictions whose reason contains \"" + text +
+                      "\", got none");
     }
   }
   return unmet;

@@ -84,6 +84,24 @@ std::vector<std::string> SplitOn(const std::string& text, char separator) {
 
 }  // namespace
 
+Result<MovableSelection> ParseMovable(const std::string& text) {
+  MovableSelection m;
+  if (text == "all") {
+    m.kind = MovableSelection::Kind::kAll;
+  } else if (text == "shared") {
+    m.kind = MovableSelection::Kind::kShared;
+  } else {
+    auto pct = ParseInteger("--movable", text, 0, 100);
+    if (!pct.ok()) {
+      return Status::Invalid(
+          "--movable: expected all, shared or a percent of jobs (0 to 100), got " + Quoted(text));
+    }
+    m.kind = MovableSelection::Kind::kPercent;
+    m.pct = static_cast<int32_t>(*pct);
+  }
+  return m;
+}
+
 Result<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
   std::vector<uint64_t> seeds;
   std::set<uint64_t> seen;
@@ -127,7 +145,7 @@ Result<std::vector<uint64_t>> ParseSeeds(const std::string& text) {
 Result<GeneratorOptions> ParseGenerate(const std::string& text, std::vector<std::string>* given) {
   GeneratorOptions g;
   given->clear();
-  const std::string known = "nodes, pods, rate, duration, seed, mix, queues, gangtopology";
+  const std::string known = "nodes, pods, rate, duration, seed, mix, queues, gangtopology, movable";
   for (const std::string& item : SplitOn(text, ',')) {
     const size_t eq = item.find('=');
     if (eq == std::string::npos) {
@@ -209,6 +227,10 @@ Result<GeneratorOptions> ParseGenerate(const std::string& text, std::vector<std:
                                "label key of the cluster's topologyKeys), got " + Quoted(value));
       }
       g.gang_topology = TopologyRequest{value.substr(colon + 1), mode == "required"};
+    } else if (key == "movable") {
+      auto v = ParseInteger(option + " (percent of jobs)", value, 0, 100);
+      if (!v.ok()) return v.status();
+      g.pct_movable = static_cast<int32_t>(*v);
     } else {
       return Status::Invalid("--generate: unknown key " + Quoted(key) + " (known: " + known + ")");
     }
@@ -282,7 +304,7 @@ Result<SimSettings> ParseSimOptions(const SimOptions& o) {
           "--generate nodes makes the cluster; it cannot be given with --cluster");
     }
     if (!o.workload.empty()) {
-      for (const char* key : {"pods", "rate", "duration", "seed", "mix", "queues"}) {
+      for (const char* key : {"pods", "rate", "duration", "seed", "mix", "queues", "movable"}) {
         if (has(key)) {
           return Status::Invalid(
               "--generate " + std::string(key) +
@@ -328,6 +350,26 @@ Result<SimSettings> ParseSimOptions(const SimOptions& o) {
     auto d = ParseDatasetWorkload(o.datasets);
     if (!d.ok()) return d.status();
     s.datasets = *d;
+  }
+  if (!o.movable.empty()) {
+    if (s.protocol) return Status::Invalid("--movable applies to replays only, not to --protocol");
+    auto v = ParseMovable(o.movable);
+    if (!v.ok()) return v.status();
+    s.movable = *v;
+  }
+  if (!o.time_scale.empty()) {
+    if (s.protocol)
+      return Status::Invalid("--time-scale applies to replays only, not to --protocol");
+    auto v = ParseInteger("--time-scale", o.time_scale, 1, kMaxTimeScale);
+    if (!v.ok()) return v.status();
+    s.time_scale = *v;
+  }
+  if (!o.defragment_budget.empty()) {
+    if (s.protocol) return Status::Invalid("--defragment-budget applies to replays only");
+    auto v = ParseInteger("--defragment-budget (evictions per hour)", o.defragment_budget, 0,
+                          kMaxDefragmentEvictionsPerHour);
+    if (!v.ok()) return v.status();
+    s.defragment_budget = static_cast<int32_t>(*v);
   }
   s.fairness =
       !o.queues.empty() || !s.actions.empty() || (s.generator && !s.generator->queues.empty());

@@ -33,6 +33,10 @@ struct SimOptions {
   std::string starvation;        // seconds: the configuration's starvationSeconds
   // ---- Dataset locality (issue 13): datasets for a replay's jobs (ParseDatasetWorkload).
   std::string datasets;
+  // ---- Defragmentation.
+  std::string movable;            // all, shared, or a percent of jobs (ParseMovable)
+  std::string defragment_budget;  // the configuration's defragmentEvictionsPerHour
+  std::string time_scale;         // replays: arrivals this many times as dense
 };
 
 // Runs at once, and seeds in one `gantry sim`.
@@ -62,7 +66,14 @@ struct SimSettings {
   bool fairness = false;
   // ---- Dataset locality (issue 13): --datasets (replays only).
   std::optional<DatasetWorkloadOptions> datasets;
+  // ---- Defragmentation: --movable (replays), --defragment-budget (unset: the default).
+  MovableSelection movable = {};
+  std::optional<int32_t> defragment_budget = {};
+  // --time-scale (replays): submit times divided by it, durations kept, so that a sparse
+  // trace (openb's pods over 149 days) loads a cluster; 1 to kMaxTimeScale.
+  int64_t time_scale = 1;
 };
+inline constexpr int64_t kMaxTimeScale = 1'000'000;
 
 // Every error names the option, quotes the value and says what is allowed. Refused too:
 // an option that would be ignored (--arrival-scale without --protocol; --period or
@@ -70,6 +81,9 @@ struct SimSettings {
 // with --workload), a key given twice, a seed or policy given twice.
 Result<SimSettings> ParseSimOptions(const SimOptions& options);
 
+// --movable: "all", "shared" (jobs whose pods ask for a share of one GPU) or a percent of
+// the jobs, 0 to 100 ("30", chosen per run seed).
+Result<MovableSelection> ParseMovable(const std::string& text);
 // "42", "42-51", "1,5,9": at most kMaxSimSeeds distinct seeds.
 Result<std::vector<uint64_t>> ParseSeeds(const std::string& text);
 // "nodes=1000,pods=100000,rate=10,duration=3600,seed=42,mix=60/25/5/10"; `given` gets

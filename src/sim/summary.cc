@@ -84,6 +84,12 @@ Json ReplayRunJson(const ReplayResult& r) {
   }
   run["gang_spans"] = spans;
   if (r.datasets.reads > 0) run["datasets"] = DatasetsJson(r);
+  run["idle_gpus_mean"] = r.idle_gpus_mean;
+  run["idle_unusable_gpus_mean"] = r.idle_unusable_gpus_mean;
+  run["idle_unusable_gpu_hours"] = r.idle_unusable_gpu_hours;
+  run["movable_tasks"] = r.movable_tasks;
+  run["defragment_evictions"] = r.defragment_evictions;
+  run["work_lost_gpu_hours"] = r.work_lost_gpu_s / 3600.0;
   Json queues = Json::array();
   for (const QueueReport& q : r.queues) {
     queues.push_back({{"name", q.name},
@@ -169,6 +175,9 @@ void AddReplayMetrics(const ReplayResult& r, Metrics* m) {
     (*m)["warmup_saved"].push_back(
         static_cast<double>(r.datasets_without_locality.warmup_s - r.datasets.warmup_s));
   }
+  (*m)["idle_unusable"].push_back(r.idle_unusable_gpus_mean);
+  (*m)["idle_unusable_hours"].push_back(r.idle_unusable_gpu_hours);
+  (*m)["defragment_evictions"].push_back(static_cast<double>(r.defragment_evictions));
 }
 
 double Mean(Metrics& m, const std::string& metric) {
@@ -276,6 +285,9 @@ SimOutputs SummarizeSimRuns(const SimOptions& o, const SimSettings& settings,
       entry["failed_tasks_mean"] = Mean(m, "failed");
       if (m.count("warmup")) entry["warmup_s_mean"] = Mean(m, "warmup");
       if (m.count("warmup_saved")) entry["warmup_saved_s_mean"] = Mean(m, "warmup_saved");
+      entry["idle_unusable_gpus_mean"] = Mean(m, "idle_unusable");
+      entry["idle_unusable_gpu_hours_mean"] = Mean(m, "idle_unusable_hours");
+      entry["defragment_evictions_mean"] = Mean(m, "defragment_evictions");
     }
     by_policy[p] = entry;
   }
@@ -318,6 +330,20 @@ SimOutputs SummarizeSimRuns(const SimOptions& o, const SimSettings& settings,
   }
   // Dataset locality: hits and warm-up, with and without the datalocality plugin, per run.
   for (const SimRun& sim : runs) out.table += DatasetsLine(sim.policy, sim.seed, sim.replay);
+  // Defragmentation: the idle GPUs a waiting whole-GPU job could not use, per replay.
+  for (const SimRun& sim : runs) {
+    if (protocol) break;
+    const ReplayResult& r = sim.replay;
+    out.table += Format(
+        "idle %s seed %llu: %.2f GPUs idle on average while jobs arrived, %.2f of them while a "
+        "job needing whole GPUs waited that they would hold (%.1f GPU-hours over the run); "
+        "%lld movable tasks, %lld defragment evictions, %.1f GPU-hours of work lost to "
+        "evictions\n",
+        sim.policy.c_str(), static_cast<unsigned long long>(sim.seed), r.idle_gpus_mean,
+        r.idle_unusable_gpus_mean, r.idle_unusable_gpu_hours,
+        static_cast<long long>(r.movable_tasks), static_cast<long long>(r.defragment_evictions),
+        r.work_lost_gpu_s / 3600.0);
+  }
   // Topology: the domains each gang spanned as it started, per level, per run.
   for (const SimRun& sim : runs) {
     for (const GangSpan& g : sim.replay.gang_spans) {

@@ -105,6 +105,7 @@ Status CheckGeneratorOptions(const GeneratorOptions& o) {
                            Number(kMaxArrivalRate) + "]");
   }
   GANTRY_RETURN_IF_ERROR(range("duration (mean seconds)", o.mean_duration_s, 1, kMaxMeanDurationS));
+  GANTRY_RETURN_IF_ERROR(range("movable (percent of jobs)", o.pct_movable, 0, 100));
   if (o.queues.size() > kMaxGeneratedQueues) {
     return Status::Invalid("generator: " + std::to_string(o.queues.size()) +
                            " queues, more than the limit of " +
@@ -127,6 +128,36 @@ Status CheckGeneratorOptions(const GeneratorOptions& o) {
         std::to_string(o.pct_gang) + "/" + std::to_string(o.pct_cpu));
   }
   return Status::Ok();
+}
+
+namespace {
+
+// A stream of draws apart from the generator's: choosing movable jobs changes nothing else.
+constexpr uint64_t kMovableStream = 0x6d6f7661626c6521ULL;
+
+// A number in [0, 100) from a seed and an index (splitmix64's finalizer).
+int32_t PercentDraw(uint64_t seed, uint64_t index) {
+  uint64_t z = seed + (index + 1) * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return static_cast<int32_t>((z ^ (z >> 31)) % 100);
+}
+
+}  // namespace
+
+bool SelectsMovable(const MovableSelection& selection, const SimJob& job, size_t index,
+                    uint64_t seed) {
+  switch (selection.kind) {
+    case MovableSelection::Kind::kNone:
+      return false;
+    case MovableSelection::Kind::kAll:
+      return true;
+    case MovableSelection::Kind::kShared:
+      return job.spec.gpu.shared();
+    case MovableSelection::Kind::kPercent:
+      return PercentDraw(seed ^ kMovableStream, index) < selection.pct;
+  }
+  return false;
 }
 
 Result<std::vector<SimJob>> GenerateWorkload(const GeneratorOptions& o) {
@@ -181,6 +212,7 @@ Result<std::vector<SimJob>> GenerateWorkload(const GeneratorOptions& o) {
     // At the very limit, the last gang is cut to fit.
     if (made + j.pods > kMaxTasks) j.pods = j.min_member = static_cast<int32_t>(kMaxTasks - made);
     if (j.min_member > 1) j.topology = o.gang_topology;
+    j.movable = PercentDraw(o.seed ^ kMovableStream, jobs.size()) < o.pct_movable;
     made += j.pods;
     jobs.push_back(std::move(j));
   }

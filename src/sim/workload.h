@@ -21,7 +21,23 @@ struct SimJob {
   int32_t priority = 0;
   TopologyRequest topology;  // the gang's domain (Job::topology)
   TaskSpec spec;             // what each pod asks for
+  // ---- Defragmentation: its pods may be moved (Task::movable).
+  bool movable = false;
 };
+
+// Which jobs of a replay are movable beyond those that say so (`gantry sim --movable`):
+// none, all, those whose pods ask for a share of one GPU, or `pct` percent of the jobs,
+// chosen per run seed.
+struct MovableSelection {
+  enum class Kind { kNone, kAll, kShared, kPercent };
+  Kind kind = Kind::kNone;
+  int32_t pct = 0;  // kPercent: 0 to 100
+};
+
+// Whether the selection makes the job movable; `index`: its place in the workload, `seed`:
+// the run's (kPercent draws from them alone, so that runs with the same seed agree).
+bool SelectsMovable(const MovableSelection& selection, const SimJob& job, size_t index,
+                    uint64_t seed);
 
 // A pod's resource shape as a task spec: cpu milli, memory MiB, GPUs (whole, or one
 // shared GPU when gpu_milli < 1000), allowed models.
@@ -58,6 +74,9 @@ struct GeneratorOptions {
   // `gangtopology=required:LEVEL` or `preferred:LEVEL`: every gang (minMember > 1) asks
   // to stay inside one domain of the level.
   TopologyRequest gang_topology;
+  // ---- Defragmentation: `movable=PCT`, the percent of jobs whose pods may be moved, chosen
+  // from the seed apart from the draws above (the rest of the workload is the same).
+  int32_t pct_movable = 0;
 };
 // Tenants a generator may name, and their largest weight.
 inline constexpr size_t kMaxGeneratedQueues = 64;

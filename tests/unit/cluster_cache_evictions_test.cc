@@ -1,5 +1,5 @@
-// The daemon's cluster cache for preempt and reclaim: PodDisruptionBudgets into the model,
-// terminating pods as releasing, and evictions sent once.
+// The daemon's cluster cache for preempt, reclaim and defragment: PodDisruptionBudgets into the
+// model, terminating pods as releasing, and evictions sent once.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -88,21 +88,21 @@ TEST(ClusterCacheEvictions, AnEvictionIsSentOnceAndAnEvictedPodIsReleasing) {
   ASSERT_NE(t, kNone);
   Decisions d;
   d.evictions.push_back({c.state().task(t).job, t, c.state().FindNode("n1"), "preempted for q"});
-  std::vector<EvictRequest> sent = c.TakeEvictions(d);
+  std::vector<EvictRequest> sent = c.TakeEvictions(d, 0);
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_EQ(sent[0].name, "p");
   EXPECT_EQ(sent[0].uid, "uid-p");
   EXPECT_EQ(sent[0].reason, "preempted for q");
-  EXPECT_TRUE(c.TakeEvictions(d).empty());  // in flight
+  EXPECT_TRUE(c.TakeEvictions(d, 0).empty());  // in flight
   // Refused (a budget): reported once per run of refusals, and sent again later.
   EXPECT_TRUE(c.EvictionDone(sent[0], /*evicted=*/false));
-  ASSERT_EQ(c.TakeEvictions(d).size(), 1u);
+  ASSERT_EQ(c.TakeEvictions(d, 0).size(), 1u);
   EXPECT_FALSE(c.EvictionDone(sent[0], false));
   EXPECT_FALSE(c.state().task(t).releasing);
-  ASSERT_EQ(c.TakeEvictions(d).size(), 1u);
+  ASSERT_EQ(c.TakeEvictions(d, 0).size(), 1u);
   EXPECT_FALSE(c.EvictionDone(sent[0], /*evicted=*/true));
   EXPECT_TRUE(c.state().task(t).releasing);
-  EXPECT_TRUE(c.TakeEvictions(d).empty());  // evicted: not again
+  EXPECT_TRUE(c.TakeEvictions(d, 0).empty());  // evicted: not again
 }
 
 TEST(ClusterCacheEvictions, AVictimRemembersItsPreemptorSoThatItNeverEvictsItBack) {
@@ -119,9 +119,78 @@ TEST(ClusterCacheEvictions, AVictimRemembersItsPreemptorSoThatItNeverEvictsItBac
   ASSERT_NE(victim_job, preemptor_job);
   Decisions d;
   d.evictions.push_back({victim_job, victim, c.state().FindNode("n1"), "preempted", preemptor_job});
-  ASSERT_EQ(c.TakeEvictions(d).size(), 1u);
+  ASSERT_EQ(c.TakeEvictions(d, 0).size(), 1u);
   EXPECT_EQ(c.state().job(victim_job).evicted_by, std::vector<JobId>{preemptor_job});
   EXPECT_TRUE(c.state().job(preemptor_job).evicted_by.empty());
+}
+
+TEST(ClusterCacheEvictions, ADefragmentEvictionCarriesItsCauseAndCountsAgainstTheBudget) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  c.OnPod(EventType::kAdded, BoundPod("moved", "n1"));
+  c.OnPod(EventType::kAdded, BoundPod("other", "n1"));
+  const TaskId moved = TaskOf(c.state(), "ml/moved");
+  const TaskId other = TaskOf(c.state(), "ml/other");
+  ASSERT_NE(moved, kNone);
+  ASSERT_NE(other, kNone);
+  Decisions d;
+  d.evictions.push_back({c.state().task(moved).job, moved, c.state().FindNode("n1"),
+                         "defragment: moved to free node n1 for job j", kNone,
+                         EvictionCause::kDefragment});
+  d.evictions.push_back({c.state().task(other).job, other, c.state().FindNode("n1"), "preempted"});
+  const std::vector<EvictRequest> sent = c.TakeEvictions(d, /*now=*/5000);
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[0].cause, EvictionCause::kDefragment);
+  EXPECT_EQ(sent[1].cause, EvictionCause::kPreempt);
+  // Only the defragment eviction is remembered, at the session's time.
+  EXPECT_EQ(c.state().DefragmentEvictionsSince(4999), 1);
+  EXPECT_EQ(c.state().DefragmentEvictionsSince(5000), 0);
+  // In flight: not sent, nor counted, again.
+  EXPECT_TRUE(c.TakeEvictions(d, 5001).empty());
+  EXPECT_EQ(c.state().DefragmentEvictionsSince(0), 1);
+}
+
+TEST(ClusterCacheEvictions, APodsMovableAnnotationMakesItsTaskMovable) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  json pod = BoundPod("p", "n1");
+  c.OnPod(EventType::kAdded, pod);
+  const TaskId t = TaskOf(c.state(), "ml/p");
+  ASSERT_NE(t, kNone);
+  EXPECT_FALSE(c.state().task(t).movable);
+  pod["metadata"]["annotations"] = {{"gantry.dev/movable", "true"}};
+  pod["metadata"]["resourceVersion"] = "2";
+  c.OnPod(EventType::kModified, pod);
+  ASSERT_EQ(TaskOf(c.state(), "ml/p"), t);
+  EXPECT_TRUE(c.state().task(t).movable);
+  // Malformed: the bound pod still counts on its node, and is not movable.
+  pod["metadata"]["annotations"] = {{"gantry.dev/movable", "yes"}};
+  pod["metadata"]["resourceVersion"] = "3";
+  c.OnPod(EventType::kModified, pod);
+  const TaskId again = TaskOf(c.state(), "ml/p");
+  ASSERT_NE(again, kNone);
+  EXPECT_FALSE(c.state().task(again).movable);
+}
+
+TEST(ClusterCacheEvictions, AQueuesMovableAnnotationMakesItMovable) {
+  ClusterCache c("gantry");
+  json queue = {{"metadata",
+                 {{"name", "batch"},
+                  {"uid", "uid-batch"},
+                  {"resourceVersion", "1"},
+                  {"annotations", {{"gantry.dev/movable", "true"}}}}},
+                {"spec", {{"weight", 1}}}};
+  c.OnQueue(EventType::kAdded, queue);
+  const QueueId q = c.state().FindQueue("batch");
+  ASSERT_NE(q, kNone);
+  EXPECT_TRUE(c.state().queue(q).movable);
+  queue["metadata"]["annotations"]["gantry.dev/movable"] = "false";
+  c.OnQueue(EventType::kModified, queue);
+  EXPECT_FALSE(c.state().queue(q).movable);
+  queue["metadata"]["annotations"]["gantry.dev/movable"] = "true";
+  c.OnQueue(EventType::kModified, queue);
+  c.OnQueue(EventType::kDeleted, queue);
+  EXPECT_FALSE(c.state().queue(q).movable);  // what is left of a deleted queue is plain
 }
 
 TEST(ClusterCacheEvictions, APipelinedPodIsNominatedOnceForItsNode) {

@@ -60,7 +60,8 @@ TEST(SchedulerConfigTest, DefaultIsValid) {
 }
 
 TEST(SchedulerConfigTest, KnownNames) {
-  EXPECT_EQ(JoinNames(KnownActions()), "enqueue, allocate, backfill, preempt, reclaim, reserve");
+  EXPECT_EQ(JoinNames(KnownActions()),
+            "enqueue, allocate, backfill, preempt, reclaim, reserve, defragment");
   // The core plugins come first, in table order; more may follow.
   const std::vector<std::string_view> core = {"gang",       "priority", "drf",   "proportion",
                                               "predicates", "binpack",  "spread"};
@@ -136,7 +137,7 @@ TEST(SchedulerConfigTest, UnknownActionListsKnownNamesWithItsLine) {
   EXPECT_EQ(
       st.message(),
       "sched.yaml:4:5: config.actions[1]: unknown action \"evict\" (known: enqueue, allocate, "
-      "backfill, preempt, reclaim, reserve)");
+      "backfill, preempt, reclaim, reserve, defragment)");
 }
 
 TEST(SchedulerConfigTest, UnknownPluginListsKnownNamesWithItsLine) {
@@ -348,6 +349,27 @@ TEST(SchedulerConfigTest, PreemptionGraceAndStarvationSeconds) {
   ASSERT_FALSE(st.ok());
   EXPECT_TRUE(Contains(st.message(), "config.preemptionGraceSeconds: must be between 0 and"))
       << st.message();
+}
+
+TEST(SchedulerConfigTest, DefragmentEvictionsPerHour) {
+  SchedulerConfig config;
+  ASSERT_TRUE(Parse("defragmentEvictionsPerHour: 25", &config).ok());
+  EXPECT_EQ(config.defragment_evictions_per_hour, 25);
+  EXPECT_EQ(SchedulerConfig::Default().defragment_evictions_per_hour, 10);
+  ASSERT_TRUE(Parse("defragmentEvictionsPerHour: 0", &config).ok());
+  EXPECT_EQ(config.defragment_evictions_per_hour, 0);
+  for (const char* bad : {"defragmentEvictionsPerHour: -1", "defragmentEvictionsPerHour: 10001",
+                          "defragmentEvictionsPerHour: ten"}) {
+    Status st = Parse(bad, &config);
+    ASSERT_FALSE(st.ok()) << bad;
+    EXPECT_TRUE(Contains(st.message(), "sched.yaml:1:")) << st.message();
+    EXPECT_TRUE(Contains(st.message(), "config.defragmentEvictionsPerHour: ")) << st.message();
+  }
+  SchedulerConfig negative = SchedulerConfig::Default();
+  negative.defragment_evictions_per_hour = -3;
+  Status st = ValidateSchedulerConfig(negative);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "defragmentEvictionsPerHour -3 is out of range [0, 10000]"));
 }
 
 TEST(SchedulerConfigTest, ShapeErrors) {

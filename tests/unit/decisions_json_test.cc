@@ -45,7 +45,7 @@ TEST(DecisionsJson, ListsBindsEvictionsPipelinedAndPending) {
             R"({"binds":[{"job":"high","role":"worker","task":"high-worker-0","node":"n0",)"
             R"("gpus":[1]}],)"
             R"("evictions":[{"job":"low","task":"low-task-0","node":"n0",)"
-            R"("reason":"preempted by high"}],)"
+            R"("reason":"preempted by high","cause":"preempt"}],)"
             R"("pipelined":[{"job":"high","task":"high-worker-1","node":"n0","gpus":[0]}],)"
             R"("pending":[{"job":"high","tasks":1,"reason":"waiting for low to terminate"}]})");
 }

@@ -309,6 +309,21 @@ TEST(ParsePod, BadOverheadNamesTheField) {
   EXPECT_TRUE(Contains(e, "pod ml/p: spec.overhead.memory")) << e;
 }
 
+// Defragmentation: the pod may be moved; a malformed value keeps it from being scheduled.
+TEST(ParsePod, MovableAnnotation) {
+  EXPECT_TRUE(Must(ParsePod(AnnotatedPod(R"({"gantry.dev/movable": "true"})"))).movable);
+  EXPECT_FALSE(Must(ParsePod(AnnotatedPod(R"({"gantry.dev/movable": "false"})"))).movable);
+  EXPECT_FALSE(Must(ParsePod(AnnotatedPod("{}"))).movable);
+  const std::string e = PodError(AnnotatedPod(R"({"gantry.dev/movable": "maybe"})"));
+  EXPECT_TRUE(Contains(e, R"(pod ml/p: metadata.annotations[gantry.dev/movable]: "maybe" is not)"))
+      << e;
+  // DecodePod still reads the rest (a bound pod counts), and says the problem.
+  std::string problem;
+  PodInfo p = Must(DecodePod(AnnotatedPod(R"({"gantry.dev/movable": "TRUE"})"), &problem));
+  EXPECT_FALSE(p.movable);
+  EXPECT_TRUE(Contains(problem, "gantry.dev/movable")) << problem;
+}
+
 TEST(ParsePod, GpuFractionAnnotation) {
   PodInfo p = Must(ParsePod(AnnotatedPod(R"({"gantry.dev/gpu-fraction": "0.25"})")));
   EXPECT_EQ(p.spec.gpu.count, 0);
@@ -808,6 +823,26 @@ TEST(ParseQueue, UsageHalfLifeAnnotation) {
   ASSERT_FALSE(child.ok());
   EXPECT_TRUE(Contains(child.status().message(), "set on the top-level queue of a tree"))
       << child.status().message();
+}
+
+// Defragmentation: a queue whose pods the defragment action may move.
+TEST(ParseQueue, MovableAnnotation) {
+  auto with = [](const std::string& value) {
+    json q = QueueJson("{}");
+    q["metadata"]["annotations"]["gantry.dev/movable"] = json::parse(value);
+    return ParseQueue(q);
+  };
+  EXPECT_TRUE(Must(with(R"("true")")).movable);
+  EXPECT_FALSE(Must(with(R"("false")")).movable);
+  EXPECT_FALSE(Must(ParseQueue(QueueJson("{}"))).movable);
+  for (const char* bad : {R"("True")", R"("yes")", R"("")", "true", "1"}) {
+    auto r = with(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_TRUE(Contains(r.status().message(),
+                         "queue research: metadata.annotations[gantry.dev/movable]: "))
+        << r.status().message();
+    EXPECT_TRUE(Contains(r.status().message(), "is not \"true\" or \"false\""));
+  }
 }
 
 TEST(ParsePriorityClass, Value) {

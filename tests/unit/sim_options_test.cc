@@ -211,6 +211,59 @@ INSTANTIATE_TEST_SUITE_P(
         With("no cluster", Replay(), [](SimOptions& o) { o.cluster.clear(); }, {"--cluster"}),
         With("no workload", Replay(), [](SimOptions& o) { o.workload.clear(); }, {"--workload"})));
 
+INSTANTIATE_TEST_SUITE_P(
+    Defragment, SimOptionsErrorTest,
+    ::testing::Values(
+        With("movable word", Replay(), [](SimOptions& o) { o.movable = "some"; },
+             {"--movable", "all, shared or a percent", "\"some\""}),
+        With("movable percent", Replay(), [](SimOptions& o) { o.movable = "101"; },
+             {"--movable", "\"101\""}),
+        With("movable negative", Replay(), [](SimOptions& o) { o.movable = "-5"; },
+             {"--movable", "\"-5\""}),
+        With("movable in the protocol", Protocol(), [](SimOptions& o) { o.movable = "all"; },
+             {"--movable", "--protocol"}),
+        With("budget negative", Replay(), [](SimOptions& o) { o.defragment_budget = "-1"; },
+             {"--defragment-budget", "\"-1\"", "[0, 10000]"}),
+        With("budget in the protocol", Protocol(), [](SimOptions& o) { o.defragment_budget = "5"; },
+             {"--defragment-budget"}),
+        With("generated movable with a workload", Replay(),
+             [](SimOptions& o) {
+               o.generate = "movable=10";
+               o.cluster.clear();
+             },
+             {"--generate movable", "--workload"}),
+        Generate("movable=150", {"--generate movable", "\"150\"", "[0, 100]"}),
+        With("time scale 0", Replay(), [](SimOptions& o) { o.time_scale = "0"; },
+             {"--time-scale", "\"0\"", "[1, 1000000]"}),
+        With("time scale 2.5", Replay(), [](SimOptions& o) { o.time_scale = "2.5"; },
+             {"--time-scale", "\"2.5\""}),
+        With("time scale in the protocol", Protocol(), [](SimOptions& o) { o.time_scale = "10"; },
+             {"--time-scale", "--protocol"})));
+
+TEST(SimOptionsTest, MovableAndTheDefragmentBudget) {
+  SimOptions o = Replay();
+  SimSettings s = Must(ParseSimOptions(o));
+  EXPECT_EQ(s.movable.kind, MovableSelection::Kind::kNone);
+  EXPECT_FALSE(s.defragment_budget.has_value());
+  o.movable = "shared";
+  o.defragment_budget = "40";
+  s = Must(ParseSimOptions(o));
+  EXPECT_EQ(s.movable.kind, MovableSelection::Kind::kShared);
+  EXPECT_EQ(s.defragment_budget, 40);
+  o.movable = "all";
+  EXPECT_EQ(Must(ParseSimOptions(o)).movable.kind, MovableSelection::Kind::kAll);
+  o.movable = "25";
+  s = Must(ParseSimOptions(o));
+  EXPECT_EQ(s.movable.kind, MovableSelection::Kind::kPercent);
+  EXPECT_EQ(s.movable.pct, 25);
+  EXPECT_EQ(s.time_scale, 1);
+  o.time_scale = "1000";
+  EXPECT_EQ(Must(ParseSimOptions(o)).time_scale, 1000);
+  SimOptions g;
+  g.generate = "pods=10,movable=30";
+  EXPECT_EQ(Must(ParseSimOptions(g)).generator->pct_movable, 30);
+}
+
 TEST(SimOptionsTest, GenerateMakesWhatTheFilesDoNot) {
   SimOptions o;
   o.generate = "nodes=10,pods=100,rate=2,duration=60,seed=7,mix=100/0/0/0";

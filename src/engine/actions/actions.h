@@ -23,5 +23,9 @@ std::unique_ptr<Action> NewReclaimAction();
 // Holds the nodes a starving job needs (the head of its queue, waited starvationSeconds)
 // so that no other job's tasks take them; off while starvationSeconds is 0.
 std::unique_ptr<Action> NewReserveAction();
+// A pending job that needs whole GPUs (or a whole topology domain) and does not fit,
+// although the free room in total would hold it, gets a node (or domain) freed by moving
+// movable tasks that fit elsewhere at once, within a budget of evictions per hour.
+std::unique_ptr<Action> NewDefragmentAction();
 
 }  // namespace gantry

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 
+#include "engine/actions/moved_tasks.h"
 #include "engine/statement.h"
 
 namespace gantry {
@@ -60,9 +61,10 @@ std::vector<JobId> EvictorsOf(const Session& s, JobId job) {
 }
 
 // Running tasks `preemptor` may evict for `cause`, in victim order: of lower-priority
-// jobs in its own queue (preempt) or of other queues' jobs (reclaim), as the victim
-// filters keep them. The action asks for lower priority itself too: whatever the filters,
-// a preemption never evicts a job that could preempt back.
+// jobs in its own queue (preempt), of other queues' jobs (reclaim), or movable tasks of
+// jobs of at most its priority (defragment), as the victim filters keep them. The action
+// asks for lower priority itself too: whatever the filters, a preemption never evicts a
+// job that could preempt back.
 std::vector<TaskId> Candidates(const Session& s, EvictionCause cause, TaskId preemptor) {
   const ClusterState& c = s.cluster();
   const JobId own_job = c.task(preemptor).job;
@@ -79,11 +81,13 @@ std::vector<TaskId> Candidates(const Session& s, EvictionCause cause, TaskId pre
       continue;
     }
     const bool same_queue = job.queue == own_queue;
-    const bool eligible =
-        cause == EvictionCause::kPreempt ? same_queue && job.priority < priority : !same_queue;
+    const bool moving = cause == EvictionCause::kDefragment;
+    const bool eligible = cause == EvictionCause::kPreempt ? same_queue && job.priority < priority
+                          : moving                         ? job.priority <= priority
+                                                           : !same_queue;
     if (!eligible) continue;
     for (TaskId t : job.tasks) {
-      if (s.task_status(t) == TaskStatus::kRunning) out.push_back(t);
+      if (s.task_status(t) == TaskStatus::kRunning && (!moving || c.Movable(t))) out.push_back(t);
     }
   }
   std::sort(out.begin(), out.end(), [&](TaskId a, TaskId b) { return VictimGoesFirst(c, a, b); });
@@ -106,6 +110,10 @@ std::vector<TaskId> UnitOf(const Session& s, EvictionCause cause, TaskId preempt
     }
   }
   if (s.Victims(cause, preemptor, unit).size() != unit.size()) return {};
+  if (cause == EvictionCause::kDefragment &&
+      !std::all_of(unit.begin(), unit.end(), [&](TaskId t) { return c.Movable(t); })) {
+    return {};
+  }
   return unit;
 }
 
@@ -113,6 +121,7 @@ struct NodeTrial {
   NodeId node = kNone;
   std::vector<TaskId> evicted;
   int32_t top_priority = std::numeric_limits<int32_t>::min();  // of the evicted jobs
+  Milli moved_share = 0;  // the GPU share the evicted tasks held (defragment)
   Placement placement;
 };
 
@@ -131,7 +140,7 @@ bool TryNode(Session& s, Statement& st, EvictionCause cause, TaskId task,
     if (unit.empty()) continue;
     if (trial->evicted.size() + unit.size() > limit) return false;
     for (TaskId t : unit) {
-      if (!st.Evict(t, reason, c.task(task).job).ok()) return false;
+      if (!st.Evict(t, reason, c.task(task).job, cause).ok()) return false;
       trial->evicted.push_back(t);
       trial->top_priority = std::max(trial->top_priority, c.job(c.task(t).job).priority);
     }
@@ -141,10 +150,67 @@ bool TryNode(Session& s, Statement& st, EvictionCause cause, TaskId task,
   return false;
 }
 
-std::string EvictionReason(const Session& s, EvictionCause cause, TaskId task) {
+// Defragment's TryNode: units go largest GPU share first (`on_node` in SortForMoving
+// order), but before each, the single unit that moves the least share and lets the task
+// fit is looked for, and taken instead when there is one, so that no larger victim than
+// needed goes last. Gives up once more than `limit` tasks would go.
+bool TryNodeMoving(Session& s, Statement& st, TaskId task, const std::vector<TaskId>& on_node,
+                   size_t limit, const std::string& reason, NodeTrial* trial) {
+  const ClusterState& c = s.cluster();
+  const EvictionCause cause = EvictionCause::kDefragment;
+  const std::vector<NodeId> nodes = {trial->node};
+  const SearchScope scope{&nodes, /*future=*/true};
+  std::vector<TaskId> smallest_first = on_node;
+  std::stable_sort(smallest_first.begin(), smallest_first.end(),
+                   [&](TaskId a, TaskId b) { return GpuShareHeld(c, a) < GpuShareHeld(c, b); });
+  auto evict = [&](const std::vector<TaskId>& unit) {
+    for (TaskId t : unit) {
+      if (!st.Evict(t, reason, c.task(task).job, cause).ok()) return false;
+      trial->evicted.push_back(t);
+      trial->moved_share += GpuShareHeld(c, t);
+    }
+    return true;
+  };
+  while (true) {
+    for (TaskId victim : smallest_first) {
+      if (s.task_status(victim) != TaskStatus::kRunning) continue;
+      const std::vector<TaskId> unit = UnitOf(s, cause, task, victim);
+      if (unit.empty() || trial->evicted.size() + unit.size() > limit) continue;
+      const size_t checkpoint = st.Checkpoint();
+      const size_t evicted = trial->evicted.size();
+      const Milli share = trial->moved_share;
+      std::string why_not;
+      if (evict(unit) && RoomMayFit(s, c.spec_of(task), trial->node) &&
+          s.FindPlacement(task, scope, &trial->placement, &why_not)) {
+        return true;
+      }
+      st.Rollback(checkpoint);
+      trial->evicted.resize(evicted);
+      trial->moved_share = share;
+    }
+    // No one unit completes it: the largest goes, and the search goes on.
+    bool took = false;
+    for (TaskId victim : on_node) {
+      if (s.task_status(victim) != TaskStatus::kRunning) continue;
+      const std::vector<TaskId> unit = UnitOf(s, cause, task, victim);
+      if (unit.empty()) continue;
+      if (trial->evicted.size() + unit.size() > limit || !evict(unit)) return false;
+      took = true;
+      break;
+    }
+    if (!took) return false;
+  }
+}
+
+// The reason an eviction gives; `node`: where the task goes (defragment names it).
+std::string EvictionReason(const Session& s, EvictionCause cause, TaskId task, NodeId node) {
   const ClusterState& c = s.cluster();
   const Job& job = c.job(c.task(task).job);
   const std::string who = "task " + c.task(task).name + " of job " + job.name;
+  if (cause == EvictionCause::kDefragment) {
+    return "defragment: moved to free node " + c.node(node).name + " for job " + job.name + " (" +
+           who + ")";
+  }
   if (cause == EvictionCause::kPreempt) {
     return "preempted for " + who + " (priority " + std::to_string(job.priority) + ")";
   }
@@ -157,54 +223,144 @@ bool InScope(const std::vector<NodeId>* scope, NodeId node) {
   return scope == nullptr || std::binary_search(scope->begin(), scope->end(), node);
 }
 
+// Why no task may be evicted for a task, by cause.
+std::string NoCandidates(EvictionCause cause) {
+  switch (cause) {
+    case EvictionCause::kPreempt:
+      return "no running task of lower priority in its queue may be evicted for it";
+    case EvictionCause::kReclaim:
+      return "no task may be reclaimed for it (no other queue holds more than its deserved "
+             "share, or its own queue would go above its share)";
+    case EvictionCause::kDefragment:
+      return "no movable task may be moved for it (movable: by the pod's gantry.dev/movable "
+             "annotation or its queue's; of a job of at most its priority)";
+  }
+  return "";
+}
+
 // Evicts for `task` on the best node of `scope` (see PlaceJobEvicting) and pipelines it
-// there, adding the evictions to *evictions. False with *why_not, the statement as it
-// was, when no node makes room.
+// there, adding the evictions to *evictions and the evicted tasks to *evicted. At most
+// `budget` evictions. False with *why_not, the statement as it was, when no node makes
+// room.
 bool EvictFor(Session& s, Statement& st, EvictionCause cause, TaskId task,
-              const std::vector<NodeId>* scope, int64_t* evictions, std::string* why_not) {
+              const std::vector<NodeId>* scope, int64_t budget, MoveCache* moves,
+              int64_t* evictions, std::vector<TaskId>* evicted, std::string* why_not) {
   const ClusterState& c = s.cluster();
+  const bool moving = cause == EvictionCause::kDefragment;
   std::vector<TaskId> victims = Candidates(s, cause, task);
   if (scope != nullptr) {
     std::erase_if(victims, [&](TaskId v) { return !InScope(scope, c.task(v).node); });
   }
+  if (moving) {
+    std::erase_if(victims,
+                  [&](TaskId v) { return !CouldHold(s, c.spec_of(task), c.task(v).node); });
+  }
+  if (moving && moves != nullptr) {  // a task that fits nowhere now is moved nowhere
+    std::erase_if(victims, [&](TaskId v) {
+      auto [known, inserted] = moves->fits_now.try_emplace(c.task(v).spec, false);
+      if (inserted) {
+        Placement placement;
+        std::string why;
+        known->second = s.FindPlacement(v, &placement, &why);
+      }
+      return !known->second;
+    });
+  }
   if (victims.empty()) {
-    *why_not = cause == EvictionCause::kPreempt
-                   ? "no running task of lower priority in its queue may be evicted for it"
-                   : "no task may be reclaimed for it (no other queue holds more than its "
-                     "deserved share, or its own queue would go above its share)";
+    *why_not = NoCandidates(cause);
     return false;
   }
   std::map<NodeId, std::vector<TaskId>> by_node;  // in node id order, victims in order
   for (TaskId v : victims) by_node[c.task(v).node].push_back(v);
-  const std::string reason = EvictionReason(s, cause, task);
+  if (moving) {  // nodes that moving every candidate would not free enough of are not tried
+    std::erase_if(by_node, [&](const auto& entry) {
+      return !MayFitMovingAll(s, c.spec_of(task), entry.first, entry.second);
+    });
+    if (by_node.empty()) {
+      *why_not = "moving all it may move (" + std::to_string(victims.size()) +
+                 " task(s)) would free room for it on no node";
+      return false;
+    }
+  }
+  // Defragment tries the nodes with the fewest candidates first, so that the limit below
+  // cuts the rest short; the comparison, not this order, settles ties.
+  std::vector<NodeId> order;
+  for (auto& [node, on_node] : by_node) {
+    order.push_back(node);
+    if (moving) SortForMoving(c, &on_node);
+  }
+  if (moving) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](NodeId a, NodeId b) { return by_node[a].size() < by_node[b].size(); });
+  }
+  const std::string shared_reason = moving ? "" : EvictionReason(s, cause, task, kNone);
   NodeTrial best;
   bool found = false;
-  for (const auto& [node, on_node] : by_node) {
+  int64_t unfit_nodes = 0;  // defragment: nodes whose moved tasks would not fit elsewhere
+  std::string unfit_why;
+  for (NodeId node : order) {
     const size_t checkpoint = st.Checkpoint();
     NodeTrial trial;
     trial.node = node;
-    const size_t limit = found ? best.evicted.size() : std::numeric_limits<size_t>::max();
+    size_t limit = found ? best.evicted.size() : std::numeric_limits<size_t>::max();
+    if (budget < kNoEvictionLimit) {
+      limit = std::min(limit, static_cast<size_t>(std::max<int64_t>(0, budget)));
+    }
     // Within the limit a trial evicts no more than the best so far: fewer wins, and of
-    // as many, lower-priority victims.
-    if (TryNode(s, st, cause, task, on_node, limit, reason, &trial) &&
-        (!found || trial.evicted.size() < best.evicted.size() ||
-         trial.top_priority < best.top_priority)) {
+    // as many, lower-priority victims (preempt, reclaim) or less GPU share moved
+    // (defragment), then the lower node id.
+    bool better = false;
+    if (moving) {
+      better = TryNodeMoving(s, st, task, by_node[node], limit,
+                             EvictionReason(s, cause, task, node), &trial) &&
+               (!found || trial.evicted.size() < best.evicted.size() ||
+                (trial.evicted.size() == best.evicted.size() &&
+                 (trial.moved_share < best.moved_share ||
+                  (trial.moved_share == best.moved_share && node < best.node))));
+      if (better) {
+        // Its moved tasks must fit elsewhere at once, with the task pipelined here.
+        const size_t check = st.Checkpoint();
+        std::string why;
+        better =
+            st.Pipeline(task, trial.placement).ok() && MovedTasksFit(s, st, trial.evicted, &why);
+        st.Rollback(check);
+        if (!better && unfit_nodes++ == 0) unfit_why = why;
+      }
+    } else {
+      better = TryNode(s, st, cause, task, by_node[node], limit, shared_reason, &trial) &&
+               (!found || trial.evicted.size() < best.evicted.size() ||
+                trial.top_priority < best.top_priority);
+    }
+    if (better) {
       best = std::move(trial);
       found = true;
     }
     st.Rollback(checkpoint);
   }
   if (!found) {
-    *why_not = "evicting what it may evict (" + std::to_string(victims.size()) +
-               " task(s)) makes room for it on no node";
+    if (!moving) {
+      *why_not = "evicting what it may evict (" + std::to_string(victims.size()) +
+                 " task(s)) makes room for it on no node";
+      return false;
+    }
+    *why_not = "moving what it may move (" + std::to_string(victims.size()) +
+               " task(s)) frees room for it on no node";
+    if (budget < static_cast<int64_t>(victims.size())) {  // the budget may be what stopped it
+      *why_not += " within the " + std::to_string(budget) + " eviction(s) its budget has left";
+    }
+    if (unfit_nodes > 0) {
+      *why_not += "; on " + std::to_string(unfit_nodes) +
+                  " node(s) the moved tasks would not all fit elsewhere (" + unfit_why + ")";
+    }
     return false;
   }
+  const std::string reason = moving ? EvictionReason(s, cause, task, best.node) : shared_reason;
   const size_t checkpoint = st.Checkpoint();
   for (TaskId v : best.evicted) {
-    Status evicted = st.Evict(v, reason, c.task(task).job);
-    if (!evicted.ok()) {  // the trial evicted it in this very state: a bug, say so
+    Status evicted_now = st.Evict(v, reason, c.task(task).job, cause);
+    if (!evicted_now.ok()) {  // the trial evicted it in this very state: a bug, say so
       st.Rollback(checkpoint);
-      *why_not = "internal error: " + evicted.message();
+      *why_not = "internal error: " + evicted_now.message();
       return false;
     }
   }
@@ -222,6 +378,7 @@ bool EvictFor(Session& s, Statement& st, EvictionCause cause, TaskId task,
     return false;
   }
   *evictions += static_cast<int64_t>(best.evicted.size());
+  evicted->insert(evicted->end(), best.evicted.begin(), best.evicted.end());
   return true;
 }
 
@@ -248,12 +405,14 @@ struct JobTrial {
   bool pipelined = false;
   int32_t placed = 0;
   int64_t evictions = 0;
+  std::vector<TaskId> evicted;
   TaskId failed = kNone;
   std::string why_not;
+  bool unfit = false;  // defragment: it was pipelined, but its moved tasks would not all fit
 };
 
 JobTrial TryJob(Session& session, Statement& st, JobId job_id, EvictionCause cause,
-                const std::vector<NodeId>* scope) {
+                const std::vector<NodeId>* scope, int64_t max_evictions, MoveCache* moves) {
   const ClusterState& c = session.cluster();
   JobTrial trial;
   // Placing tasks does not change `unplaced` until the statement commits; a copy all the
@@ -272,13 +431,29 @@ JobTrial TryJob(Session& session, Statement& st, JobId job_id, EvictionCause cau
       trial.failed = task;
       break;
     }
-    if (!EvictFor(session, st, cause, task, scope, &trial.evictions, &trial.why_not)) {
+    const int64_t budget =
+        max_evictions == kNoEvictionLimit ? max_evictions : max_evictions - trial.evictions;
+    if (!EvictFor(session, st, cause, task, scope, budget, moves, &trial.evictions, &trial.evicted,
+                  &trial.why_not)) {
       trial.failed = task;
       break;
     }
     ++trial.placed;
   }
   trial.pipelined = session.JobPipelined(job_id);
+  // Defragment: every task it moves must fit elsewhere at once, all of them together (each
+  // node's were checked alone). A check: the holds are rolled back.
+  if (trial.pipelined && cause == EvictionCause::kDefragment && !trial.evicted.empty()) {
+    const size_t checkpoint = st.Checkpoint();
+    std::string why;
+    const bool fit = MovedTasksFit(session, st, trial.evicted, &why);
+    st.Rollback(checkpoint);
+    if (!fit) {
+      trial.pipelined = false;
+      trial.unfit = true;
+      trial.why_not = "the tasks it would move would not all fit elsewhere: " + why;
+    }
+  }
   return trial;
 }
 
@@ -305,7 +480,8 @@ const std::vector<NodeId>& DomainNodes(Session& session, JobId job_id, size_t do
 // domain is tried from a checkpoint and rolled back; the one that pipelines the gang with
 // the fewest evictions wins (ties: the first by name). None: *why_not says so.
 std::optional<size_t> BestDomainEvicting(Session& session, Statement& st, JobId job_id,
-                                         EvictionCause cause, std::string* why_not) {
+                                         EvictionCause cause, int64_t max_evictions,
+                                         MoveCache* moves, std::string* why_not) {
   const Job& job = session.cluster().job(job_id);
   const int level = session.topology().LevelOf(job.topology.level);
   if (level < 0) {
@@ -317,7 +493,8 @@ std::optional<size_t> BestDomainEvicting(Session& session, Statement& st, JobId 
   int64_t best_evictions = 0;
   for (size_t d : domains) {
     const size_t checkpoint = st.Checkpoint();
-    const JobTrial trial = TryJob(session, st, job_id, cause, &DomainNodes(session, job_id, d));
+    const JobTrial trial =
+        TryJob(session, st, job_id, cause, &DomainNodes(session, job_id, d), max_evictions, moves);
     st.Rollback(checkpoint);
     if (trial.pipelined && (!best || trial.evictions < best_evictions)) {
       best = d;
@@ -335,13 +512,14 @@ std::optional<size_t> BestDomainEvicting(Session& session, Statement& st, JobId 
 
 }  // namespace
 
-int32_t PlaceJobEvicting(Session& session, JobId job_id, EvictionCause cause) {
+int32_t PlaceJobEvicting(Session& session, JobId job_id, EvictionCause cause, int64_t max_evictions,
+                         MoveCache* moves) {
   const ClusterState& c = session.cluster();
   const Job& job = c.job(job_id);
   const int64_t grace = session.config().preemption_grace_s;
+  const std::string prefix = std::string(EvictionCauseName(cause)) + ": ";
   if (grace > 0 && session.WaitedSeconds(job_id) < grace) {
-    std::string text = std::string(cause == EvictionCause::kPreempt ? "preempt" : "reclaim") +
-                       ": it may evict once it has waited " + std::to_string(grace) +
+    std::string text = prefix + "it may evict once it has waited " + std::to_string(grace) +
                        " s (preemptionGraceSeconds), so that an autoscaler may add nodes first; " +
                        "it has waited " + std::to_string(session.WaitedSeconds(job_id)) + " s";
     const std::string& before = session.job(job_id).reason;
@@ -352,10 +530,11 @@ int32_t PlaceJobEvicting(Session& session, JobId job_id, EvictionCause cause) {
   JobTrial trial;
   if (job.topology.required) {
     std::string text;
-    const std::optional<size_t> domain = BestDomainEvicting(session, st, job_id, cause, &text);
+    const std::optional<size_t> domain =
+        BestDomainEvicting(session, st, job_id, cause, max_evictions, moves, &text);
     if (domain) {
       const std::vector<NodeId>& nodes = DomainNodes(session, job_id, *domain);
-      trial = TryJob(session, st, job_id, cause, &nodes);
+      trial = TryJob(session, st, job_id, cause, &nodes, max_evictions, moves);
       if (trial.pipelined) {
         st.Commit();
         return trial.placed;
@@ -365,11 +544,11 @@ int32_t PlaceJobEvicting(Session& session, JobId job_id, EvictionCause cause) {
     }
     st.Discard();
     const std::string& before = session.job(job_id).reason;
-    text = std::string(cause == EvictionCause::kPreempt ? "preempt: " : "reclaim: ") + text;
+    text = prefix + text;
     session.SetJobReason(job_id, before.empty() ? text : before + "; " + text);
     return 0;
   }
-  trial = TryJob(session, st, job_id, cause, nullptr);
+  trial = TryJob(session, st, job_id, cause, nullptr, max_evictions, moves);
   if (trial.pipelined) {
     st.Commit();
     return trial.placed;
@@ -378,8 +557,10 @@ int32_t PlaceJobEvicting(Session& session, JobId job_id, EvictionCause cause) {
   const TaskId failed = trial.failed;
   const std::string& why_not = trial.why_not;
   st.Discard();
-  std::string text = cause == EvictionCause::kPreempt ? "preempt: " : "reclaim: ";
-  if (job.min_member > 1) {
+  std::string text = prefix;
+  if (trial.unfit) {
+    text += "nothing was evicted: " + why_not;
+  } else if (job.min_member > 1) {
     text += "gang: " + std::to_string(session.job(job_id).ready + placed) + " of minMember " +
             std::to_string(job.min_member) +
             " tasks could be placed with evictions, so nothing was evicted; ";

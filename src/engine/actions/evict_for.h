@@ -1,7 +1,9 @@
 // Placing a job by evicting running tasks for it: shared by preempt and reclaim.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/plugin.h"
@@ -29,7 +31,27 @@ bool VictimGoesFirst(const ClusterState& cluster, TaskId a, TaskId b);
 // preemptionPolicy is Never evicts nothing, nor does a job that has waited less than the
 // configuration's preemption grace. Records why the job stays pending. Returns the tasks
 // placed.
+//
+// For kDefragment (the defragment action) the candidates are the movable tasks
+// (ClusterState::Movable) of other jobs of at most the job's priority; a node that could
+// not hold the task even empty, or is cordoned, is not tried; per node, units go largest
+// GPU share first, but a single unit that moves the least share and lets the task fit is
+// taken instead when there is one; nodes tie on the GPU share moved, then the lower id. A
+// node is taken only when the tasks it evicts, with the task pipelined there, would all
+// fit elsewhere at once (MovedTasksFit, rolled back), and the job only when all the tasks
+// it evicts would; at most `max_evictions` tasks are evicted in all. With `moves`, a
+// candidate whose spec fits nowhere now (free room, any node: asked once per spec and
+// kept in `moves`) is not moved, and not tried.
 // REQUIRES: the job is not pipelined yet (JobPipelined is false).
-int32_t PlaceJobEvicting(Session& session, JobId job, EvictionCause cause);
+inline constexpr int64_t kNoEvictionLimit = INT64_MAX;
+
+// What the defragment action keeps between its searches in one session; the caller clears
+// it whenever a search commits (the answers are of the state before).
+struct MoveCache {
+  std::unordered_map<SpecId, bool> fits_now;  // per spec: a task of it fits somewhere now
+};
+
+int32_t PlaceJobEvicting(Session& session, JobId job, EvictionCause cause,
+                         int64_t max_evictions = kNoEvictionLimit, MoveCache* moves = nullptr);
 
 }  // namespace gantry
