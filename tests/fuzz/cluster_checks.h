@@ -27,6 +27,7 @@ inline void CheckCluster(const ClusterState& cluster, ClusterCheckOptions option
   std::vector<ResourceVector> used(cluster.nodes().size());
   std::vector<std::vector<int32_t>> device_use(cluster.nodes().size());
   std::vector<int32_t> task_count(cluster.nodes().size());
+  size_t numa_nodes = 0;  // live nodes that align, counted
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
     device_use[id].assign(cluster.node(id).gpus.size(), 0);
   }
@@ -103,6 +104,33 @@ inline void CheckCluster(const ClusterState& cluster, ClusterCheckOptions option
       FUZZ_CHECK(task.mig_devices.size() <= node.mig.devices.size(),
                  where + ": task \"" + task.name + "\" holds more MIG devices than there are");
     }
+    // NUMA zones: what each holds is what the units placed in it charge.
+    std::vector<ResourceVector> zone_use(node.numa.zones.size());
+    for (TaskId t : cluster.tasks_on(id)) {
+      const Task& task = cluster.task(t);
+      if (task.numa_zones.empty()) continue;
+      const TaskSpec& spec = cluster.spec(task.spec);
+      const std::vector<NumaUnit> units =
+          NumaUnitsOf(spec.numa, spec.requests, spec.gpu.count, node.numa.scope);
+      FUZZ_CHECK(node.numa.aligns() && task.numa_zones.size() == units.size(),
+                 where + ": task \"" + task.name + "\" has NUMA zones for another layout");
+      for (size_t u = 0; u < units.size(); ++u) {
+        const int32_t z = task.numa_zones[u];
+        FUZZ_CHECK(z >= -1 && z < static_cast<int32_t>(zone_use.size()),
+                   where + ": task \"" + task.name + "\" in NUMA zone " + std::to_string(z));
+        if (z >= 0 && units[u].holds) {
+          zone_use[static_cast<size_t>(z)].Add(
+              ZoneCharge(node.numa, units[u], spec.numa.guaranteed));
+        }
+      }
+    }
+    for (size_t z = 0; z < node.numa.zones.size(); ++z) {
+      FUZZ_CHECK(node.numa.zones[z].used == zone_use[z],
+                 where + ": NUMA zone " + std::to_string(z) + " holds " +
+                     node.numa.zones[z].used.ToString() + ", its units add up to " +
+                     zone_use[z].ToString());
+    }
+    if (!node.removed && node.numa.aligns()) ++numa_nodes;
     for (size_t d = 0; d < node.gpus.size(); ++d) {
       FUZZ_CHECK(node.gpus[d].used_milli == device_use[id][d],
                  where + " GPU " + std::to_string(d) + ": used_milli " +
@@ -120,6 +148,9 @@ inline void CheckCluster(const ClusterState& cluster, ClusterCheckOptions option
                                                          node.allocatable.ToString());
     }
   }
+  FUZZ_CHECK(numa_nodes == cluster.numa_node_count(),
+             std::to_string(cluster.numa_node_count()) + " NUMA nodes counted, " +
+                 std::to_string(numa_nodes) + " align");
 }
 
 }  // namespace gantry::fuzz

@@ -323,6 +323,24 @@ HA {"apiVersion":"topology.volcano.sh/v1alpha1","kind":"HyperNode","metadata":{"
 HD {"apiVersion":"topology.volcano.sh/v1alpha1","kind":"HyperNode","metadata":{"name":"leaf","uid":"uid-h1"}}
 S
 """.splitlines()]
+# NUMA: a NodeResourceTopology before and after its node, Guaranteed pods one per NUMA node,
+# one that fits none, then the object changed to one whose GPUs do not add up, and deleted.
+streams["numa"] = [l + "\n" for l in """\
+ZA {"apiVersion":"topology.node.k8s.io/v1alpha2","kind":"NodeResourceTopology","metadata":{"name":"n1","uid":"uid-z1"},"attributes":[{"name":"topologyManagerPolicy","value":"single-numa-node"},{"name":"topologyManagerScope","value":"pod"}],"zones":[{"name":"node-0","type":"Node","resources":[{"name":"cpu","capacity":"16","allocatable":"16","available":"16"},{"name":"nvidia.com/gpu","capacity":"2","allocatable":"2","available":"2"}]},{"name":"node-1","type":"Node","resources":[{"name":"cpu","capacity":"16","allocatable":"16","available":"16"},{"name":"nvidia.com/gpu","capacity":"2","allocatable":"2","available":"2"}]}]}
+NA {"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","uid":"uid-n1","resourceVersion":"1"},"spec":{},"status":{"allocatable":{"cpu":"32","memory":"128Gi","pods":"110","nvidia.com/gpu":"4"}}}
+PA {"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ml","uid":"uid-a","resourceVersion":"1"},"spec":{"schedulerName":"gantry","containers":[{"name":"c","resources":{"limits":{"cpu":"10","memory":"1Gi","nvidia.com/gpu":"1"}}}]},"status":{"phase":"Pending"}}
+PA {"apiVersion":"v1","kind":"Pod","metadata":{"name":"b","namespace":"ml","uid":"uid-b","resourceVersion":"1"},"spec":{"schedulerName":"gantry","initContainers":[{"name":"i","resources":{"limits":{"cpu":"4","memory":"1Gi"}}}],"containers":[{"name":"c","resources":{"limits":{"cpu":"10","memory":"1Gi"}}},{"name":"d","resources":{"limits":{"cpu":"1","memory":"1Gi"}}}]},"status":{"phase":"Pending"}}
+PA {"apiVersion":"v1","kind":"Pod","metadata":{"name":"wide","namespace":"ml","uid":"uid-w","resourceVersion":"1"},"spec":{"schedulerName":"gantry","containers":[{"name":"c","resources":{"limits":{"cpu":"20","memory":"1Gi"}}}]},"status":{"phase":"Pending"}}
+S
+B0
+B1
+ZM {"apiVersion":"topology.node.k8s.io/v1alpha2","kind":"NodeResourceTopology","metadata":{"name":"n1","uid":"uid-z1"},"topologyPolicies":["SingleNUMANodeContainerLevel"],"zones":[{"name":"node-0","type":"Node","resources":[{"name":"cpu","allocatable":"8"},{"name":"nvidia.com/gpu","allocatable":"3"}]},{"name":"node-1","type":"Node","resources":[{"name":"cpu","allocatable":"8"},{"name":"nvidia.com/gpu","allocatable":"3"}]}]}
+S
+ZM {"apiVersion":"topology.node.k8s.io/v1alpha2","kind":"NodeResourceTopology","metadata":{"name":"n1","uid":"uid-z1"},"topologyPolicies":["SingleNUMANodeContainerLevel"],"zones":[{"name":"node-0","type":"Node","resources":[{"name":"cpu","allocatable":"8"},{"name":"nvidia.com/gpu","allocatable":"2"}]},{"name":"node-1","type":"Node","resources":[{"name":"cpu","allocatable":"8"},{"name":"nvidia.com/gpu","allocatable":"2"}]}]}
+S
+ZD {"apiVersion":"topology.node.k8s.io/v1alpha2","kind":"NodeResourceTopology","metadata":{"name":"n1","uid":"uid-z1"}}
+S
+""".splitlines()]
 for name, lines in streams.items():
     cache.add(name, "".join(lines))
 

@@ -5,7 +5,8 @@
 //                          PodGroup, Q Queue, R PriorityClass, L PersistentVolumeClaim,
 //                          W PersistentVolume, K StorageClass, E Service, O
 //                          ReplicationController, X ReplicaSet, T StatefulSet, H Volcano
-//                          HyperNode, U Kueue Topology; event: A
+//                          HyperNode, U Kueue Topology, Z NodeResourceTopology, G Fluid
+//                          Dataset; event: A
 //                          added, M modified, D deleted
 //   S                      a cycle: a session (node table cache kept across cycles as the
 //                          daemon does), Assume, CollectStatus, TakeProblems
@@ -104,6 +105,12 @@ class Harness {
         break;
       case 'U':
         cache_.OnKueueTopology(type, object);
+        break;
+      case 'Z':
+        cache_.OnNodeResourceTopology(type, object);
+        break;
+      case 'G':
+        cache_.OnFluidDataset(type, object);
         break;
       default:
         return;
