@@ -262,15 +262,19 @@ bool WorkingState::Fits(TaskId task, const Placement& p, bool future) const {
   return true;
 }
 
-void WorkingState::Allocate(TaskId task, const Placement& p, int sign) {
-  assert(!viewing_future_);  // a search only reads
-  const ResourceVector accounted = AccountedOf(task, p);
+void WorkingState::TakeNow(const Placement& p, const ResourceVector& accounted, int sign) {
   Take(&shown_, p.node, accounted, p.gpus, sign);
   if (now_) {
     Take(now_.get(), p.node, accounted, p.gpus, sign);
     Take(future_.get(), p.node, accounted, p.gpus, sign);
   }
   Reindex(p.node);
+}
+
+void WorkingState::Allocate(TaskId task, const Placement& p, int sign) {
+  assert(!viewing_future_);  // a search only reads
+  const ResourceVector accounted = AccountedOf(task, p);
+  TakeNow(p, accounted, sign);
   TaskWork& t = MutableTask(task);
   assert(t.status == (sign > 0 ? TaskStatus::kPending : TaskStatus::kAllocated));
   t.status = sign > 0 ? TaskStatus::kAllocated : TaskStatus::kPending;
@@ -297,13 +301,7 @@ void WorkingState::Pipeline(TaskId task, const Placement& p, int sign) {
 
 void WorkingState::Hold(TaskId task, const Placement& p, int sign) {
   assert(!viewing_future_);  // a search only reads
-  const ResourceVector accounted = AccountedOf(task, p);
-  Take(&shown_, p.node, accounted, p.gpus, sign);
-  if (now_) {
-    Take(now_.get(), p.node, accounted, p.gpus, sign);
-    Take(future_.get(), p.node, accounted, p.gpus, sign);
-  }
-  Reindex(p.node);
+  TakeNow(p, AccountedOf(task, p), sign);
 }
 
 void WorkingState::Evict(TaskId task, int sign) {

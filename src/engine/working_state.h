@@ -200,6 +200,8 @@ class WorkingState {
   void RecomputeFree(NodeId node);
   // After a node's free room changed: moves it to the index bucket of its room.
   void Reindex(NodeId node);
+  // Takes (sign +1) or gives back room now on the placement's node, in every table.
+  void TakeNow(const Placement& p, const ResourceVector& accounted, int sign);
   // What a task placed like this counts: its requests plus the GPU share.
   ResourceVector AccountedOf(TaskId task, const Placement& placement) const;
   void ChargeJob(TaskId task, ResourceVector JobWork::*field,

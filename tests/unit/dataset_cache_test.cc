@@ -21,17 +21,6 @@
 namespace gantry {
 namespace {
 
-constexpr int64_t kGiB = int64_t{1} << 30;
-
-// A dataset of the table, by its fields.
-DatasetInfo Info(std::string name, int64_t bytes = 0, std::string uid = "", int64_t warmup_s = -1) {
-  DatasetInfo d;
-  d.name = std::move(name);
-  d.size_bytes = bytes;
-  d.uid = std::move(uid);
-  d.warmup_s = warmup_s;
-  return d;
-}
 
 TaskSpec Reads(std::vector<std::string> datasets) {
   TaskSpec spec = CpuSpec(1000);

@@ -15,6 +15,19 @@
 
 namespace gantry {
 
+inline constexpr int64_t kGiB = int64_t{1} << 30;
+
+// A dataset of ClusterState's table, by its fields.
+inline DatasetInfo Info(std::string name, int64_t bytes = 0, std::string uid = "",
+                        int64_t warmup_s = -1) {
+  DatasetInfo d;
+  d.name = std::move(name);
+  d.size_bytes = bytes;
+  d.uid = std::move(uid);
+  d.warmup_s = warmup_s;
+  return d;
+}
+
 // Whether `text` holds `part`; on failure, says what the text was (the first 2,000 bytes).
 inline ::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
   if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
