@@ -85,10 +85,22 @@ Status UnknownProfile(std::string_view profile) {
                          "\" (known: " + KnownProfiles() + ")");
 }
 
+// A "+me" profile takes all of its GPU's media engines (decoders, JPEG, OFA), so a GPU
+// holds at most one of them: `nvidia-smi mig -lgip` on an H200 lists 1g.18gb+me as 1/1
+// instances beside 7/7 of 1g.18gb.
+bool TakesAllMediaEngines(std::string_view profile) {
+  return profile.ends_with("+me");
+}
+
+bool TakesAllMediaEngines(ResourceId resource) {
+  return TakesAllMediaEngines(MigProfileOfResource(ResourceName(resource)));
+}
+
 // The slices each physical GPU has in use by the devices laid out on it.
 struct GpuSlices {
   int32_t compute = 0;
   int32_t memory = 0;
+  bool media_engines = false;  // a "+me" device holds them
 };
 
 Status CheckLayout(const std::string& where, const MigFamily& family,
@@ -102,6 +114,14 @@ Status CheckLayout(const std::string& where, const MigFamily& family,
     GpuSlices& s = slices[static_cast<size_t>(d.gpu)];
     s.compute += d.compute_slices;
     s.memory += d.memory_slices;
+    if (TakesAllMediaEngines(d.resource)) {
+      if (s.media_engines) {
+        return Status::Invalid(where + ": GPU " + std::to_string(d.gpu) +
+                               " has two MIG devices that each take all its media engines "
+                               "(a \"+me\" profile: at most one per GPU)");
+      }
+      s.media_engines = true;
+    }
     if (s.compute > family.gpu_compute_slices || s.memory > family.gpu_memory_slices) {
       return Status::Invalid(where + ": the MIG devices of GPU " + std::to_string(d.gpu) +
                              " take more than its " + std::to_string(family.gpu_compute_slices) +
@@ -179,6 +199,7 @@ Status CheckMigRequests(const ResourceVector& requests, const std::string& where
 }
 
 int32_t MigDevicesPerGpu(const MigProfileRef& ref) {
+  if (TakesAllMediaEngines(ref.profile->name)) return 1;
   return std::min(ref.family->gpu_compute_slices / ref.profile->compute_slices,
                   ref.family->gpu_memory_slices / ref.profile->memory_slices);
 }
@@ -283,14 +304,17 @@ Status PrepareNodeMig(const std::string& node_name, const Labels& labels,
   });
   std::vector<GpuSlices> used;
   for (MigDevice& d : wanted) {
+    const bool media_engines = TakesAllMediaEngines(d.resource);
     size_t g = 0;
     while (g < used.size() && (used[g].compute + d.compute_slices > family.gpu_compute_slices ||
-                               used[g].memory + d.memory_slices > family.gpu_memory_slices)) {
+                               used[g].memory + d.memory_slices > family.gpu_memory_slices ||
+                               (media_engines && used[g].media_engines))) {
       ++g;
     }
     if (g == used.size()) used.emplace_back();
     used[g].compute += d.compute_slices;
     used[g].memory += d.memory_slices;
+    used[g].media_engines = used[g].media_engines || media_engines;
     d.gpu = static_cast<int32_t>(g);
   }
   std::stable_sort(wanted.begin(), wanted.end(),

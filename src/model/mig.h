@@ -103,7 +103,8 @@ Status PrepareNodeMig(const std::string& node_name, const Labels& labels,
                       const ResourceVector& allocatable, std::string_view product, NodeMig* mig,
                       MigProfileRef* single_profile);
 
-// How many devices of `profile` one GPU of its family holds (1g.10gb: 7, 3g.40gb: 2).
+// How many devices of `profile` one GPU of its family holds (1g.10gb: 7, 3g.40gb: 2,
+// 1g.10gb+me: 1, as it takes all the GPU's media engines).
 int32_t MigDevicesPerGpu(const MigProfileRef& profile);
 
 // Chooses `count` free devices of `resource` for a task and marks them held by it: on

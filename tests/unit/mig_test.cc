@@ -119,6 +119,31 @@ TEST(MigLayout, CountsAreLaidOutLargestFirstOnAsFewGpusAsHoldThem) {
   EXPECT_TRUE(c.node(n).gpus.empty());  // nvidia.com/gpu counts only GPUs not cut
 }
 
+// A "+me" device takes all of its GPU's media engines: an H200 lists 1g.18gb+me as 1/1
+// instances (`nvidia-smi mig -lgip`, seen on a real H200), so two go to two GPUs.
+TEST(MigLayout, AGpuHoldsOneDeviceThatTakesAllMediaEngines) {
+  ClusterState c;
+  NodeId n = Must(c.AddNode(MixedNode("h", {{"1g.18gb+me", 2}, {"1g.18gb", 2}}, "NVIDIA-H200")));
+  const NodeMig& mig = c.node(n).mig;
+  EXPECT_EQ(mig.gpus, 2);
+  ASSERT_EQ(mig.devices.size(), 4u);
+  std::vector<int32_t> me_gpus;
+  for (const MigDevice& d : mig.devices) {
+    if (d.resource == Mig("1g.18gb+me")) me_gpus.push_back(d.gpu);
+  }
+  EXPECT_EQ(me_gpus, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(MigDevicesPerGpu(Must(FindMigProfile("1g.18gb+me", "NVIDIA-H200"))), 1);
+  EXPECT_EQ(MigDevicesPerGpu(Must(FindMigProfile("1g.18gb", "NVIDIA-H200"))), 7);
+  // A layout a loader gave with two on one GPU is refused.
+  Node given = MixedNode("g", {{"1g.18gb+me", 2}}, "NVIDIA-H200");
+  given.mig.gpus = 1;
+  given.mig.devices.push_back({Mig("1g.18gb+me"), 0, 0, 0, kNoMigHolder});
+  given.mig.devices.push_back({Mig("1g.18gb+me"), 0, 0, 0, kNoMigHolder});
+  auto two = c.AddNode(given);
+  ASSERT_FALSE(two.ok());
+  EXPECT_TRUE(Contains(two.status().message(), "node \"g\": GPU 0 has two MIG devices"));
+}
+
 TEST(MigLayout, BadCountsAndProfilesNameTheNodeAndResource) {
   ClusterState c;
   auto unknown = c.AddNode(MixedNode("m", {{"5g.50gb", 1}}));
