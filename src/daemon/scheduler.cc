@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "engine/explain.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
 #include "engine/snapshot.h"
@@ -32,6 +33,10 @@ T* MustRegister(Result<T*> r) {
 
 // How long a burst of watch events may gather before a cycle runs on them.
 constexpr auto kCoalesce = std::chrono::milliseconds(5);
+// /api/explain's index: rebuilt at most this often, for at most this many pending jobs
+// (in job id order); a job beyond them is answered with its reason alone.
+constexpr double kExplainEverySeconds = 1.0;
+constexpr size_t kExplainedJobsPerCycle = 500;
 
 }  // namespace
 
@@ -277,10 +282,15 @@ void Scheduler::RunCycle() {
                     std::chrono::system_clock::now().time_since_epoch())
                     .count();
   options.seed = seed_++;
+  // Explanations (for /api/explain) at most once a second: they cost a search per task of
+  // the jobs they explain.
+  const bool explain = SteadySeconds() - explained_at_ >= kExplainEverySeconds || explained_at_ < 0;
   Decisions decisions;
+  std::vector<PendingExplanation> explanations;
   {
     Session session(snapshot, policy_, options);
     decisions = session.Run();
+    if (explain) explanations = ExplainPending(session, decisions, kExplainedJobsPerCycle);
   }
   std::vector<BindRequest> binds = cache_.Assume(decisions, SteadySeconds());
   for (BindRequest& b : binds) writer_->Bind(std::move(b));
@@ -293,6 +303,11 @@ void Scheduler::RunCycle() {
   std::vector<GroupStatus> groups;
   std::vector<ObjectEvent> events;
   cache_.CollectStatus(decisions, &conditions, &groups, &events);
+  if (explain) {
+    explain_board_.Publish(
+        BuildExplainIndex(cache_.state(), decisions, explanations, config_.scheduler_name));
+    explained_at_ = SteadySeconds();
+  }
   if (!conditions.empty()) (void)m_.unschedulable->Inc(static_cast<double>(conditions.size()));
   for (PodCondition& c : conditions) writer_->WriteCondition(std::move(c));
   for (GroupStatus& g : groups) writer_->WriteGroupStatus(std::move(g));

@@ -20,6 +20,7 @@
 #include "daemon/api_writer.h"
 #include "daemon/cluster_cache.h"
 #include "daemon/config.h"
+#include "daemon/explain_api.h"
 #include "daemon/metrics.h"
 #include "engine/node_table.h"
 #include "engine/policy.h"
@@ -49,6 +50,8 @@ class Scheduler {
   // The loop went round recently (for /healthz).
   bool alive() const;
   int64_t cycles() const { return cycles_.load(); }
+  // Why pods and PodGroups are pending, published for /api/explain (daemon/explain_api.h).
+  const ExplainBoard& explain_board() const { return explain_board_; }
 
  private:
   enum class Kind {
@@ -135,6 +138,9 @@ class Scheduler {
     GaugeFamily* events_dropped;
     CounterFamily* evictions;
   } m_{};
+
+  ExplainBoard explain_board_;
+  double explained_at_ = -1;  // SteadySeconds() of the last explaining cycle
 
   std::unique_ptr<ApiWriter> writer_;  // last: its threads stop first
 };
