@@ -117,4 +117,11 @@ ExplainAnswer ExplainBoard::Answer(const std::string& path) const {
                         "or unreadable pod, or one whose PodGroup is missing, says why there)");
 }
 
+void RegisterExplainApi(PageServer& server, const ExplainBoard& board) {
+  server.Handle("/api/explain", [&board](const ApiRequest& request) {
+    const ExplainAnswer answer = board.Answer(request.path);
+    return ApiResponse{answer.status, "application/json", answer.body};
+  });
+}
+
 }  // namespace gantry

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "daemon/page_server.h"
 #include "engine/decisions.h"
 #include "engine/explain.h"
 #include "model/cluster.h"
@@ -59,5 +60,8 @@ class ExplainBoard {
 };
 
 inline constexpr const char* kExplainPrefix = "/api/explain/";
+
+// Serves /api/explain/NAMESPACE/NAME from `board`. REQUIRES: `board` outlives the server.
+void RegisterExplainApi(PageServer& server, const ExplainBoard& board);
 
 }  // namespace gantry

@@ -21,6 +21,10 @@ double SteadySeconds() {
   return static_cast<double>(SteadyNanos()) / 1e9;
 }
 
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 template <typename T>
 T* MustRegister(Result<T*> r) {
   // The names below are constants: a failure is a programming error caught by any run.
@@ -127,6 +131,19 @@ bool Scheduler::alive() const {
   return static_cast<double>(SteadyNanos() - heartbeat_ns_.load()) < 10 * period_ns + 30e9;
 }
 
+void Scheduler::PublishViews(ClusterViewBoard* board) {
+  view_board_ = board;
+  view_ = board != nullptr ? std::make_unique<ClusterViewBuilder>() : nullptr;
+}
+
+void Scheduler::PublishView() {
+  auto started = std::chrono::steady_clock::now();
+  view_->NoteLeader(leader_.load());
+  view_board_->Publish(view_->Build(cache_.state(), WallSeconds()));
+  view_->NoteViewBuild(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
+
 void Scheduler::Push(Item item) {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -217,6 +234,7 @@ void Scheduler::Apply(Item& item) {
   if (auto* v = std::get_if<VolumeWriteResult>(&item)) {
     if (!v->ok) {
       (void)m_.bind_failures->With({"volumes"}).Inc();
+      if (view_) view_->NoteBind(false, "volumes");
       std::fprintf(stderr, "gantry: volume binding for %s/%s failed: %s\n", v->namespace_.c_str(),
                    v->name.c_str(), v->error.c_str());
     }
@@ -225,6 +243,7 @@ void Scheduler::Apply(Item& item) {
   }
   BindResult& r = std::get<BindResult>(item);
   m_.bind_seconds->Observe(r.latency_s);
+  if (view_) view_->NoteBind(r.ok, r.ok ? "" : r.Reason());
   if (r.ok) {
     (void)m_.scheduled->Inc();
     writer_->WriteEvent({"v1", "Pod", r.request.namespace_, r.request.name, r.request.uid, "Normal",
@@ -256,6 +275,11 @@ void Scheduler::ApplyEviction(const EvictResult& r) {
   const EvictRequest& e = r.request;
   (void)m_.evictions->With({r.Result(), std::string(EvictionCauseName(e.cause))}).Inc();
   const bool first_refusal = cache_.EvictionDone(e, r.ok);
+  // A refusal is retried every cycle: the page lists the first of a run of them.
+  if (view_ && (!r.refused || first_refusal)) {
+    view_->NoteEviction({static_cast<int64_t>(WallSeconds()), e.namespace_ + "/" + e.name,
+                         std::string(EvictionCauseName(e.cause)), r.Result(), e.reason});
+  }
   if (r.ok) {
     // A moved pod is not preempted: its controller makes it again, and room waits for it.
     const char* reason = e.cause == EvictionCause::kDefragment ? "Defragmented" : "Preempted";
@@ -284,7 +308,10 @@ void Scheduler::RunCycle() {
   options.seed = seed_++;
   // Explanations (for /api/explain) at most once a second: they cost a search per task of
   // the jobs they explain.
-  const bool explain = SteadySeconds() - explained_at_ >= kExplainEverySeconds || explained_at_ < 0;
+  // Only for a page that serves them.
+  const bool explain =
+      !config_.page_address.empty() &&
+      (explained_at_ < 0 || SteadySeconds() - explained_at_ >= kExplainEverySeconds);
   Decisions decisions;
   std::vector<PendingExplanation> explanations;
   {
@@ -324,8 +351,10 @@ void Scheduler::RunCycle() {
     (void)m_.queue_deserved->Replace(deserved);
   }
   cycles_++;
-  m_.cycle_seconds->Observe(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  m_.cycle_seconds->Observe(seconds);
+  if (view_) view_->NoteCycle(cache_.state(), decisions, seconds, WallSeconds());
 }
 
 void Scheduler::SendVolumeWork() {
@@ -457,6 +486,7 @@ void Scheduler::Run(const std::atomic<bool>& stop) {
     }
     if (now - last_gauges >= std::chrono::seconds(1)) {
       PublishGauges();
+      if (view_) PublishView();
       last_gauges = now;
     }
   }

@@ -19,6 +19,7 @@
 
 #include "daemon/api_writer.h"
 #include "daemon/cluster_cache.h"
+#include "daemon/cluster_view.h"
 #include "daemon/config.h"
 #include "daemon/explain_api.h"
 #include "daemon/metrics.h"
@@ -52,6 +53,10 @@ class Scheduler {
   int64_t cycles() const { return cycles_.load(); }
   // Why pods and PodGroups are pending, published for /api/explain (daemon/explain_api.h).
   const ExplainBoard& explain_board() const { return explain_board_; }
+  // Publishes a view of the cluster for the live page on `board` about once a second
+  // (cluster_view.h). Without a call no view is built. REQUIRES: before Run(); `board`
+  // outlives the scheduler.
+  void PublishViews(ClusterViewBoard* board);
 
  private:
   enum class Kind {
@@ -99,6 +104,7 @@ class Scheduler {
   // Sends the cache's volume writes and the binds of pods whose claims are now bound.
   void SendVolumeWork();
   void PublishGauges();
+  void PublishView();
 
   DaemonConfig config_;
   Policy policy_;
@@ -141,6 +147,9 @@ class Scheduler {
 
   ExplainBoard explain_board_;
   double explained_at_ = -1;  // SteadySeconds() of the last explaining cycle
+  // The live page's view: built only when a board is given.
+  ClusterViewBoard* view_board_ = nullptr;
+  std::unique_ptr<ClusterViewBuilder> view_;
 
   std::unique_ptr<ApiWriter> writer_;  // last: its threads stop first
 };
