@@ -48,8 +48,8 @@ Result<Answer> Fetch(const ClusterViewOptions& o, const std::string& api_path) {
     response = (*client)->Get(path);
   }
   if (!response.ok()) {
-    return Status::IoError("cannot reach the scheduler at " + credentials.server + path + ": " +
-                           response.status().message());
+    return Status::IoError("cannot reach the scheduler (" + credentials.source +
+                           "): " + response.status().message());
   }
   Answer out;
   out.status = response->status;
