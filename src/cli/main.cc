@@ -1,10 +1,13 @@
 // gantry: the command line. See README.md.
 #include <CLI/CLI.hpp>
 
+#include "cli/cluster_view_cmd.h"
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Gantry: a scheduler for AI workloads on Kubernetes"};
+  // Linked as kubectl-gantry, `kubectl gantry SUBCOMMAND` runs it with the same arguments.
+  CLI::App app{"Gantry: a scheduler for AI workloads on Kubernetes",
+               gantry::ProgramName(argc > 0 ? argv[0] : nullptr)};
   app.require_subcommand(1);
 
   gantry::ScheduleOptions schedule;
@@ -89,6 +92,9 @@ int main(int argc, char** argv) {
       "Check gantry configurations and Kubernetes manifests (PodGroups, Queues, pods) offline");
   validate_cmd->add_option("files", validate_files, "YAML files")->required();
 
+  gantry::ClusterViewCommands cluster_view;
+  gantry::AddClusterViewCommands(app, &cluster_view);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -99,5 +105,6 @@ int main(int argc, char** argv) {
   if (sim_cmd->parsed()) return gantry::RunSim(sim);
   if (serve_cmd->parsed()) return gantry::RunServe(serve);
   if (validate_cmd->parsed()) return gantry::RunValidate(validate_files);
+  if (int rc = gantry::RunClusterView(cluster_view); rc >= 0) return rc;
   return 2;
 }

@@ -1,15 +1,20 @@
 // `gantry schedule`: one session on a scenario file.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "engine/explain.h"
 #include "engine/session.h"
 #include "k8s/json_text.h"
 #include "sim/decisions_json.h"
+#include "sim/explain_json.h"
 #include "sim/scenario.h"
 
 namespace gantry {
 namespace {
+
+constexpr size_t kExplainAll = 1'000'000;
 
 std::string GpuList(const std::vector<int32_t>& gpus) {
   std::string out;
@@ -17,7 +22,8 @@ std::string GpuList(const std::vector<int32_t>& gpus) {
   return out.empty() ? "-" : out;
 }
 
-void PrintTable(const Scenario& s, const Decisions& d) {
+void PrintTable(const Scenario& s, const Decisions& d,
+                const std::vector<PendingExplanation>& explanations) {
   const ClusterState& c = s.cluster;
   std::printf("scenario %s: %zu nodes, %zu jobs, %zu tasks\n", s.name.c_str(), c.nodes().size(),
               c.jobs().size(), c.tasks().size());
@@ -40,6 +46,13 @@ void PrintTable(const Scenario& s, const Decisions& d) {
     for (const PendingJob& p : d.pending) {
       std::printf("%-24s %-8d %s\n", c.job(p.job).name.c_str(), p.pending_tasks, p.reason.c_str());
     }
+    for (const PendingExplanation& e : explanations) {
+      const auto p = std::find_if(d.pending.begin(), d.pending.end(),
+                                  [&](const PendingJob& x) { return x.job == e.job; });
+      const std::string words = ExplanationText(
+          nlohmann::json::parse(ExplanationJson(c, *p, &e).dump()), c.job(e.job).name);
+      std::printf("\n%s", words.c_str());
+    }
   }
 }
 
@@ -60,12 +73,15 @@ int RunSchedule(const ScheduleOptions& options) {
   Snapshot snapshot(scenario->cluster);
   Session session(snapshot, *policy);
   Decisions decisions = session.Run();
+  // Scenarios are small: every pending job is explained (and expect.explain checks it).
+  const std::vector<PendingExplanation> explanations =
+      ExplainPending(session, decisions, kExplainAll);
   if (options.format == "json") {
     std::cout << k8s::JsonText(DecisionsJson(scenario->cluster, decisions), 2) << "\n";
   } else {
-    PrintTable(*scenario, decisions);
+    PrintTable(*scenario, decisions, explanations);
   }
-  std::vector<std::string> unmet = CheckExpectations(*scenario, decisions);
+  std::vector<std::string> unmet = CheckExpectations(*scenario, decisions, &explanations);
   if (!unmet.empty()) {
     std::fprintf(stderr, "\n%s: %zu expectation(s) not met:\n", options.scenario.c_str(),
                  unmet.size());

@@ -9,9 +9,12 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "daemon/cluster_api.h"
 #include "daemon/config.h"
+#include "daemon/explain_api.h"
 #include "daemon/http_server.h"
 #include "daemon/metrics.h"
+#include "daemon/page_server.h"
 #include "daemon/scheduler.h"
 #include "k8s/credentials.h"
 #include "k8s/leader_election.h"
@@ -79,6 +82,7 @@ int RunServe(const ServeOptions& o) {
     return 2;
   }
   MetricsRegistry metrics;
+  ClusterViewBoard views;  // the live page's view of the cluster, published by the scheduler
   Scheduler scheduler(config, std::move(policy).value(), **client, metrics, identity);
   StatusServer server(
       metrics,
@@ -96,6 +100,20 @@ int RunServe(const ServeOptions& o) {
   std::fprintf(stderr, "gantry: %s serving %s on %s (listening on port %d), leader election %s\n",
                identity.c_str(), config.scheduler_name.c_str(), credentials->server.c_str(),
                server.port(), config.leader_election.enabled ? "on" : "off");
+  // The page is an aid, not the scheduler's work: when its port cannot be had, the
+  // scheduler runs on without it and says so.
+  PageServer page;  // routes are registered before it starts: one line each, below
+  if (!config.page_address.empty()) {
+    scheduler.PublishViews(&views);
+    RegisterClusterApi(page, views);
+    RegisterExplainApi(page, scheduler.explain_board());
+    if (Status st = page.Start(config.page_address); !st.ok()) {
+      std::fprintf(stderr, "gantry: %s; the page is off\n", st.message().c_str());
+    } else {
+      std::fprintf(stderr, "gantry: page on %s (port %d)\n", config.page_address.c_str(),
+                   page.port());
+    }
+  }
 
   std::thread elector_thread;
   std::unique_ptr<k8s::Client> elector_client_owned;
@@ -140,6 +158,7 @@ int RunServe(const ServeOptions& o) {
 
   scheduler.Run(g_stop);
   if (elector_thread.joinable()) elector_thread.join();
+  page.Stop();
   server.Stop();
   std::fprintf(stderr, "gantry: stopped after %lld cycles\n",
                static_cast<long long>(scheduler.cycles()));

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "daemon/http_listener.h"
 #include "engine/yaml_load.h"
 #include "k8s/yaml_json.h"
 #include "model/limits.h"
@@ -37,6 +38,18 @@ Status Duration(const YAML::Node& node, const std::string& source, const std::st
                            QuoteForMessage(text));
   }
   *out = *d;
+  return Status::Ok();
+}
+
+// A listener's "host:port" (http_listener.h), checked now rather than when it is bound.
+Status Address(const YAML::Node& node, const std::string& source, const std::string& field,
+               std::string* out) {
+  GANTRY_RETURN_IF_ERROR(Scalar(node, source, field, out));
+  Result<ListenAddress> parsed = ParseListenAddress(*out);
+  if (!parsed.ok()) {
+    return Status::Invalid(YamlWhere(source, node, field) + ": " + parsed.status().message() +
+                           ", got " + QuoteForMessage(*out));
+  }
   return Status::Ok();
 }
 
@@ -159,10 +172,11 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
     } else if (key == "volumeBindTimeout") {
       GANTRY_RETURN_IF_ERROR(Duration(value, source, key, &out->volume_bind_timeout_s));
     } else if (key == "listenAddress") {
-      GANTRY_RETURN_IF_ERROR(Scalar(value, source, key, &out->listen_address));
-      if (out->listen_address.rfind(':') == std::string::npos) {
-        return Status::Invalid(YamlWhere(source, value, key) + ": expected host:port, got " +
-                               QuoteForMessage(out->listen_address));
+      GANTRY_RETURN_IF_ERROR(Address(value, source, key, &out->listen_address));
+    } else if (key == "pageAddress") {
+      GANTRY_RETURN_IF_ERROR(Scalar(value, source, key, &out->page_address));
+      if (!out->page_address.empty()) {
+        GANTRY_RETURN_IF_ERROR(Address(value, source, key, &out->page_address));
       }
     } else if (key == "leaderElection") {
       GANTRY_RETURN_IF_ERROR(ParseLeaderElection(value, source, &out->leader_election));
@@ -189,7 +203,8 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
       return Status::Invalid(
           YamlWhere(source, kv.first, key) +
           ": unknown field (schedulerName, schedulePeriod, bindWorkers, "
-          "volumeBindTimeout, listenAddress, leaderElection, topologyKeys, engine)");
+          "volumeBindTimeout, listenAddress, pageAddress, leaderElection, topologyKeys, "
+          "engine)");
     }
   }
   return Status::Ok();

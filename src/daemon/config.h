@@ -27,6 +27,9 @@ struct DaemonConfig {
   // bound before it is placed again (kube-scheduler's VolumeBinding bindTimeoutSeconds).
   double volume_bind_timeout_s = 600;
   std::string listen_address = "0.0.0.0:10259";  // /metrics /healthz /readyz
+  // The live page and its JSON API (page_server.h), on a listener of its own that stays on
+  // the loopback interface unless configured otherwise; "" turns the page off.
+  std::string page_address = "127.0.0.1:10260";
   LeaderElectionConfig leader_election;
   // Node label keys of the topology levels, outermost first (topologyKeys); empty: the
   // model's default (zone, spine, rack).

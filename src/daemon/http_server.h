@@ -9,19 +9,12 @@
 #pragma once
 
 #include <functional>
-#include <memory>
 #include <string>
-#include <thread>
 #include <utility>
 
+#include "daemon/http_listener.h"
 #include "daemon/metrics.h"
 #include "model/status.h"
-
-// httplib.h stays out of this header: it is large and must be compiled with the same
-// CPPHTTPLIB_* macros as the shared library, which the gantry_daemon target provides.
-namespace httplib {
-class Server;
-}
 
 namespace gantry {
 
@@ -54,18 +47,15 @@ class StatusServer {
   void Stop();
 
   // The port being listened on; 0 when not started.
-  int port() const { return port_; }
+  int port() const { return listener_.port(); }
 
  private:
-  // Routes, timeouts and socket options.
-  void Configure(httplib::Server& server);
+  void Configure(httplib::Server& server);  // the routes
 
   const MetricsRegistry& registry_;
   Probe liveness_;
   Probe readiness_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
-  int port_ = 0;
+  HttpListener listener_{"status server"};
 };
 
 }  // namespace gantry

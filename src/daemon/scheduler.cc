@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "engine/explain.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
 #include "engine/snapshot.h"
@@ -20,6 +21,10 @@ double SteadySeconds() {
   return static_cast<double>(SteadyNanos()) / 1e9;
 }
 
+double WallSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 template <typename T>
 T* MustRegister(Result<T*> r) {
   // The names below are constants: a failure is a programming error caught by any run.
@@ -32,6 +37,10 @@ T* MustRegister(Result<T*> r) {
 
 // How long a burst of watch events may gather before a cycle runs on them.
 constexpr auto kCoalesce = std::chrono::milliseconds(5);
+// /api/explain's index: rebuilt at most this often, for at most this many pending jobs
+// (in job id order); a job beyond them is answered with its reason alone.
+constexpr double kExplainEverySeconds = 1.0;
+constexpr size_t kExplainedJobsPerCycle = 500;
 
 }  // namespace
 
@@ -120,6 +129,19 @@ bool Scheduler::synced() const {
 bool Scheduler::alive() const {
   double period_ns = std::max(config_.schedule_period_s, 1.0) * 1e9;
   return static_cast<double>(SteadyNanos() - heartbeat_ns_.load()) < 10 * period_ns + 30e9;
+}
+
+void Scheduler::PublishViews(ClusterViewBoard* board) {
+  view_board_ = board;
+  view_ = board != nullptr ? std::make_unique<ClusterViewBuilder>() : nullptr;
+}
+
+void Scheduler::PublishView() {
+  auto started = std::chrono::steady_clock::now();
+  view_->NoteLeader(leader_.load());
+  view_board_->Publish(view_->Build(cache_.state(), WallSeconds()));
+  view_->NoteViewBuild(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
 
 void Scheduler::Push(Item item) {
@@ -212,6 +234,7 @@ void Scheduler::Apply(Item& item) {
   if (auto* v = std::get_if<VolumeWriteResult>(&item)) {
     if (!v->ok) {
       (void)m_.bind_failures->With({"volumes"}).Inc();
+      if (view_) view_->NoteBind(false, "volumes");
       std::fprintf(stderr, "gantry: volume binding for %s/%s failed: %s\n", v->namespace_.c_str(),
                    v->name.c_str(), v->error.c_str());
     }
@@ -220,6 +243,7 @@ void Scheduler::Apply(Item& item) {
   }
   BindResult& r = std::get<BindResult>(item);
   m_.bind_seconds->Observe(r.latency_s);
+  if (view_) view_->NoteBind(r.ok, r.ok ? "" : r.Reason());
   if (r.ok) {
     (void)m_.scheduled->Inc();
     writer_->WriteEvent({"v1", "Pod", r.request.namespace_, r.request.name, r.request.uid, "Normal",
@@ -251,6 +275,11 @@ void Scheduler::ApplyEviction(const EvictResult& r) {
   const EvictRequest& e = r.request;
   (void)m_.evictions->With({r.Result(), std::string(EvictionCauseName(e.cause))}).Inc();
   const bool first_refusal = cache_.EvictionDone(e, r.ok);
+  // A refusal is retried every cycle: the page lists the first of a run of them.
+  if (view_ && (!r.refused || first_refusal)) {
+    view_->NoteEviction({static_cast<int64_t>(WallSeconds()), e.namespace_ + "/" + e.name,
+                         std::string(EvictionCauseName(e.cause)), r.Result(), e.reason});
+  }
   if (r.ok) {
     // A moved pod is not preempted: its controller makes it again, and room waits for it.
     const char* reason = e.cause == EvictionCause::kDefragment ? "Defragmented" : "Preempted";
@@ -277,10 +306,18 @@ void Scheduler::RunCycle() {
                     std::chrono::system_clock::now().time_since_epoch())
                     .count();
   options.seed = seed_++;
+  // Explanations (for /api/explain) at most once a second: they cost a search per task of
+  // the jobs they explain.
+  // Only for a page that serves them.
+  const bool explain =
+      !config_.page_address.empty() &&
+      (explained_at_ < 0 || SteadySeconds() - explained_at_ >= kExplainEverySeconds);
   Decisions decisions;
+  std::vector<PendingExplanation> explanations;
   {
     Session session(snapshot, policy_, options);
     decisions = session.Run();
+    if (explain) explanations = ExplainPending(session, decisions, kExplainedJobsPerCycle);
   }
   std::vector<BindRequest> binds = cache_.Assume(decisions, SteadySeconds());
   for (BindRequest& b : binds) writer_->Bind(std::move(b));
@@ -293,6 +330,11 @@ void Scheduler::RunCycle() {
   std::vector<GroupStatus> groups;
   std::vector<ObjectEvent> events;
   cache_.CollectStatus(decisions, &conditions, &groups, &events);
+  if (explain) {
+    explain_board_.Publish(
+        BuildExplainIndex(cache_.state(), decisions, explanations, config_.scheduler_name));
+    explained_at_ = SteadySeconds();
+  }
   if (!conditions.empty()) (void)m_.unschedulable->Inc(static_cast<double>(conditions.size()));
   for (PodCondition& c : conditions) writer_->WriteCondition(std::move(c));
   for (GroupStatus& g : groups) writer_->WriteGroupStatus(std::move(g));
@@ -309,8 +351,10 @@ void Scheduler::RunCycle() {
     (void)m_.queue_deserved->Replace(deserved);
   }
   cycles_++;
-  m_.cycle_seconds->Observe(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  m_.cycle_seconds->Observe(seconds);
+  if (view_) view_->NoteCycle(cache_.state(), decisions, seconds, WallSeconds());
 }
 
 void Scheduler::SendVolumeWork() {
@@ -442,6 +486,7 @@ void Scheduler::Run(const std::atomic<bool>& stop) {
     }
     if (now - last_gauges >= std::chrono::seconds(1)) {
       PublishGauges();
+      if (view_) PublishView();
       last_gauges = now;
     }
   }

@@ -19,7 +19,9 @@
 
 #include "daemon/api_writer.h"
 #include "daemon/cluster_cache.h"
+#include "daemon/cluster_view.h"
 #include "daemon/config.h"
+#include "daemon/explain_api.h"
 #include "daemon/metrics.h"
 #include "engine/node_table.h"
 #include "engine/policy.h"
@@ -49,6 +51,12 @@ class Scheduler {
   // The loop went round recently (for /healthz).
   bool alive() const;
   int64_t cycles() const { return cycles_.load(); }
+  // Why pods and PodGroups are pending, published for /api/explain (daemon/explain_api.h).
+  const ExplainBoard& explain_board() const { return explain_board_; }
+  // Publishes a view of the cluster for the live page on `board` about once a second
+  // (cluster_view.h). Without a call no view is built. REQUIRES: before Run(); `board`
+  // outlives the scheduler.
+  void PublishViews(ClusterViewBoard* board);
 
  private:
   enum class Kind {
@@ -96,6 +104,7 @@ class Scheduler {
   // Sends the cache's volume writes and the binds of pods whose claims are now bound.
   void SendVolumeWork();
   void PublishGauges();
+  void PublishView();
 
   DaemonConfig config_;
   Policy policy_;
@@ -135,6 +144,12 @@ class Scheduler {
     GaugeFamily* events_dropped;
     CounterFamily* evictions;
   } m_{};
+
+  ExplainBoard explain_board_;
+  double explained_at_ = -1;  // SteadySeconds() of the last explaining cycle
+  // The live page's view: built only when a board is given.
+  ClusterViewBoard* view_board_ = nullptr;
+  std::unique_ptr<ClusterViewBuilder> view_;
 
   std::unique_ptr<ApiWriter> writer_;  // last: its threads stop first
 };

@@ -14,11 +14,15 @@
 
 namespace gantry {
 
+struct PendingExplanation;  // engine/explain.h
+
 struct ScenarioExpectations {
   bool present = false;
   // job -> tasks placed in the session: bound, or pipelined onto room being released.
   std::map<std::string, int32_t> placed;
   std::map<std::string, std::string> pending;  // job -> substring of its pending reason
+  // job -> substrings of its explanation in words (sim/explain_json.h: ExplanationText).
+  std::map<std::string, std::vector<std::string>> explain;
   std::map<std::string, std::vector<std::string>> on_nodes;  // job -> allowed nodes
   // job -> its tasks placed in the session per node, exactly: a node it does not name
   // holds none of them (for spreading, where the count per node is the point).
@@ -73,6 +77,9 @@ Status ParseQueueFile(const std::string& text, const std::string& source, Cluste
 
 // Checks decisions against the scenario's expectations. Returns one line per unmet
 // expectation ("job train-1: expected 4 placed, got 0"); empty when all are met.
-std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decisions& decisions);
+// `explanations`: the session's (engine/explain.h), for expect.explain; null: none.
+std::vector<std::string> CheckExpectations(
+    const Scenario& scenario, const Decisions& decisions,
+    const std::vector<PendingExplanation>* explanations = nullptr);
 
 }  // namespace gantry

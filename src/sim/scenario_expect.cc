@@ -7,6 +7,7 @@
 
 #include "engine/topology_domains.h"
 #include "model/limits.h"
+#include "sim/explain_json.h"
 
 namespace gantry {
 
@@ -15,8 +16,7 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
   GANTRY_RETURN_IF_ERROR(
       r.Map(expect, "expect",
             {"placed", "pending", "onNodes", "nodeCounts", "gpus", "placedInQueue", "placedOnNode",
-             "evicted", "deserved", "spans", "migGpus", "numaZones",
-             "evictionReason"}));
+             "evicted", "deserved", "spans", "migGpus", "numaZones", "evictionReason", "explain"}));
   out->present = true;
   auto check_job = [&](const YAML::Node& key, const std::string& field) -> Status {
     if (cluster.FindJob(key.Scalar()) == kNone) {
@@ -42,6 +42,23 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
       std::string field = "expect.pending." + kv.first.Scalar();
       GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
       GANTRY_RETURN_IF_ERROR(r.String(kv.second, field, &out->pending[kv.first.Scalar()]));
+    }
+  }
+  if (const YAML::Node& explain = expect["explain"]) {
+    if (!explain.IsMap())
+      return r.Error(explain, "expect.explain", "expected a mapping of job to text");
+    for (const auto& kv : explain) {
+      std::string field = "expect.explain." + kv.first.Scalar();
+      GANTRY_RETURN_IF_ERROR(check_job(kv.first, field));
+      std::vector<std::string>& texts = out->explain[kv.first.Scalar()];
+      if (!kv.second.IsSequence()) {  // one text, or a list of them
+        GANTRY_RETURN_IF_ERROR(r.String(kv.second, field, &texts.emplace_back()));
+        continue;
+      }
+      for (size_t k = 0; k < kv.second.size(); ++k) {
+        GANTRY_RETURN_IF_ERROR(
+            r.String(kv.second[k], field + "[" + std::to_string(k) + "]", &texts.emplace_back()));
+      }
     }
   }
   if (const YAML::Node& on_nodes = expect["onNodes"]) {
@@ -212,7 +229,8 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
   return Status::Ok();
 }
 
-std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decisions& decisions) {
+std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decisions& decisions,
+                                           const std::vector<PendingExplanation>* explanations) {
   const ClusterState& c = scenario.cluster;
   // A task pipelined onto room being released counts as placed, on the node it waits for.
   struct Placed {
@@ -264,6 +282,26 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
     } else if (reasons[job].find(text) == std::string::npos) {
       unmet.push_back("job " + job + ": expected a pending reason containing \"" + text +
                       "\", got \"" + reasons[job] + "\"");
+    }
+  }
+  for (const auto& [job, texts] : scenario.expect.explain) {
+    auto it = std::find_if(decisions.pending.begin(), decisions.pending.end(),
+                           [&](const PendingJob& p) { return c.job(p.job).name == job; });
+    if (it == decisions.pending.end()) {
+      unmet.push_back("job " + job + ": expected an explanation, but it is not pending");
+      continue;
+    }
+    const PendingExplanation* explanation = nullptr;
+    for (size_t i = 0; explanations != nullptr && i < explanations->size(); ++i) {
+      if ((*explanations)[i].job == it->job) explanation = &(*explanations)[i];
+    }
+    const std::string words =
+        ExplanationText(nlohmann::json::parse(ExplanationJson(c, *it, explanation).dump()), job);
+    for (const std::string& text : texts) {
+      if (words.find(text) == std::string::npos) {
+        unmet.push_back("job " + job + ": expected an explanation containing \"" + text +
+                        "\", got:\n" + words);
+      }
     }
   }
   for (const auto& [job, allowed] : scenario.expect.on_nodes) {

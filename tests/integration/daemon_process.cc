@@ -23,7 +23,8 @@ std::string DaemonConfig(const std::string& scheduler_name, const std::string& l
                        "\n"
                        "schedulePeriod: 500ms\n"
                        "bindWorkers: 8\n"
-                       "listenAddress: 127.0.0.1:0\n";
+                       "listenAddress: 127.0.0.1:0\n"
+                       "pageAddress: \"\"\n";  // page_test.cc runs one
   if (lease.empty()) {
     config += "leaderElection: {enabled: false}\n";
   } else {

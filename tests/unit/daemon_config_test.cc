@@ -104,6 +104,7 @@ TEST(ParseDaemonConfig, EmptyFileGivesTheDefaults) {
     EXPECT_DOUBLE_EQ(c.schedule_period_s, 1.0);
     EXPECT_EQ(c.bind_workers, 16);
     EXPECT_EQ(c.listen_address, "0.0.0.0:10259");
+    EXPECT_EQ(c.page_address, "127.0.0.1:10260");
     EXPECT_TRUE(c.leader_election.enabled);
     EXPECT_EQ(c.leader_election.namespace_, "gantry-system");
     EXPECT_EQ(c.leader_election.name, "gantry");
@@ -125,6 +126,7 @@ TEST(ParseDaemonConfig, EveryField) {
 schedulePeriod: 250ms
 bindWorkers: 64
 listenAddress: 127.0.0.1:9090
+pageAddress: "[::1]:8080"
 leaderElection:
   enabled: false
   namespace: kube-system
@@ -141,6 +143,7 @@ engine:
   EXPECT_DOUBLE_EQ(c.schedule_period_s, 0.25);
   EXPECT_EQ(c.bind_workers, 64);
   EXPECT_EQ(c.listen_address, "127.0.0.1:9090");
+  EXPECT_EQ(c.page_address, "[::1]:8080");
   EXPECT_FALSE(c.leader_election.enabled);
   EXPECT_EQ(c.leader_election.namespace_, "kube-system");
   EXPECT_EQ(c.leader_election.name, "ai-scheduler-lock");
@@ -190,7 +193,7 @@ TEST(ParseDaemonConfig, UnknownFieldNamesFileLineAndKnownFields) {
   EXPECT_TRUE(Contains(e, "cfg.yaml:2:1: bindWorker: unknown field")) << e;
   EXPECT_TRUE(Contains(e,
                        "schedulerName, schedulePeriod, bindWorkers, volumeBindTimeout, "
-                       "listenAddress, leaderElection, topologyKeys, engine"))
+                       "listenAddress, pageAddress, leaderElection, topologyKeys, engine"))
       << e;
 }
 
@@ -261,6 +264,26 @@ TEST(ParseDaemonConfig, BadScalars) {
   EXPECT_TRUE(Contains(e, "cfg.yaml:1:16: listenAddress: expected host:port")) << e;
   e = Error("- a\n- b\n");
   EXPECT_TRUE(Contains(e, "cfg.yaml:1:1: configuration: expected a mapping")) << e;
+}
+
+TEST(ParseDaemonConfig, PageAddressIsAListenAddressOrEmpty) {
+  DaemonConfig c = Parse("pageAddress: ''\n");
+  EXPECT_EQ(c.page_address, "");  // the page is off
+  c = Parse("pageAddress: 0.0.0.0:8080\n");
+  EXPECT_EQ(c.page_address, "0.0.0.0:8080");
+  std::string e = Error("schedulerName: gantry\npageAddress: localhost\n");
+  EXPECT_EQ(e, "cfg.yaml:2:14: pageAddress: expected host:port, got \"localhost\"");
+  e = Error("pageAddress: 127.0.0.1:99999\n");
+  EXPECT_EQ(e,
+            "cfg.yaml:1:14: pageAddress: port must be a number from 0 to 65535, got "
+            "\"127.0.0.1:99999\"");
+  e = Error("pageAddress: [a]\n");
+  EXPECT_EQ(e, "cfg.yaml:1:14: pageAddress: expected a value");
+  // listenAddress is checked the same way now.
+  e = Error("listenAddress: 127.0.0.1:http\n");
+  EXPECT_EQ(e,
+            "cfg.yaml:1:16: listenAddress: port must be a number from 0 to 65535, got "
+            "\"127.0.0.1:http\"");
 }
 
 TEST(ParseDaemonConfig, BadPluginInEngineListsKnownNames) {
