@@ -532,6 +532,7 @@ cmd_start_kueue() {
   local config=$1 probe webhook; shift
   [ -f "$config" ] || die "$config not found"
   read -r probe webhook <<<"$(free_ports 2)"
+  mkdir -p "$D/kueue-certs"
   {
     cat "$config"
     printf '\nhealth:\n  healthProbeBindAddress: "127.0.0.1:%s"\n' "$probe"

@@ -43,18 +43,37 @@ Status EnsureCrdsIn(const std::string& dir, const std::function<void(json&)>& ed
   if (error || files.empty()) return Status::IoError(dir + ": no CRD files");
   std::sort(files.begin(), files.end());
   TestEnv& env = TestEnv::Get();
+  const std::string crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+  // Created all first, then waited for together: the server takes seconds to establish a
+  // CRD of KubeRay's size, and establishes them side by side.
+  std::vector<std::pair<std::string, std::string>> created;  // name, collection
   for (const std::string& file : files) {
     auto documents = YamlFileToJson(file);
     if (!documents.ok()) return documents.status();
     for (json& crd : *documents) {
       const std::string name = crd.value("/metadata/name"_json_pointer, std::string());
-      if (env.Call("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + name).ok()) {
-        continue;
-      }
+      if (env.Call("GET", crds + "/" + name).ok()) continue;
       if (edit) edit(crd);
-      auto applied = env.Apply(crd);
+      auto applied = env.Call("POST", crds, crd);
       if (!applied.ok()) return applied.status().WithPrefix(file);
+      const json& spec = crd["spec"];
+      std::string version;
+      for (const json& v : spec.value("versions", json::array())) {
+        if (v.value("storage", false)) version = v.value("name", "");
+      }
+      created.emplace_back(name, "/apis/" + spec.value("group", "") + "/" + version + "/" +
+                                     spec["names"].value("plural", "") + "?limit=1");
     }
+  }
+  for (const auto& [name, collection] : created) {
+    const bool served = TestEnv::WaitFor(
+        [&] {
+          auto crd = env.Call("GET", crds + "/" + name);
+          return crd.ok() && Condition(*crd, "Established") == "True" &&
+                 env.Call("GET", collection).ok();
+        },
+        std::chrono::seconds(120), std::chrono::milliseconds(100));
+    if (!served) return Status::Failed("CRD " + name + " not served after 120 s");
   }
   return Status::Ok();
 }
