@@ -488,11 +488,10 @@ cmd_start_controller_manager() {
   log "kube-controller-manager running (pid $pid)"
 }
 
-# start_operator NAME PROBE_PORT ARGS...: an operator from build-operators.sh (ray-operator
-# or kueue) with ARGS, against this server; ready once its health probe on
-# 127.0.0.1:PROBE_PORT (which ARGS configure) answers /readyz.
-start_operator() {
-  local name=$1 probe_port=$2; shift 2
+# launch_operator NAME ARGS...: an operator from build-operators.sh (ray-operator or kueue)
+# with ARGS, against this server; sets PID.
+launch_operator() {
+  local name=$1; shift
   local ops
   ops=$(operators_dir)
   [ -x "$ops/bin/$name" ] || die "$name missing in $ops/bin (run build-operators.sh)"
@@ -503,8 +502,12 @@ start_operator() {
   BIN="$ops/bin"
   KUBECONFIG="$D/kubeconfig" launch "$name" "$@"
   BIN=$saved_bin
-  local pid=$PID rc=0
-  wait_until "$name" "$pid" curl -sf --max-time 2 "http://127.0.0.1:$probe_port/readyz" || rc=$?
+}
+
+# wait_operator_ready NAME PID PROBE_PORT: until its health probe answers /readyz.
+wait_operator_ready() {
+  local name=$1 pid=$2 port=$3 rc=0
+  wait_until "$name" "$pid" curl -sf --max-time 2 "http://127.0.0.1:$port/readyz" || rc=$?
   if [ $rc -ne 0 ]; then
     log_tail "$name"
     stop_proc "$name"
@@ -518,28 +521,60 @@ cmd_start_ray_operator() {
   load_env
   local port
   read -r port <<<"$(free_ports 1)"
-  start_operator ray-operator "$port" --kubeconfig="$D/kubeconfig" --metrics-addr=0 \
+  launch_operator ray-operator --kubeconfig="$D/kubeconfig" --metrics-addr=0 \
     --health-probe-bind-address="127.0.0.1:$port" --enable-leader-election=false \
     --log-stdout-encoder=console "$@"
+  wait_operator_ready ray-operator "$PID" "$port"
+}
+
+# KEY of the Secret kueue-system/kueue-webhook-server-cert, decoded; fails while absent.
+kueue_secret_key() {
+  curl -sf --max-time 3 --cacert "$GANTRY_CA_FILE" -H "Authorization: Bearer $TOKEN" \
+    "https://127.0.0.1:$API_PORT/api/v1/namespaces/kueue-system/secrets/kueue-webhook-server-cert" |
+    grep -o "\"$1\": *\"[A-Za-z0-9+/=]*\"" | sed 's/.*: *"\(.*\)"/\1/' | base64 -d
 }
 
 # Kueue's controller manager with the configuration file CONFIG (a Kueue Configuration
 # without health, webhook and metrics sections: they are added here, on free ports of
-# 127.0.0.1, the webhook server's certificates under DIR, metrics off).
+# 127.0.0.1, metrics off). Its internal certificate management (the Configuration's
+# internalCertManagement) writes the webhook server's certificate into the Secret
+# kueue-system/kueue-webhook-server-cert, which must exist, and waits for the certificate
+# files in webhook.certDir, where a pod would mount the Secret: here they are copied there.
 cmd_start_kueue() {
   load_env
   [ $# -ge 1 ] || die "usage: $0 start-kueue DIR CONFIG [ARGS...]"
-  local config=$1 probe webhook; shift
+  local config=$1 probe webhook certs="$D/kueue-certs"; shift
   [ -f "$config" ] || die "$config not found"
   read -r probe webhook <<<"$(free_ports 2)"
-  mkdir -p "$D/kueue-certs"
+  rm -rf "$certs"
+  mkdir -p "$certs"
   {
     cat "$config"
     printf '\nhealth:\n  healthProbeBindAddress: "127.0.0.1:%s"\n' "$probe"
     printf 'metrics:\n  bindAddress: "0"\n'
-    printf 'webhook:\n  host: 127.0.0.1\n  port: %s\n  certDir: %s\n' "$webhook" "$D/kueue-certs"
+    printf 'webhook:\n  host: 127.0.0.1\n  port: %s\n  certDir: %s\n' "$webhook" "$certs"
   } >"$D/kueue-config.yaml"
-  start_operator kueue "$probe" --kubeconfig="$D/kubeconfig" --config="$D/kueue-config.yaml" "$@"
+  launch_operator kueue --kubeconfig="$D/kubeconfig" --config="$D/kueue-config.yaml" "$@"
+  local pid=$PID deadline=$((SECONDS + TIMEOUT)) crt key
+  while :; do
+    alive "$pid" || { log_tail kueue; die "kueue exited during startup"; }
+    crt=$(kueue_secret_key tls.crt 2>/dev/null || true)
+    key=$(kueue_secret_key tls.key 2>/dev/null || true)
+    if [ -n "$crt" ] && [ -n "$key" ]; then
+      (umask 077 && printf '%s\n' "$key" >"$certs/tls.key.tmp")
+      printf '%s\n' "$crt" >"$certs/tls.crt.tmp"
+      mv -f "$certs/tls.key.tmp" "$certs/tls.key"
+      mv -f "$certs/tls.crt.tmp" "$certs/tls.crt"
+      break
+    fi
+    if [ $SECONDS -ge $deadline ]; then
+      log_tail kueue
+      stop_proc kueue
+      die "kueue wrote no certificate into its Secret"
+    fi
+    sleep 0.2
+  done
+  wait_operator_ready kueue "$pid" "$probe"
 }
 
 cmd_stop() {
