@@ -3,7 +3,7 @@
 // Complete; a Deployment of 4 replicas with required pod anti-affinity on the hostname over
 // 3 nodes (3 bound on distinct nodes, one pending with the anti-affinity reason), whose
 // PodDisruptionBudget the disruption controller keeps, and whose pods the garbage collector
-// removes with it.
+// removes with it; a StatefulSet's pods bound one after the other.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -159,6 +159,36 @@ TEST(Operators, DeploymentWithRequiredAntiAffinityAndItsGarbageCollection) {
                                std::chrono::milliseconds(250)))
       << PodsIn(test).size() << " pods left";
   EXPECT_TRUE(none_left("/apis/apps/v1/namespaces/" + test + "/replicasets"));
+}
+
+// A StatefulSet creates its pods one by one, each after the one before is Running and
+// Ready: Gantry binds each, kwok runs it, the controller makes the next.
+TEST(Operators, StatefulSetPodsAreBoundInOrder) {
+  const std::string test = "op-sts";
+  ASSERT_TRUE(StartControllersAndKwok().ok());
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  const Status nodes = CreateNodes(test, 0, 1, 4, /*kwok=*/true);
+  ASSERT_TRUE(nodes.ok()) << nodes.message();
+  const json set = {{"apiVersion", "apps/v1"},
+                    {"kind", "StatefulSet"},
+                    {"metadata", {{"name", "db"}, {"namespace", test}}},
+                    {"spec",
+                     {{"replicas", 3},
+                      {"serviceName", "db"},
+                      {"selector", {{"matchLabels", {{"app", "db"}}}}},
+                      {"template", Template(test, {{"app", "db"}}, Container("db", "1", 1))}}}};
+  auto created = Env().Call("POST", "/apis/apps/v1/namespaces/" + test + "/statefulsets", set);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  const std::string path = "/apis/apps/v1/namespaces/" + test + "/statefulsets/db";
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] { return Get(path).value("/status/readyReplicas"_json_pointer, 0) == 3; }, seconds(60),
+      std::chrono::milliseconds(250)))
+      << Get(path).dump(1) << "\n"
+      << daemon.Log();
+  for (const char* name : {"db-0", "db-1", "db-2"}) {
+    EXPECT_EQ(NodeName(Get("/api/v1/namespaces/" + test + "/pods/" + name)), test + "-node-0");
+  }
 }
 
 }  // namespace
