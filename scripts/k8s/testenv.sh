@@ -11,6 +11,9 @@
 #   testenv.sh start-kwok DIR [ARGS...]       start kwok (keeps nodes Ready, pods Running)
 #   testenv.sh start-controller-manager DIR [ARGS...]  start kube-controller-manager with
 #                                     only the PV controller (persistentvolume-binder)
+#                                     unless ARGS name --controllers=...
+#   testenv.sh start-ray-operator DIR [ARGS...]  start KubeRay's operator (build-operators.sh)
+#   testenv.sh start-kueue DIR CONFIG [ARGS...]  start Kueue's controller manager (same)
 #   testenv.sh status DIR             print which processes are running
 #
 # After `start`, `. DIR/env` exports KUBECONFIG, GANTRY_APISERVER_URL, GANTRY_TOKEN,
@@ -22,6 +25,8 @@
 #   GANTRY_TESTENV_TIMEOUT      seconds to wait for readiness (default 90)
 #   GANTRY_APISERVER_EXTRA_ARGS extra kube-apiserver flags (word-split), kept for restarts
 #   GANTRY_ETCD_EXTRA_ARGS      extra etcd flags (word-split)
+#   GANTRY_OPERATORS_DIR        dir with bin/ray-operator, bin/kueue (default: built/cached
+#                               by build-operators.sh next to this script)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -31,7 +36,7 @@ die() { echo "testenv: $*" >&2; exit 1; }
 log() { echo "testenv: $*" >&2; }
 
 usage() {
-  sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -42,6 +47,14 @@ bin_dir() {
     echo "$GANTRY_K8S_BIN"
   else
     "$HERE/build-binaries.sh" | tail -1
+  fi
+}
+
+operators_dir() {
+  if [ -n "${GANTRY_OPERATORS_DIR:-}" ]; then
+    echo "$GANTRY_OPERATORS_DIR"
+  else
+    "$HERE/build-operators.sh" | tail -1
   fi
 }
 
@@ -437,6 +450,9 @@ cmd_start_kwok() {
 
 # The PV controller alone (kube-controller-manager's persistentvolume-binder): it binds
 # claims to volumes and finishes the bindings a scheduler starts, as in a real cluster.
+# ARGS with --controllers=A,B,... run those instead (the operator tests: Job, Deployment,
+# ReplicaSet, StatefulSet, garbage collector, disruption). The controllers use the
+# kubeconfig's credentials (--use-service-account-credentials=false), so no token signer.
 cmd_start_controller_manager() {
   load_env
   [ -x "$BIN/kube-controller-manager" ] || die "kube-controller-manager missing in $BIN"
@@ -444,14 +460,18 @@ cmd_start_controller_manager() {
     pid_is "$(cat "$D/kube-controller-manager.pid")" kube-controller-manager; then
     die "kube-controller-manager is already running in $D"
   fi
-  local port
+  local port arg controllers=(--controllers=persistentvolume-binder)
+  for arg in "$@"; do
+    case $arg in --controllers=*) controllers=() ;; esac
+  done
   read -r port <<<"$(free_ports 1)"
   launch kube-controller-manager \
     --kubeconfig="$D/kubeconfig" \
     --authentication-kubeconfig="$D/kubeconfig" \
     --authorization-kubeconfig="$D/kubeconfig" \
     --leader-elect=false \
-    --controllers=persistentvolume-binder \
+    --use-service-account-credentials=false \
+    "${controllers[@]}" \
     --bind-address=127.0.0.1 --secure-port="$port" \
     --cert-dir="$D/controller-manager-pki" \
     "$@"
@@ -465,13 +485,102 @@ cmd_start_controller_manager() {
     stop_proc kube-controller-manager
     die "kube-controller-manager did not become healthy (rc=$rc)"
   fi
-  log "kube-controller-manager running (pid $pid, controllers: persistentvolume-binder)"
+  log "kube-controller-manager running (pid $pid)"
+}
+
+# launch_operator NAME ARGS...: an operator from build-operators.sh (ray-operator or kueue)
+# with ARGS, against this server; sets PID.
+launch_operator() {
+  local name=$1; shift
+  local ops
+  ops=$(operators_dir)
+  [ -x "$ops/bin/$name" ] || die "$name missing in $ops/bin (run build-operators.sh)"
+  if [ -f "$D/$name.pid" ] && pid_is "$(cat "$D/$name.pid")" "$name"; then
+    die "$name is already running in $D"
+  fi
+  local saved_bin=$BIN
+  BIN="$ops/bin"
+  KUBECONFIG="$D/kubeconfig" launch "$name" "$@"
+  BIN=$saved_bin
+}
+
+# wait_operator_ready NAME PID PROBE_PORT: until its health probe answers /readyz.
+wait_operator_ready() {
+  local name=$1 pid=$2 port=$3 rc=0
+  wait_until "$name" "$pid" curl -sf --max-time 2 "http://127.0.0.1:$port/readyz" || rc=$?
+  if [ $rc -ne 0 ]; then
+    log_tail "$name"
+    stop_proc "$name"
+    die "$name did not become ready (rc=$rc)"
+  fi
+  log "$name running (pid $pid)"
+}
+
+# KubeRay's operator with ARGS (e.g. --batch-scheduler=volcano); metrics off.
+cmd_start_ray_operator() {
+  load_env
+  local port
+  read -r port <<<"$(free_ports 1)"
+  launch_operator ray-operator --kubeconfig="$D/kubeconfig" --metrics-addr=0 \
+    --health-probe-bind-address="127.0.0.1:$port" --enable-leader-election=false \
+    --log-stdout-encoder=console "$@"
+  wait_operator_ready ray-operator "$PID" "$port"
+}
+
+# KEY of the Secret kueue-system/kueue-webhook-server-cert, decoded; fails while absent.
+kueue_secret_key() {
+  curl -sf --max-time 3 --cacert "$GANTRY_CA_FILE" -H "Authorization: Bearer $TOKEN" \
+    "https://127.0.0.1:$API_PORT/api/v1/namespaces/kueue-system/secrets/kueue-webhook-server-cert" |
+    grep -o "\"$1\": *\"[A-Za-z0-9+/=]*\"" | sed 's/.*: *"\(.*\)"/\1/' | base64 -d
+}
+
+# Kueue's controller manager with the configuration file CONFIG (a Kueue Configuration
+# without health, webhook and metrics sections: they are added here, on free ports of
+# 127.0.0.1, metrics off). Its internal certificate management (the Configuration's
+# internalCertManagement) writes the webhook server's certificate into the Secret
+# kueue-system/kueue-webhook-server-cert, which must exist, and waits for the certificate
+# files in webhook.certDir, where a pod would mount the Secret: here they are copied there.
+cmd_start_kueue() {
+  load_env
+  [ $# -ge 1 ] || die "usage: $0 start-kueue DIR CONFIG [ARGS...]"
+  local config=$1 probe webhook certs="$D/kueue-certs"; shift
+  [ -f "$config" ] || die "$config not found"
+  read -r probe webhook <<<"$(free_ports 2)"
+  rm -rf "$certs"
+  mkdir -p "$certs"
+  {
+    cat "$config"
+    printf '\nhealth:\n  healthProbeBindAddress: "127.0.0.1:%s"\n' "$probe"
+    printf 'metrics:\n  bindAddress: "0"\n'
+    printf 'webhook:\n  host: 127.0.0.1\n  port: %s\n  certDir: %s\n' "$webhook" "$certs"
+  } >"$D/kueue-config.yaml"
+  launch_operator kueue --kubeconfig="$D/kubeconfig" --config="$D/kueue-config.yaml" "$@"
+  local pid=$PID deadline=$((SECONDS + TIMEOUT)) crt key
+  while :; do
+    alive "$pid" || { log_tail kueue; die "kueue exited during startup"; }
+    crt=$(kueue_secret_key tls.crt 2>/dev/null || true)
+    key=$(kueue_secret_key tls.key 2>/dev/null || true)
+    if [ -n "$crt" ] && [ -n "$key" ]; then
+      (umask 077 && printf '%s\n' "$key" >"$certs/tls.key.tmp")
+      printf '%s\n' "$crt" >"$certs/tls.crt.tmp"
+      mv -f "$certs/tls.key.tmp" "$certs/tls.key"
+      mv -f "$certs/tls.crt.tmp" "$certs/tls.crt"
+      break
+    fi
+    if [ $SECONDS -ge $deadline ]; then
+      log_tail kueue
+      stop_proc kueue
+      die "kueue wrote no certificate into its Secret"
+    fi
+    sleep 0.2
+  done
+  wait_operator_ready kueue "$pid" "$probe"
 }
 
 cmd_stop() {
   [ -d "$D" ] || return 0
   local p
-  for p in kwok kube-controller-manager kube-scheduler kube-apiserver etcd; do
+  for p in kueue ray-operator kwok kube-controller-manager kube-scheduler kube-apiserver etcd; do
     stop_proc "$p"
   done
   if [ -f "$D/env" ]; then
@@ -484,7 +593,7 @@ cmd_stop() {
 
 cmd_status() {
   local p pid rc=0
-  for p in etcd kube-apiserver kube-scheduler kube-controller-manager kwok; do
+  for p in etcd kube-apiserver kube-scheduler kube-controller-manager kwok ray-operator kueue; do
     pid=$(cat "$D/$p.pid" 2>/dev/null || true)
     if pid_is "$pid" "$p"; then
       echo "$p running (pid $pid)"
@@ -511,6 +620,8 @@ case "$CMD" in
   start-scheduler) cmd_start_scheduler "$@" ;;
   start-kwok) cmd_start_kwok "$@" ;;
   start-controller-manager) cmd_start_controller_manager "$@" ;;
+  start-ray-operator) cmd_start_ray_operator "$@" ;;
+  start-kueue) cmd_start_kueue "$@" ;;
   status) cmd_status ;;
   *) usage ;;
 esac

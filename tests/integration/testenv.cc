@@ -49,6 +49,7 @@ Result<std::string> CollectionPath(const json& object) {
     bool namespaced;
   };
   // The kinds that deploy/ and the tests use. Both PodGroup APIs share kind and plural.
+  // Job is batch/v1's (no other API the tests use has a kind Job).
   static const std::map<std::string, Kind> kKinds = {
       {"Namespace", {"namespaces", false}},
       {"Node", {"nodes", false}},
@@ -60,6 +61,14 @@ Result<std::string> CollectionPath(const json& object) {
       {"CustomResourceDefinition", {"customresourcedefinitions", false}},
       {"Queue", {"queues", false}},
       {"PodGroup", {"podgroups", true}},
+      {"Secret", {"secrets", true}},
+      {"Job", {"jobs", true}},
+      {"Deployment", {"deployments", true}},
+      {"PodDisruptionBudget", {"poddisruptionbudgets", true}},
+      {"RayCluster", {"rayclusters", true}},
+      {"ResourceFlavor", {"resourceflavors", false}},
+      {"ClusterQueue", {"clusterqueues", false}},
+      {"LocalQueue", {"localqueues", true}},
   };
   const std::string api_version = object.value("apiVersion", "");
   const std::string kind = object.value("kind", "");
@@ -156,10 +165,35 @@ Status TestEnv::StartKubeScheduler(const std::string& scheduler_name) {
   return Status::Ok();
 }
 
-Status TestEnv::StartControllerManager() {
+Status TestEnv::StartControllerManager(const std::string& controllers) {
   if (controller_manager_started_) return Status::Ok();
-  GANTRY_RETURN_IF_ERROR(Script("start-controller-manager"));
+  GANTRY_RETURN_IF_ERROR(Script("start-controller-manager",
+                                controllers.empty() ? "" : Quote("--controllers=" + controllers)));
   controller_manager_started_ = true;
+  return Status::Ok();
+}
+
+Status TestEnv::StartKwok() {
+  if (kwok_started_) return Status::Ok();
+  GANTRY_RETURN_IF_ERROR(Script(
+      "start-kwok", Quote("--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake")));
+  kwok_started_ = true;
+  return Status::Ok();
+}
+
+Status TestEnv::StartRayOperator(const std::string& args) {
+  if (ray_operator_started_) return Status::Ok();
+  GANTRY_RETURN_IF_ERROR(Script("start-ray-operator", args));
+  ray_operator_started_ = true;
+  return Status::Ok();
+}
+
+Status TestEnv::StartKueue(const std::string& config_yaml) {
+  if (kueue_started_) return Status::Ok();
+  const std::string config = dir_ + "/kueue-config-in.yaml";
+  std::ofstream(config) << config_yaml;
+  GANTRY_RETURN_IF_ERROR(Script("start-kueue", Quote(config)));
+  kueue_started_ = true;
   return Status::Ok();
 }
 
@@ -276,9 +310,11 @@ Status TestEnv::CreateNamespace(const std::string& name) {
 
 Result<json> TestEnv::CreateNode(const std::string& name, int gpus, const std::string& cpu,
                                  const std::string& memory,
-                                 const std::map<std::string, std::string>& labels) {
-  json node = {
-      {"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", name}, {"labels", labels}}}};
+                                 const std::map<std::string, std::string>& labels,
+                                 const std::map<std::string, std::string>& annotations) {
+  json node = {{"apiVersion", "v1"},
+               {"kind", "Node"},
+               {"metadata", {{"name", name}, {"labels", labels}, {"annotations", annotations}}}};
   node["metadata"]["labels"]["kubernetes.io/hostname"] = name;
   auto created = Call("POST", "/api/v1/nodes", node);
   if (!created.ok()) return created.status();

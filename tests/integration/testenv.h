@@ -53,8 +53,19 @@ class TestEnv : public ::testing::Environment {
   // for it: other tests' pods with default-scheduler stay theirs). Stopped with the server.
   Status StartKubeScheduler(const std::string& scheduler_name);
   // kube-controller-manager with only its PV controller, which binds claims and finishes
-  // the bindings a scheduler starts (once; later calls do nothing).
-  Status StartControllerManager();
+  // the bindings a scheduler starts; or with `controllers` (its --controllers list, e.g.
+  // "job-controller,deployment-controller") when not empty. Once per binary: later calls
+  // do nothing, whatever they ask.
+  Status StartControllerManager(const std::string& controllers = "");
+  // kwok, managing only the nodes annotated kwok.x-k8s.io/node=fake (CreateNode's
+  // `annotations`): it makes pods bound to them Running, completes those of Jobs and
+  // finishes their deletion, as kubelets would (once; later calls do nothing).
+  Status StartKwok();
+  // KubeRay's operator (scripts/k8s/build-operators.sh) with `args`, once per binary.
+  Status StartRayOperator(const std::string& args);
+  // Kueue's controller manager with a Configuration (YAML) without health, webhook and
+  // metrics sections (testenv.sh adds them), once per binary.
+  Status StartKueue(const std::string& config_yaml);
 
   // kube-apiserver alone; etcd and its data stay. Same port, same certificate.
   Status RestartApiServer();
@@ -84,7 +95,8 @@ class TestEnv : public ::testing::Environment {
   // through the status subresource, as kube-scheduler's integration tests do.
   Result<nlohmann::json> CreateNode(const std::string& name, int gpus, const std::string& cpu,
                                     const std::string& memory,
-                                    const std::map<std::string, std::string>& labels = {});
+                                    const std::map<std::string, std::string>& labels = {},
+                                    const std::map<std::string, std::string>& annotations = {});
   Result<nlohmann::json> CreatePod(const PodParams& params);
   Status CreateNamespace(const std::string& name);
 
@@ -101,6 +113,9 @@ class TestEnv : public ::testing::Environment {
   bool started_ = false;
   bool kube_scheduler_started_ = false;
   bool controller_manager_started_ = false;
+  bool kwok_started_ = false;
+  bool ray_operator_started_ = false;
+  bool kueue_started_ = false;
   k8s::Credentials credentials_;
   std::unique_ptr<k8s::Client> client_;
 };
