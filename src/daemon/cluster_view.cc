@@ -79,7 +79,11 @@ NodeView ViewOf(const ClusterState& state, NodeId id, const FragmentationMeasure
   view.cpu_allocatable = node.allocatable.Get(kCpu);
   view.cpu_used = node.used.Get(kCpu);
   view.tasks = node.task_count;
-  if (!node.gpus.empty()) view.gpu_model = GpuModels().Name(node.gpus.front().model);
+  if (!node.gpus.empty()) {
+    view.gpu_model = GpuModels().Name(node.gpus.front().model);
+  } else if (const std::string* product = node.labels.Find("nvidia.com/gpu.product")) {
+    view.gpu_model = *product;  // all its GPUs are cut into MIG devices
+  }
   if (node.mig.strategy == MigStrategy::kSingle) {
     // The devices are MIG devices, those of one GPU in one NVLink domain (cluster_mig.cc).
     std::vector<MigDeviceView> devices;
