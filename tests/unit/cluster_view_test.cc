@@ -69,7 +69,9 @@ class ClusterViewTest : public ::testing::Test {
     b1.labels.Set("zone", "b");
     b1.unschedulable = true;
     Must(c_.AddNode(std::move(b1)));
-    AddCpuNode(c_, "cpu-1", 16000);
+    Labels stray;  // a product label on a node without GPUs names none
+    stray.Set("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3");
+    AddCpuNode(c_, "cpu-1", 16000, stray);
     // a-1 gets its zone after the fact, as a label change would.
     Node relabelled = c_.node(a1);
     relabelled.labels.Set("zone", "a");
@@ -220,6 +222,21 @@ TEST_F(ClusterViewTest, HealthCountsCyclesBindsAndFailures) {
   EXPECT_NEAR(got["meanCycleSeconds"].get<double>(), 0.03, 1e-12);
   got["meanCycleSeconds"] = 0.03;
   EXPECT_EQ(got, expected) << got.dump(2);
+}
+
+TEST_F(ClusterViewTest, OnlyTheNodesThatChangedAreBuiltAgain) {
+  auto first = builder_.Build(c_, 5000);
+  const NodeId b1 = c_.FindNode("b-1");
+  JobId job = AddNamedJob(c_, "pod|ml/late", team_b_, 3000);
+  PlaceOn(c_, Must(c_.AddTask(job, c_.AddSpec(GpuSpec(1)), "ml/late")), b1, {1});
+  auto second = builder_.Build(c_, 5001);
+  // Domains: [""] (cpu-1), ["a"] (a-1, a-2), ["b"] (b-1).
+  EXPECT_EQ(second->domains[1].nodes[0], first->domains[1].nodes[0]);  // a-1: the same view
+  EXPECT_EQ(second->domains[1].nodes[1], first->domains[1].nodes[1]);
+  EXPECT_NE(second->domains[2].nodes[0], first->domains[2].nodes[0]);  // b-1 changed
+  EXPECT_EQ(first->domains[2].nodes[0]->gpus[1].state, GpuCellState::kFree);
+  EXPECT_EQ(second->domains[2].nodes[0]->gpus[1].state, GpuCellState::kWhole);
+  EXPECT_EQ(second->gpus_free, first->gpus_free - 1);
 }
 
 TEST_F(ClusterViewTest, CyclesOlderThanAMinuteLeaveTheMeans) {
