@@ -13,6 +13,8 @@ PACKAGES=(
   # The fuzz build (tests/fuzz/): clang with libFuzzer and the sanitizer runtimes, and
   # llvm-symbolizer for readable stacks in sanitizer reports.
   clang-16 libclang-rt-16-dev llvm
+  # The live page's browser test (tests/integration/page_test.cc): headless Chromium.
+  chromium
 )
 
 missing=()

@@ -87,7 +87,7 @@ json ClusterJson(const ClusterView& view) {
   json domains = json::array();
   for (const DomainView& d : view.domains) {
     json nodes = json::array();
-    for (const NodeView& n : d.nodes) nodes.push_back(NodeJson(n));
+    for (const auto& n : d.nodes) nodes.push_back(NodeJson(*n));
     domains.push_back({{"path", d.path}, {"nodes", std::move(nodes)}});
   }
   return {{"time", view.time},

@@ -79,7 +79,15 @@ NodeView ViewOf(const ClusterState& state, NodeId id, const FragmentationMeasure
   view.cpu_allocatable = node.allocatable.Get(kCpu);
   view.cpu_used = node.used.Get(kCpu);
   view.tasks = node.task_count;
-  if (!node.gpus.empty()) view.gpu_model = GpuModels().Name(node.gpus.front().model);
+  view.gpu_used_milli = node.used.Get(kGpu);
+  if (!node.gpus.empty()) {
+    view.gpu_model = GpuModels().Name(node.gpus.front().model);
+  } else if (node.mig.strategy != MigStrategy::kNone) {
+    // All its GPUs are cut into MIG devices: the product says which GPUs.
+    if (const std::string* product = node.labels.Find("nvidia.com/gpu.product")) {
+      view.gpu_model = *product;
+    }
+  }
   if (node.mig.strategy == MigStrategy::kSingle) {
     // The devices are MIG devices, those of one GPU in one NVLink domain (cluster_mig.cc).
     std::vector<MigDeviceView> devices;
@@ -198,6 +206,65 @@ void ClusterViewBuilder::NoteEviction(EvictionView eviction) {
   if (evictions_.size() > kRecentEvictions) evictions_.pop_front();
 }
 
+void ClusterViewBuilder::AddNodes(const ClusterState& state, ClusterView& view) {
+  // The engine's measure, made when a node changed and the cluster has a profile.
+  std::unique_ptr<FragmentationMeasure> measure;
+  auto measure_now = [&]() -> const FragmentationMeasure* {
+    if (!measure && !state.workload_profile().types.empty()) {
+      measure = std::make_unique<FragmentationMeasure>(state.workload_profile(), 0.95);
+    }
+    return measure.get();
+  };
+  const int64_t profile_total = state.workload_profile().total;
+  if (profile_total != profile_total_) {  // the fgd values are the profile's
+    nodes_.clear();
+    profile_total_ = profile_total;
+  }
+  // Views of the nodes whose stamp moved; the order again when one came, went, or changed
+  // its name or topology path.
+  bool reorder = nodes_.size() != state.nodes().size();
+  nodes_.resize(state.nodes().size());
+  for (NodeId id = 0; id < state.nodes().size(); ++id) {
+    const Node& node = state.node(id);
+    CachedNode& cached = nodes_[id];
+    if (node.removed) {
+      reorder = reorder || cached.view != nullptr;
+      cached.view.reset();
+      continue;
+    }
+    if (cached.view && cached.stamp == state.node_stamp(id)) continue;
+    reorder = reorder || !cached.view || cached.view->name != node.name ||
+              cached.topology != node.topology;
+    cached.stamp = state.node_stamp(id);
+    cached.topology = node.topology;
+    cached.view = std::make_shared<const NodeView>(ViewOf(state, id, measure_now()));
+  }
+  if (reorder) {
+    order_.clear();
+    for (NodeId id = 0; id < nodes_.size(); ++id) {
+      if (nodes_[id].view) order_.push_back(id);
+    }
+    std::sort(order_.begin(), order_.end(), [&](NodeId a, NodeId b) {
+      const CachedNode& x = nodes_[a];
+      const CachedNode& y = nodes_[b];
+      return x.topology != y.topology ? x.topology < y.topology : x.view->name < y.view->name;
+    });
+  }
+  for (NodeId id : order_) {
+    const CachedNode& cached = nodes_[id];
+    if (view.domains.empty() || view.domains.back().path != cached.topology) {
+      view.domains.push_back({cached.topology, {}});
+    }
+    const NodeView& n = *cached.view;
+    view.gpus += static_cast<int64_t>(n.gpus.size());
+    view.gpus_allocated += static_cast<double>(n.gpu_used_milli) / kGpuMilliWhole;
+    for (const GpuCellView& cell : n.gpus) view.gpus_free += cell.state == GpuCellState::kFree;
+    view.fragmented_milli += n.fragmented_milli;
+    view.domains.back().nodes.push_back(cached.view);
+  }
+  health_.nodes = static_cast<int64_t>(order_.size());
+}
+
 std::shared_ptr<const ClusterView> ClusterViewBuilder::Build(const ClusterState& state,
                                                              double now_s) {
   auto view = std::make_shared<ClusterView>();
@@ -205,33 +272,7 @@ std::shared_ptr<const ClusterView> ClusterViewBuilder::Build(const ClusterState&
   view->time = now;
   view->topology_keys = state.topology_keys();
 
-  // Nodes, by topology path then name.
-  std::unique_ptr<FragmentationMeasure> measure;
-  if (!state.workload_profile().types.empty()) {
-    measure = std::make_unique<FragmentationMeasure>(state.workload_profile(), 0.95);
-  }
-  std::vector<NodeId> live;
-  live.reserve(state.nodes().size());
-  for (NodeId id = 0; id < state.nodes().size(); ++id) {
-    if (!state.node(id).removed) live.push_back(id);
-  }
-  std::sort(live.begin(), live.end(), [&](NodeId a, NodeId b) {
-    const Node& x = state.node(a);
-    const Node& y = state.node(b);
-    return x.topology != y.topology ? x.topology < y.topology : x.name < y.name;
-  });
-  for (NodeId id : live) {
-    const Node& node = state.node(id);
-    if (view->domains.empty() || view->domains.back().path != node.topology) {
-      view->domains.push_back({node.topology, {}});
-    }
-    NodeView n = ViewOf(state, id, measure.get());
-    view->gpus += static_cast<int64_t>(n.gpus.size());
-    view->gpus_allocated += static_cast<double>(node.used.Get(kGpu)) / kGpuMilliWhole;
-    for (const GpuCellView& cell : n.gpus) view->gpus_free += cell.state == GpuCellState::kFree;
-    view->fragmented_milli += n.fragmented_milli;
-    view->domains.back().nodes.push_back(std::move(n));
-  }
+  AddNodes(state, *view);
 
   // Queues, and the jobs waiting in them.
   std::vector<QueueView> queues(state.queues().size());
@@ -290,7 +331,6 @@ std::shared_ptr<const ClusterView> ClusterViewBuilder::Build(const ClusterState&
   bind_counts_.emplace_back(now_s, health_.binds_total);
   TrimWindow(bind_counts_, now_s);
   TrimWindow(cycle_times_, now_s);
-  health_.nodes = static_cast<int64_t>(live.size());
   view->health = health_;
   if (bind_counts_.size() >= 2 && bind_counts_.back().first > bind_counts_.front().first) {
     view->health.binds_per_s =

@@ -47,6 +47,7 @@ struct NodeView {
   Milli cpu_allocatable = 0;
   Milli cpu_used = 0;
   int32_t tasks = 0;
+  Milli gpu_used_milli = 0;  // GPUs its tasks take (fractions summed)
   std::vector<GpuCellView> gpus;
   // Free GPU share that a whole-GPU task cannot use: the free share of fragmented GPUs and
   // of MIG GPUs with a device in use (milli-GPUs).
@@ -59,7 +60,8 @@ struct NodeView {
 // The nodes sharing one topology path (the values of the daemon's topology keys).
 struct DomainView {
   std::vector<std::string> path;  // "" for a key the nodes lack
-  std::vector<NodeView> nodes;    // by name
+  // By name. Shared between views while the node does not change (ClusterState's stamps).
+  std::vector<std::shared_ptr<const NodeView>> nodes;
 };
 
 // Per queue, GPUs (whole devices, fractions summed) at one time.
@@ -170,6 +172,7 @@ class ClusterViewBuilder {
   std::shared_ptr<const ClusterView> Build(const ClusterState& state, double now_s);
 
  private:
+  void AddNodes(const ClusterState& state, ClusterView& view);
   void Sample(const ClusterView& view, int64_t now);
 
   std::unordered_map<std::string, std::string> reasons_;  // by job name
@@ -181,6 +184,16 @@ class ClusterViewBuilder {
   std::map<std::string, std::deque<QueueSample>> samples_;
   std::shared_ptr<const std::map<std::string, std::vector<QueueSample>>> history_;
   int64_t last_sample_ = 0;
+  // Per node id, the view built at its stamp: the nodes that did not change are not built
+  // again (most of them, between two views a second apart).
+  struct CachedNode {
+    uint64_t stamp = 0;
+    std::vector<std::string> topology;
+    std::shared_ptr<const NodeView> view;  // null for a removed node
+  };
+  std::vector<CachedNode> nodes_;
+  std::vector<NodeId> order_;   // live nodes by topology path, then name
+  int64_t profile_total_ = -1;  // the workload profile the cached fgd values were computed for
 };
 
 }  // namespace gantry

@@ -29,6 +29,7 @@ std::string SpreadingConfig(const std::string& scheduler_name) {
          "schedulePeriod: 500ms\n"
          "bindWorkers: 8\n"
          "listenAddress: 127.0.0.1:0\n"
+         "pageAddress: \"\"\n"  // page_test.cc runs one
          "leaderElection: {enabled: false}\n"
          "engine:\n"
          "  actions: [enqueue, allocate, backfill]\n"

@@ -28,6 +28,7 @@ std::string Config(const std::string& test) {
          "schedulePeriod: 500ms\n"
          "bindWorkers: 4\n"
          "listenAddress: 127.0.0.1:0\n"
+         "pageAddress: \"\"\n"  // page_test.cc runs one
          "leaderElection: {enabled: false}\n"
          "engine:\n"
          "  actions: [enqueue, allocate, preempt, reclaim, backfill]\n"

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "daemon/config.h"
+#include "daemon/http_listener.h"
 #include "engine/session.h"
 #include "tests/fuzz/fuzz_check.h"
 
@@ -67,8 +68,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              "schedulePeriod " + std::to_string(config.schedule_period_s));
   FUZZ_CHECK(config.bind_workers >= 1 && config.bind_workers <= 1024,
              "bindWorkers " + std::to_string(config.bind_workers));
-  FUZZ_CHECK(config.listen_address.find(':') != std::string::npos,
+  FUZZ_CHECK(ParseListenAddress(config.listen_address).ok(),
              "listenAddress \"" + config.listen_address + "\"");
+  FUZZ_CHECK(config.page_address.empty() || ParseListenAddress(config.page_address).ok(),
+             "pageAddress \"" + config.page_address + "\"");
   const LeaderElectionConfig& le = config.leader_election;
   FUZZ_CHECK(
       Positive(le.lease_duration_s) && Positive(le.renew_deadline_s) && Positive(le.retry_period_s),
