@@ -12,14 +12,17 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
 #include "daemon/api_writer.h"
 #include "daemon/cluster_cache.h"
 #include "daemon/config.h"
+#include "daemon/dashboard_metrics.h"
 #include "daemon/metrics.h"
 #include "engine/node_table.h"
 #include "engine/policy.h"
@@ -135,6 +138,10 @@ class Scheduler {
     GaugeFamily* events_dropped;
     CounterFamily* evictions;
   } m_{};
+  std::optional<DashboardMetrics> dashboard_;
+  // The kind of each pending job's reason in the last cycle (and preempting for jobs
+  // placed onto room being freed), for gantry_pending_pods_by_reason.
+  std::unordered_map<JobId, PendingKind> pending_kinds_;
 
   std::unique_ptr<ApiWriter> writer_;  // last: its threads stop first
 };
