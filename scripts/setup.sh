@@ -13,6 +13,9 @@ PACKAGES=(
   # The fuzz build (tests/fuzz/): clang with libFuzzer and the sanitizer runtimes, and
   # llvm-symbolizer for readable stacks in sanitizer reports.
   clang-16 libclang-rt-16-dev llvm
+  # The image test (tests/image/): a daemonless image builder, and debootstrap for the
+  # Debian base images where no container registry is reachable.
+  buildah debootstrap
 )
 
 missing=()

@@ -5,6 +5,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"Gantry: a scheduler for AI workloads on Kubernetes"};
+  app.set_version_flag("--version", "gantry " GANTRY_VERSION);
   app.require_subcommand(1);
 
   gantry::ScheduleOptions schedule;
