@@ -99,7 +99,11 @@ check() {  # what, got, want
 }
 check "entrypoint" "$(b inspect --type image --format '{{.OCIv1.Config.Entrypoint}}' "$tag")" \
   "[/usr/local/bin/gantry]"
-check "user" "$(b inspect --type image --format '{{.OCIv1.Config.User}}' "$tag")" "65532:65532"
+# The user the Deployment runs it as (runAsUser, runAsGroup) is the image's own.
+deploy_uid=$(sed -n 's/^ *runAsUser: *\([0-9]*\).*/\1/p' "$src/deploy/deployment.yaml" | head -1)
+deploy_gid=$(sed -n 's/^ *runAsGroup: *\([0-9]*\).*/\1/p' "$src/deploy/deployment.yaml" | head -1)
+check "user" "$(b inspect --type image --format '{{.OCIv1.Config.User}}' "$tag")" \
+  "${deploy_uid:-none}:${deploy_gid:-none}"
 ctr=$(b from --pull=never "$tag")
 check "gantry --version in the image" "$(b run "$ctr" -- /usr/local/bin/gantry --version)" \
   "gantry $version"
