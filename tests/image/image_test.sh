@@ -82,9 +82,9 @@ mkdir -p "$context/out"
 strip -o "$context/out/gantry" "$binary"
 
 if [ "${GANTRY_IMAGE_FULL:-0}" = 1 ]; then
-  b bud --layers --pull=never -f "$src/Dockerfile" -t "$tag" "$src"
+  b bud --layers --force-rm --pull=never -f "$src/Dockerfile" -t "$tag" "$src"
 else
-  b bud --layers --pull=never --build-context "build=$context" --target runtime \
+  b bud --layers --force-rm --pull=never --build-context "build=$context" --target runtime \
     -f "$src/Dockerfile" -t "$tag" "$src"
 fi
 
