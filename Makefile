@@ -40,7 +40,8 @@ build-fuzz: setup $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 
 # Every test: unit, scenario, integration (a real kube-apiserver, see scripts/k8s/README.md;
-# the first run builds its binaries); the integration tests again against the sanitizer
+# the first run builds its binaries), image (the Dockerfile's runtime stage built with buildah
+# and `gantry --version` run in it, tests/image/); the integration tests again against the sanitizer
 # build of `gantry serve` (a sanitizer report in its log fails the test); the unit tests and
 # scenarios again under AddressSanitizer + UndefinedBehaviorSanitizer; then each fuzz
 # harness for $(FUZZ_SECONDS) seconds (default 30) and its kept crashes once.

@@ -15,6 +15,9 @@ PACKAGES=(
   clang-16 libclang-rt-16-dev llvm
   # The live page's browser test (tests/integration/page_test.cc): headless Chromium.
   chromium
+  # The image test (tests/image/): a daemonless image builder, and debootstrap for the
+  # Debian base images where no container registry is reachable.
+  buildah debootstrap
 )
 
 missing=()

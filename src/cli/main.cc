@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   // Linked as kubectl-gantry, `kubectl gantry SUBCOMMAND` runs it with the same arguments.
   CLI::App app{"Gantry: a scheduler for AI workloads on Kubernetes",
                gantry::ProgramName(argc > 0 ? argv[0] : nullptr)};
+  app.set_version_flag("--version", "gantry " GANTRY_VERSION);
   app.require_subcommand(1);
 
   gantry::ScheduleOptions schedule;

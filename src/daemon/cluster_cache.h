@@ -64,6 +64,7 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/pending_reasons.h"
 #include "engine/decisions.h"
 #include "k8s/informer.h"
 #include "k8s/objects.h"
@@ -283,6 +284,12 @@ class ClusterCache {
     Milli gpus_allocated = 0;
   };
   NodeCounts CountNodes() const;
+  // Our waiting pods by the kind of what keeps them waiting: what the cache itself knows
+  // (gates, a spec it cannot read, volumes, a missing group, a bind backoff) first, else
+  // the kind of their job's reason in the last session (`job_kinds`, by job id), else
+  // not_considered. Walks every pod (cluster_cache_pending.cc).
+  std::map<PendingKind, int64_t> PendingPodsByKind(
+      const std::unordered_map<JobId, PendingKind>& job_kinds) const;
 
   // Pod records visited by walks over a job's pods, since the start: a measure of work
   // that tests hold to linear bounds.

@@ -26,7 +26,7 @@ double WallSeconds() {
 }
 
 template <typename T>
-T* MustRegister(Result<T*> r) {
+T MustRegister(Result<T> r) {
   // The names below are constants: a failure is a programming error caught by any run.
   if (!r.ok()) {
     std::fprintf(stderr, "gantry: metrics: %s\n", r.status().message().c_str());
@@ -92,6 +92,19 @@ Scheduler::Scheduler(DaemonConfig config, Policy policy, k8s::Client& client,
       "PodDisruptionBudget allows none now, retried by a later cycle; not_found, failed) and "
       "by cause (preempt, reclaim, defragment).",
       {"result", "cause"}));
+  // Every label value known in advance is exported from the start, at 0: rate() and
+  // increase() then see the first failure or eviction, and the dashboard shows 0, not no data.
+  for (const char* reason : {"unavailable", "conflict", "not_found", "forbidden", "invalid",
+                             "server_error", "other", "volumes"}) {
+    (void)m_.bind_failures->With({reason});
+  }
+  for (const char* result : {"evicted", "refused", "not_found", "failed"}) {
+    for (EvictionCause cause :
+         {EvictionCause::kPreempt, EvictionCause::kReclaim, EvictionCause::kDefragment}) {
+      (void)m_.evictions->With({result, std::string(EvictionCauseName(cause))});
+    }
+  }
+  dashboard_ = MustRegister(DashboardMetrics::Register(metrics));
   // Pods are given default spreading's selector only when the engine will use it.
   bool default_spreading = false;
   for (const PluginConfig& plugin : config_.engine.plugins) {
@@ -319,6 +332,12 @@ void Scheduler::RunCycle() {
     decisions = session.Run();
     if (explain) explanations = ExplainPending(session, decisions, kExplainedJobsPerCycle);
   }
+  pending_kinds_.clear();
+  for (const PendingJob& p : decisions.pending)
+    pending_kinds_[p.job] = ClassifyPendingReason(p.reason);
+  for (const PipelineDecision& p : decisions.pipelined) {
+    pending_kinds_.try_emplace(p.job, PendingKind::kPreempting);
+  }
   std::vector<BindRequest> binds = cache_.Assume(decisions, SteadySeconds());
   for (BindRequest& b : binds) writer_->Bind(std::move(b));
   for (EvictRequest& e : cache_.TakeEvictions(decisions, options.now)) {
@@ -384,6 +403,8 @@ void Scheduler::PublishGauges() {
   m_.gpus_capacity->Set(static_cast<double>(counts.gpus_capacity) / 1000.0);
   m_.nodes->Set(static_cast<double>(counts.nodes));
   m_.events_dropped->Set(static_cast<double>(writer_->events_dropped()));
+  dashboard_->PublishGpus(state);
+  dashboard_->PublishPending(cache_.PendingPodsByKind(pending_kinds_));
 }
 
 const std::vector<Scheduler::Source>& Scheduler::Sources() {

@@ -12,8 +12,10 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -21,6 +23,7 @@
 #include "daemon/cluster_cache.h"
 #include "daemon/cluster_view.h"
 #include "daemon/config.h"
+#include "daemon/dashboard_metrics.h"
 #include "daemon/explain_api.h"
 #include "daemon/metrics.h"
 #include "engine/node_table.h"
@@ -144,6 +147,10 @@ class Scheduler {
     GaugeFamily* events_dropped;
     CounterFamily* evictions;
   } m_{};
+  std::optional<DashboardMetrics> dashboard_;
+  // The kind of each pending job's reason in the last cycle (and preempting for jobs
+  // placed onto room being freed), for gantry_pending_pods_by_reason.
+  std::unordered_map<JobId, PendingKind> pending_kinds_;
 
   ExplainBoard explain_board_;
   double explained_at_ = -1;  // SteadySeconds() of the last explaining cycle
