@@ -14,6 +14,7 @@
 #include "k8s/client.h"
 #include "k8s/credentials.h"
 #include "k8s/objects.h"
+#include "k8s/timestamp.h"
 #include "sim/scenario_writer.h"
 
 namespace gantry {
@@ -118,7 +119,13 @@ int RunSnapshot(const SnapshotOptions& o) {
     auto listed = ListAll(**client, source.path, [&](const json& item) {
       if (source.kind == WatchKind::kPod) {
         ++pods;
-        if (auto meta = k8s::ParseMeta(item); meta.ok()) created[meta->Key()] = meta->created;
+        // ParseMeta leaves creation times to the decoders: read it here.
+        const json& m = item.value("metadata", json::object());
+        auto meta = k8s::ParseMeta(item);
+        if (meta.ok() && m.contains("creationTimestamp") && m["creationTimestamp"].is_string()) {
+          auto at = k8s::ParseRfc3339(m["creationTimestamp"].get<std::string>());
+          if (at.ok()) created[meta->Key()] = *at;
+        }
       }
       ApplyWatchObject(cache, source.kind, k8s::EventType::kAdded, item);
     });

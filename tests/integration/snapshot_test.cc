@@ -52,7 +52,7 @@ std::string TempDir(const std::string& name) {
   return dir;
 }
 
-int Run(const std::string& command) {
+int RunCommand(const std::string& command) {
   const int rc = std::system(command.c_str());
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
@@ -60,13 +60,6 @@ int Run(const std::string& command) {
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-const Task* TaskNamed(const ClusterState& c, const std::string& name) {
-  for (const Task& t : c.tasks()) {
-    if (t.name == name && t.job != kNone) return &t;
-  }
-  return nullptr;
 }
 
 constexpr int kNodes = 24;
@@ -120,9 +113,10 @@ TEST(Snapshot, TheLiveClusterInTheScenarioFormatAndReplayedByTwoPolicies) {
 
   const std::string dir = TempDir("snapshot-test");
   const std::string file = dir + "/snapshot.yaml";
-  ASSERT_EQ(Run(GantryBinary() + " snapshot --kubeconfig " + Env().kubeconfig_path() + " --out " +
-                file + " --scheduler-name " + scheduler + " 2>" + dir + "/snapshot.err"),
-            0)
+  ASSERT_EQ(
+      RunCommand(GantryBinary() + " snapshot --kubeconfig " + Env().kubeconfig_path() + " --out " +
+                 file + " --scheduler-name " + scheduler + " 2>" + dir + "/snapshot.err"),
+      0)
       << ReadAll(dir + "/snapshot.err");
   std::printf("gantry snapshot:\n%s", ReadAll(dir + "/snapshot.err").c_str());
   auto parsed = LoadScenario(file);
@@ -190,8 +184,8 @@ TEST(Snapshot, TheLiveClusterInTheScenarioFormatAndReplayedByTwoPolicies) {
 
   // Replayed under two policies: a report for each.
   const std::string out = dir + "/sim";
-  ASSERT_EQ(Run(GantryBinary() + " sim --snapshot " + file + " --policy gantry,random --out " +
-                out + " >" + dir + "/sim.txt 2>&1"),
+  ASSERT_EQ(RunCommand(GantryBinary() + " sim --snapshot " + file +
+                       " --policy gantry,random --out " + out + " >" + dir + "/sim.txt 2>&1"),
             0)
       << ReadAll(dir + "/sim.txt");
   const std::string table = ReadAll(dir + "/sim.txt");
@@ -287,13 +281,13 @@ int ScheduleExpecting(const std::string& ns, bool profile, const std::string& ex
              "running:\n"
              "  - {job: fill-a, node: " +
              ns +
-             "-a}\n"
+             "-a, gpus: [0, 1, 2, 3, 4, 5]}\n"
              "  - {job: fill-b, node: " +
              ns +
-             "-b}\n"
+             "-b, gpus: [0, 1, 2, 3, 4]}\n"
              "expect:\n  onNodes: {probe: [" +
              expected + "]}\n";
-  return Run(GantryBinary() + " schedule --scenario " + file + " >" + file + ".out 2>&1");
+  return RunCommand(GantryBinary() + " schedule --scenario " + file + " >" + file + ".out 2>&1");
 }
 
 TEST(Snapshot, TheDaemonPacksByTheShapesItSawArriveAsTheSimulatorDoes) {

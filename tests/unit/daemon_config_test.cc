@@ -188,9 +188,10 @@ TEST(ParseDaemonConfig, VolumeBindTimeout) {
 TEST(ParseDaemonConfig, UnknownFieldNamesFileLineAndKnownFields) {
   std::string e = Error("schedulerName: gantry\nbindWorker: 4\n");
   EXPECT_TRUE(Contains(e, "cfg.yaml:2:1: bindWorker: unknown field")) << e;
-  EXPECT_TRUE(Contains(e,
-                       "schedulerName, schedulePeriod, bindWorkers, volumeBindTimeout, "
-                       "listenAddress, leaderElection, topologyKeys, engine"))
+  EXPECT_TRUE(
+      Contains(e,
+               "schedulerName, schedulePeriod, bindWorkers, volumeBindTimeout, "
+               "listenAddress, leaderElection, topologyKeys, workloadProfileHalfLife, engine"))
       << e;
 }
 

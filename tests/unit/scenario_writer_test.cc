@@ -142,7 +142,7 @@ running:
   EXPECT_NE(text.find("{job: train, role: w, node: n0, gpus: [2, 3]}"), std::string::npos) << text;
   EXPECT_NE(text.find("waited: 90"), std::string::npos) << text;
   EXPECT_NE(text.find("minMember: 2"), std::string::npos) << text;
-  EXPECT_NE(text.find("{cpu: 2, memory: 64Gi}"), std::string::npos) << text;
+  EXPECT_NE(text.find("{cpu: 16, memory: 64Gi}"), std::string::npos) << text;
   // The snapshot's clock: a job submitted at 1000 and written at 1300 waited 300 s (+90).
   ScenarioWriteOptions at;
   at.now = 300;
