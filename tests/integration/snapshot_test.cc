@@ -195,6 +195,13 @@ TEST(Snapshot, TheLiveClusterInTheScenarioFormatAndReplayedByTwoPolicies) {
   const std::string summary = ReadAll(out + "/summary.json");
   EXPECT_NE(summary.find("\"cluster\": \"snapshot: "), std::string::npos) << summary;
   EXPECT_FALSE(ReadAll(out + "/report.html").empty());
+  // For a person: GANTRY_SNAPSHOT_OUT=DIR keeps the snapshot and the report there.
+  if (const char* keep = std::getenv("GANTRY_SNAPSHOT_OUT"); keep != nullptr && *keep != '\0') {
+    std::filesystem::create_directories(keep);
+    std::filesystem::copy(dir, keep,
+                          std::filesystem::copy_options::recursive |
+                              std::filesystem::copy_options::overwrite_existing);
+  }
 }
 
 // Two nodes of 8 GPUs: a with 6 in use, b with 5 (by another scheduler's pods).
