@@ -153,6 +153,7 @@ int RunSnapshot(const SnapshotOptions& o) {
   options.name = "snapshot";
   options.now = now;
   options.snapshot = &snapshot;
+  options.running_bound = true;
   options.comments = {"gantry snapshot of " + credentials->server + " at " + std::to_string(now) +
                           " (seconds since 1970), scheduler name " + o.scheduler_name,
                       std::to_string(state.live_node_count()) + " nodes, " + std::to_string(pods) +

@@ -609,7 +609,11 @@ Status ParseRunning(const YamlReader& r, const YAML::Node& running, ClusterState
   for (size_t i = 0; i < running.size(); ++i) {
     const YAML::Node& e = running[i];
     const std::string f = "running[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(r.Map(e, f, {"job", "role", "node", "gpus"}));
+    GANTRY_RETURN_IF_ERROR(r.Map(e, f, {"job", "role", "node", "gpus", "bound"}));
+    // bound: true (snapshots): the API server has bound it, so it counts there as the
+    // daemon counts it, even past the node's room (ClusterState::PlaceBound).
+    bool bound = false;
+    if (e["bound"]) GANTRY_RETURN_IF_ERROR(r.Bool(e["bound"], f + ".bound", &bound));
     std::string job_name, role, node_name;
     if (!e["job"]) return r.Error(e, f + ".job", "required");
     if (!e["node"]) return r.Error(e, f + ".node", "required");
@@ -650,7 +654,8 @@ Status ParseRunning(const YamlReader& r, const YAML::Node& running, ClusterState
                          (role.empty() ? "" : " of role " + QuoteForMessage(role)) +
                          " left to mark running");
     }
-    Status placed = cluster->Place(task, node, gpus);
+    Status placed =
+        bound ? cluster->PlaceBound(task, node, gpus) : cluster->Place(task, node, gpus);
     if (!placed.ok()) return r.Error(e, f, placed.message());
   }
   return Status::Ok();

@@ -145,8 +145,25 @@ void EmitSpecKeys(YAML::Emitter& out, const TaskSpec& s, const std::string& role
   }
 }
 
-void EmitTopology(YAML::Emitter& out, const TopologyRequest& t) {
+// Whether a scenario may name the level: one of the cluster's, that a written node has
+// (the parser's rule). A job naming another waits in the daemon, saying so.
+bool LevelWritable(const ClusterState& cluster, const std::string& level) {
+  const auto& keys = cluster.topology_keys();
+  const auto at = std::find(keys.begin(), keys.end(), level);
+  if (at == keys.end()) return false;
+  const auto index = static_cast<size_t>(at - keys.begin());
+  return std::any_of(cluster.nodes().begin(), cluster.nodes().end(), [&](const Node& n) {
+    return !n.removed && index < n.topology.size() && !n.topology[index].empty();
+  });
+}
+
+void EmitTopology(YAML::Emitter& out, const ClusterState& cluster, const TopologyRequest& t,
+                  LeftOut* left_out) {
   if (t.level.empty()) return;
+  if (!LevelWritable(cluster, t.level)) {
+    left_out->Add("a topology level no node has", "job");
+    return;
+  }
   out << YAML::Key << "topology" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
       << (t.required ? "required" : "preferred") << YAML::Value << t.level << YAML::EndMap;
 }
@@ -266,7 +283,7 @@ void EmitJobs(YAML::Emitter& out, const ClusterState& cluster, int64_t now,
     if (job.priority != 0) out << YAML::Key << "priority" << YAML::Value << job.priority;
     if (job.min_member != 1) out << YAML::Key << "minMember" << YAML::Value << job.min_member;
     if (now > job.submitted) out << YAML::Key << "waited" << YAML::Value << now - job.submitted;
-    EmitTopology(out, job.topology);
+    EmitTopology(out, cluster, job.topology, left_out);
     out << YAML::Key << "tasks" << YAML::Value << YAML::BeginSeq;
     std::set<std::string> roles;
     for (size_t g = 0; g < groups.size(); ++g) {
@@ -295,7 +312,7 @@ void EmitJobs(YAML::Emitter& out, const ClusterState& cluster, int64_t now,
   out << YAML::EndSeq;
 }
 
-void EmitRunning(YAML::Emitter& out, const std::vector<RunningEntry>& running) {
+void EmitRunning(YAML::Emitter& out, const std::vector<RunningEntry>& running, bool bound) {
   if (running.empty()) return;
   out << YAML::Key << "running" << YAML::Value << YAML::BeginSeq;
   for (const RunningEntry& r : running) {
@@ -306,6 +323,7 @@ void EmitRunning(YAML::Emitter& out, const std::vector<RunningEntry>& running) {
       for (int32_t g : r.gpus) out << g;
       out << YAML::EndSeq;
     }
+    if (bound) out << YAML::Key << "bound" << YAML::Value << true;
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
@@ -325,7 +343,8 @@ void EmitProfile(YAML::Emitter& out, const WorkloadProfile& profile) {
   out << YAML::EndSeq;
 }
 
-void EmitArrivals(YAML::Emitter& out, const ScenarioSnapshot& snapshot, LeftOut* left_out) {
+void EmitArrivals(YAML::Emitter& out, const ClusterState& cluster, const ScenarioSnapshot& snapshot,
+                  LeftOut* left_out) {
   out << YAML::Key << "snapshot" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key
       << "arrivalWindowSeconds" << YAML::Value << snapshot.arrival_window_s << YAML::EndMap;
   if (snapshot.arrivals.empty()) return;
@@ -338,7 +357,7 @@ void EmitArrivals(YAML::Emitter& out, const ScenarioSnapshot& snapshot, LeftOut*
     out << YAML::Key << "queue" << YAML::Value << j.queue;
     if (j.priority != 0) out << YAML::Key << "priority" << YAML::Value << j.priority;
     if (j.min_member != 1) out << YAML::Key << "minMember" << YAML::Value << j.min_member;
-    EmitTopology(out, j.topology);
+    EmitTopology(out, cluster, j.topology, left_out);
     if (j.movable) out << YAML::Key << "movable" << YAML::Value << true;
     NoteSpecLeftOut(j.spec, j.pods, left_out);
     out << YAML::Key << "task" << YAML::Value << YAML::BeginMap;
@@ -364,14 +383,14 @@ WrittenScenario WriteScenario(const ClusterState& cluster, const ScenarioWriteOp
   EmitQueues(out, cluster, &left_out);
   std::vector<RunningEntry> running;
   EmitJobs(out, cluster, options.now, &running, &left_out);
-  EmitRunning(out, running);
+  EmitRunning(out, running, options.running_bound);
   if (!cluster.disruption_budgets().empty()) {
     for (size_t i = 0; i < cluster.disruption_budgets().size(); ++i) {
       left_out.Add("PodDisruptionBudget", "budget");
     }
   }
   EmitProfile(out, cluster.workload_profile());
-  if (options.snapshot != nullptr) EmitArrivals(out, *options.snapshot, &left_out);
+  if (options.snapshot != nullptr) EmitArrivals(out, cluster, *options.snapshot, &left_out);
   out << YAML::EndMap;
 
   WrittenScenario written;

@@ -22,6 +22,9 @@ struct ScenarioWriteOptions {
   std::vector<std::string> comments;  // lines for the top of the file
   // Arrivals and their window (`snapshot:` and `arrivals:`); nullptr: none.
   const ScenarioSnapshot* snapshot = nullptr;
+  // Running tasks as bound by the API server (`bound: true`): they count where they run
+  // even past the node's room, as the daemon counts them.
+  bool running_bound = false;
 };
 
 struct WrittenScenario {

@@ -207,5 +207,57 @@ jobs:
   EXPECT_TRUE(ParseScenario(written.text, "w.yaml").ok());
 }
 
+TEST(WriteScenario, SnapshotsWriteRunningTasksAsBoundEvenPastTheRoom) {
+  // A node the API server overcommitted (its allocatable shrank under its pods): Place
+  // refuses the second task, PlaceBound counts it, as the daemon does.
+  ClusterState c;
+  Node n;
+  n.name = "n0";
+  n.allocatable.Set(kCpu, 4000);
+  ASSERT_TRUE(c.AddNode(n).ok());
+  Queue q;
+  q.name = "default";
+  const QueueId queue = c.AddQueue(q).value();
+  Job j;
+  j.name = "web";
+  j.queue = queue;
+  const JobId job = c.AddJob(j).value();
+  TaskSpec spec;
+  spec.role = "w";
+  spec.requests.Set(kCpu, 3000);
+  const SpecId s = c.AddSpec(spec);
+  for (const char* name : {"a", "b"}) {
+    const TaskId t = c.AddTask(job, s, name).value();
+    ASSERT_TRUE(c.PlaceBound(t, 0, {}).ok());
+  }
+  EXPECT_FALSE(ParseScenario(WriteScenario(c, {}).text, "plain.yaml").ok());
+  ScenarioWriteOptions bound;
+  bound.running_bound = true;
+  const std::string text = WriteScenario(c, bound).text;
+  auto again = ParseScenario(text, "bound.yaml");
+  ASSERT_TRUE(again.ok()) << again.status().message() << "\n" << text;
+  EXPECT_EQ(again->cluster.node(0).used.Get(kCpu), 6000);
+}
+
+TEST(WriteScenario, ATopologyLevelNoNodeHasIsLeftOut) {
+  ClusterState c;
+  Node n;
+  n.name = "n0";
+  n.allocatable.Set(kCpu, 4000);
+  ASSERT_TRUE(c.AddNode(n).ok());  // no rack label
+  Queue q;
+  q.name = "default";
+  Job j;
+  j.name = "train";
+  j.queue = c.AddQueue(q).value();
+  j.topology = {"topology.gantry.dev/rack", true};
+  const JobId job = c.AddJob(j).value();
+  ASSERT_TRUE(c.AddTask(job, c.AddSpec(TaskSpec{}), "t").ok());
+  const WrittenScenario written = WriteScenario(c, {});
+  ASSERT_EQ(written.left_out.size(), 1u);
+  EXPECT_EQ(written.left_out[0], "a topology level no node has of 1 job");
+  EXPECT_TRUE(ParseScenario(written.text, "w.yaml").ok()) << written.text;
+}
+
 }  // namespace
 }  // namespace gantry
