@@ -28,6 +28,15 @@ struct ServeOptions {
 };
 int RunServe(const ServeOptions& options);
 
+// `gantry snapshot`: the live cluster in the scenario format (cli/snapshot_cmd.cc).
+struct SnapshotOptions {
+  std::string kubeconfig;  // empty: $KUBECONFIG, in-cluster, ~/.kube/config
+  std::string out = "-";   // "-": standard output
+  std::string scheduler_name = "gantry";
+  int64_t window_s = 3600;  // recent arrivals: pods created this long before
+};
+int RunSnapshot(const SnapshotOptions& options);
+
 // Checks daemon configurations and Kubernetes manifests offline.
 int RunValidate(const std::vector<std::string>& files);
 

@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
       "sim", "Replay a cluster and a workload through the engine and report what happened");
   sim_cmd->add_option("--cluster", sim.cluster, "Node list CSV (openb format) or scenario YAML");
   sim_cmd->add_option("--workload", sim.workload, "openb pod list CSV or generic job CSV");
+  sim_cmd->add_option("--snapshot", sim.snapshot,
+                      "A `gantry snapshot` file: its running pods the start, its pending pods "
+                      "and recent arrivals the workload");
   sim_cmd->add_option("--generate", sim.generate,
                       "Synthetic workload: nodes=N,pods=N,rate=R,duration=S,seed=N,mix=A/B/C/D");
   sim_cmd->add_option("--datasets", sim.datasets,
@@ -87,6 +90,22 @@ int main(int argc, char** argv) {
   serve_cmd->add_flag("--no-leader-elect", serve.no_leader_elect,
                       "Schedule without leader election");
 
+  gantry::SnapshotOptions snapshot;
+  CLI::App* snapshot_cmd = app.add_subcommand(
+      "snapshot", "Write the live cluster in the scenario format, for `gantry sim --snapshot`");
+  snapshot_cmd->add_option("--kubeconfig", snapshot.kubeconfig,
+                           "kubeconfig (default: $KUBECONFIG, in-cluster)");
+  snapshot_cmd->add_option("--out", snapshot.out, "Output file (- for standard output)")
+      ->capture_default_str();
+  snapshot_cmd
+      ->add_option("--scheduler-name", snapshot.scheduler_name,
+                   "The schedulerName whose pending pods are the workload")
+      ->capture_default_str();
+  snapshot_cmd
+      ->add_option("--window", snapshot.window_s,
+                   "Recent arrivals: pods created this many seconds before (default 3600)")
+      ->type_name("SECONDS");
+
   std::vector<std::string> validate_files;
   CLI::App* validate_cmd = app.add_subcommand(
       "validate",
@@ -106,6 +125,7 @@ int main(int argc, char** argv) {
   if (sim_cmd->parsed()) return gantry::RunSim(sim);
   if (serve_cmd->parsed()) return gantry::RunServe(serve);
   if (validate_cmd->parsed()) return gantry::RunValidate(validate_files);
+  if (snapshot_cmd->parsed()) return gantry::RunSnapshot(snapshot);
   if (int rc = gantry::RunClusterView(cluster_view); rc >= 0) return rc;
   return 2;
 }

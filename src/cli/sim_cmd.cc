@@ -69,6 +69,12 @@ Result<SimInputs> LoadInputs(const SimOptions& o, const SimSettings& settings) {
     if (!nodes.ok()) return nodes.status();
     GANTRY_RETURN_IF_ERROR(AddTraceNodes(*nodes, &in.cluster, "--generate"));
   }
+  if (!o.snapshot.empty()) {
+    auto snapshot = LoadScenario(o.snapshot);
+    if (!snapshot.ok()) return snapshot.status();
+    in.cluster = std::move(snapshot->cluster);
+    in.jobs = SnapshotArrivals(snapshot->snapshot);
+  }
   if (!o.cluster.empty()) {
     auto loaded = LoadClusterFile(o.cluster);
     if (!loaded.ok()) return loaded.status();

@@ -573,6 +573,28 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
     pod.held_until = 0;
   }
   SyncPod(key);
+  // Its shape joins the profile once, as it arrived (a pod held for its group, once it
+  // has a task).
+  if (auto synced = pods_.find(key); arrival_profile_ && synced != pods_.end()) {
+    PodRecord& record = synced->second;
+    if (!record.profiled && record.task != kNone && Ours(record.info)) {
+      record.profiled = true;
+      arrival_profile_->Observe(TaskShape::Of(state_.spec_of(record.task)),
+                                static_cast<double>(record.info.meta.created));
+    }
+  }
+}
+
+void ClusterCache::SetProfileHalfLife(double seconds) {
+  if (seconds > 0) {
+    arrival_profile_.emplace(seconds, kDefaultProfileShapes);
+  } else {
+    arrival_profile_.reset();
+  }
+}
+
+WorkloadProfile ClusterCache::ProfileAt(double now) const {
+  return arrival_profile_ ? arrival_profile_->ProfileAt(now) : WorkloadProfile{};
 }
 
 // ---------------------------------------------------------------------------------------

@@ -70,6 +70,7 @@
 #include "k8s/objects.h"
 #include "k8s/volumes.h"
 #include "k8s/workloads.h"
+#include "model/arrival_profile.h"
 #include "model/cluster.h"
 #include "model/hypernodes.h"
 
@@ -273,6 +274,13 @@ class ClusterCache {
   // something impossible), collected since the last call.
   std::vector<ObjectEvent> TakeProblems();
 
+  // ---- The workload profile (issue 14, model/arrival_profile.h): each pod of ours counts
+  // once, at its creation time, the first time it has a task; the profile at `now` (wall
+  // seconds) is what the scheduler gives the engine. A half-life of 0 turns it off (the
+  // profile is empty, as before). REQUIRES: before the first event.
+  void SetProfileHalfLife(double seconds);
+  WorkloadProfile ProfileAt(double now) const;
+
   // Counts for metrics.
   int64_t pending_pods() const;  // ours, not yet placed
   int64_t assumed_pods() const { return assumed_; }
@@ -339,6 +347,7 @@ class ClusterCache {
     TaskId task = kNone;
     bool assumed = false;         // placed by us; the API server has not yet shown it bound
     bool adjusted = false;        // counted as more than it asks (unreadable, or too many GPUs)
+    bool profiled = false;        // counted in the workload profile
     std::string written_message;  // PodScheduled message we last wrote
     std::string accounting_note;  // the last event about how it is counted on its node
     int32_t bind_failures = 0;    // in a row; 0 once it is seen bound
@@ -524,6 +533,7 @@ class ClusterCache {
 
   std::string scheduler_name_;
   ClusterState state_;
+  std::optional<ArrivalProfile> arrival_profile_;  // none: off
   std::unordered_map<std::string, PodRecord> pods_;
   std::unordered_map<std::string, JobRecord> jobs_;
   std::vector<std::string> pod_of_task_;  // TaskId -> pod key

@@ -197,6 +197,18 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
         }
         out->topology_keys.push_back(std::move(level));
       }
+    } else if (key == "workloadProfileHalfLife") {
+      std::string text;
+      GANTRY_RETURN_IF_ERROR(Scalar(value, source, key, &text));
+      auto seconds = text == "0" ? Result<double>(0.0) : ParseDurationSeconds(text);
+      if (!seconds.ok()) {
+        return Status::Invalid(YamlWhere(source, value, key) + ": " + seconds.status().message());
+      }
+      if (*seconds < 0 || *seconds > kMaxWorkloadProfileHalfLifeS) {
+        return Status::Invalid(YamlWhere(source, value, key) +
+                               ": must be 0 (no profile) to 720h, got " + QuoteForMessage(text));
+      }
+      out->workload_profile_half_life_s = *seconds;
     } else if (key == "engine") {
       GANTRY_RETURN_IF_ERROR(ParseSchedulerConfig(value, source, &out->engine));
     } else {
@@ -204,7 +216,7 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
           YamlWhere(source, kv.first, key) +
           ": unknown field (schedulerName, schedulePeriod, bindWorkers, "
           "volumeBindTimeout, listenAddress, pageAddress, leaderElection, topologyKeys, "
-          "engine)");
+          "workloadProfileHalfLife, engine)");
     }
   }
   return Status::Ok();

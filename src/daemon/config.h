@@ -35,7 +35,12 @@ struct DaemonConfig {
   // model's default (zone, spine, rack).
   std::vector<std::string> topology_keys;
   SchedulerConfig engine = SchedulerConfig::Default();
+  // The half-life of the workload profile (workloadProfileHalfLife; 0: none): decayed
+  // counts of the task shapes that arrived, which the fgd and gantry scorers pack against.
+  double workload_profile_half_life_s = 86400;
 };
+// The longest workload profile half-life.
+inline constexpr double kMaxWorkloadProfileHalfLifeS = 30 * 86400.0;
 
 // Parses YAML text (engine/yaml_load.h: one document, no duplicate keys); `source` names
 // it in errors. Durations are positive and at most 24h.

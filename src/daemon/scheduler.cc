@@ -53,6 +53,7 @@ Scheduler::Scheduler(DaemonConfig config, Policy policy, k8s::Client& client,
       cache_(config_.scheduler_name) {
   cache_.set_volume_bind_timeout(config_.volume_bind_timeout_s);
   if (!config_.topology_keys.empty()) cache_.SetTopologyKeys(config_.topology_keys);
+  cache_.SetProfileHalfLife(config_.workload_profile_half_life_s);
   const std::vector<double> seconds = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                        0.1,    0.25,  0.5,    1,     2.5,  5,     10};
   m_.cycle_seconds = MustRegister(metrics.AddHistogram(
@@ -167,77 +168,7 @@ void Scheduler::Push(Item item) {
 
 void Scheduler::Apply(Item& item) {
   if (auto* w = std::get_if<WatchItem>(&item)) {
-    switch (w->kind) {
-      case Kind::kPod:
-        cache_.OnPod(w->type, w->object);
-        break;
-      case Kind::kNode:
-        cache_.OnNode(w->type, w->object);
-        break;
-      case Kind::kVolcanoGroup:
-        cache_.OnPodGroup(k8s::GroupApi::kVolcano, w->type, w->object);
-        break;
-      case Kind::kCoschedulingGroup:
-        cache_.OnPodGroup(k8s::GroupApi::kCoscheduling, w->type, w->object);
-        break;
-      case Kind::kQueue:
-        cache_.OnQueue(w->type, w->object);
-        break;
-      case Kind::kKueueTopology:
-        cache_.OnKueueTopology(w->type, w->object);
-        break;
-      case Kind::kHyperNode:
-        cache_.OnHyperNode(w->type, w->object);
-        break;
-      case Kind::kNodeResourceTopology:
-        cache_.OnNodeResourceTopology(w->type, w->object);
-        break;
-      case Kind::kFluidDataset:
-        cache_.OnFluidDataset(w->type, w->object);
-        break;
-      case Kind::kPriorityClass:
-        cache_.OnPriorityClass(w->type, w->object);
-        break;
-      case Kind::kNamespace:
-        cache_.OnNamespace(w->type, w->object);
-        break;
-      case Kind::kClaim:
-        cache_.OnClaim(w->type, w->object);
-        break;
-      case Kind::kPersistentVolume:
-        cache_.OnPersistentVolume(w->type, w->object);
-        break;
-      case Kind::kStorageClass:
-        cache_.OnStorageClass(w->type, w->object);
-        break;
-      case Kind::kCsiNode:
-        cache_.OnCsiNode(w->type, w->object);
-        break;
-      case Kind::kVolumeAttachment:
-        cache_.OnVolumeAttachment(w->type, w->object);
-        break;
-      case Kind::kCsiDriver:
-        cache_.OnCsiDriver(w->type, w->object);
-        break;
-      case Kind::kStorageCapacity:
-        cache_.OnStorageCapacity(w->type, w->object);
-        break;
-      case Kind::kService:
-        cache_.OnService(w->type, w->object);
-        break;
-      case Kind::kReplicationController:
-        cache_.OnSpreadOwner(k8s::SpreadOwnerKind::kReplicationController, w->type, w->object);
-        break;
-      case Kind::kReplicaSet:
-        cache_.OnSpreadOwner(k8s::SpreadOwnerKind::kReplicaSet, w->type, w->object);
-        break;
-      case Kind::kStatefulSet:
-        cache_.OnSpreadOwner(k8s::SpreadOwnerKind::kStatefulSet, w->type, w->object);
-        break;
-      case Kind::kDisruptionBudget:
-        cache_.OnDisruptionBudget(w->type, w->object);
-        break;
-    }
+    ApplyWatchObject(cache_, w->kind, w->type, w->object);
     return;
   }
   if (auto* e = std::get_if<EvictResult>(&item)) {
@@ -313,11 +244,13 @@ void Scheduler::ApplyEviction(const EvictResult& r) {
 void Scheduler::RunCycle() {
   auto started = std::chrono::steady_clock::now();
   usage_memory_.Advance(cache_.state(), SteadySeconds());
-  Snapshot snapshot(cache_.state(), &node_table_);
   SessionOptions options;
   options.now = std::chrono::duration_cast<std::chrono::seconds>(
                     std::chrono::system_clock::now().time_since_epoch())
                     .count();
+  // The shapes that arrived, for the scorers that pack against the workload (fgd, gantry).
+  cache_.state().SetWorkloadProfile(cache_.ProfileAt(static_cast<double>(options.now)));
+  Snapshot snapshot(cache_.state(), &node_table_);
   options.seed = seed_++;
   // Explanations (for /api/explain) at most once a second: they cost a search per task of
   // the jobs they explain.
@@ -407,52 +340,15 @@ void Scheduler::PublishGauges() {
   dashboard_->PublishPending(cache_.PendingPodsByKind(pending_kinds_));
 }
 
-const std::vector<Scheduler::Source>& Scheduler::Sources() {
-  static const auto* sources = new std::vector<Source>{
-      {Kind::kNode, "/api/v1/nodes"},
-      {Kind::kPriorityClass, "/apis/scheduling.k8s.io/v1/priorityclasses"},
-      {Kind::kNamespace, "/api/v1/namespaces"},
-      {Kind::kQueue, "/apis/scheduling.volcano.sh/v1beta1/queues"},
-      // Topology levels, where Kueue is installed and the configuration names none.
-      {Kind::kKueueTopology, "/apis/kueue.x-k8s.io/v1beta1/topologies"},
-      // Or from Volcano's HyperNodes, where their CRD is installed.
-      {Kind::kHyperNode, "/apis/topology.volcano.sh/v1alpha1/hypernodes"},
-      // NUMA nodes and topology manager policies, where Node Feature Discovery's topology
-      // updater writes them.
-      {Kind::kNodeResourceTopology, "/apis/topology.node.k8s.io/v1alpha2/noderesourcetopologies"},
-      // Datasets' sizes for dataset locality, where Fluid is installed.
-      {Kind::kFluidDataset, "/apis/data.fluid.io/v1alpha1/datasets"},
-      {Kind::kVolcanoGroup, "/apis/scheduling.volcano.sh/v1beta1/podgroups"},
-      {Kind::kCoschedulingGroup, "/apis/scheduling.x-k8s.io/v1alpha1/podgroups"},
-      {Kind::kStorageClass, "/apis/storage.k8s.io/v1/storageclasses"},
-      {Kind::kPersistentVolume, "/api/v1/persistentvolumes"},
-      {Kind::kClaim, "/api/v1/persistentvolumeclaims"},
-      // Volume limits per CSI driver, and storage capacity for provisioning.
-      {Kind::kCsiNode, "/apis/storage.k8s.io/v1/csinodes"},
-      {Kind::kVolumeAttachment, "/apis/storage.k8s.io/v1/volumeattachments"},
-      {Kind::kCsiDriver, "/apis/storage.k8s.io/v1/csidrivers"},
-      {Kind::kStorageCapacity, "/apis/storage.k8s.io/v1/csistoragecapacities"},
-      // What default topology spreading selects a pod's peers by.
-      {Kind::kService, "/api/v1/services"},
-      {Kind::kReplicationController, "/api/v1/replicationcontrollers"},
-      {Kind::kReplicaSet, "/apis/apps/v1/replicasets"},
-      {Kind::kStatefulSet, "/apis/apps/v1/statefulsets"},
-      // What preempt and reclaim may evict.
-      {Kind::kDisruptionBudget, "/apis/policy/v1/poddisruptionbudgets"},
-      {Kind::kPod, "/api/v1/pods"},
-  };
-  return *sources;
-}
-
 std::vector<std::string> Scheduler::WatchedCollections() {
   std::vector<std::string> out;
-  for (const Source& s : Sources()) out.push_back(s.path);
+  for (const WatchSource& s : WatchSources()) out.push_back(s.path);
   return out;
 }
 
 void Scheduler::Run(const std::atomic<bool>& stop) {
-  for (const Source& s : Sources()) {
-    Kind kind = s.kind;
+  for (const WatchSource& s : WatchSources()) {
+    WatchKind kind = s.kind;
     informers_.push_back(std::make_unique<k8s::Informer>(
         client_, s.path, [this, kind](k8s::EventType type, nlohmann::json object) {
           Push(WatchItem{kind, type, std::move(object)});

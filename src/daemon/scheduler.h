@@ -26,6 +26,7 @@
 #include "daemon/dashboard_metrics.h"
 #include "daemon/explain_api.h"
 #include "daemon/metrics.h"
+#include "daemon/watch_sources.h"
 #include "engine/node_table.h"
 #include "engine/policy.h"
 #include "k8s/client.h"
@@ -62,39 +63,8 @@ class Scheduler {
   void PublishViews(ClusterViewBoard* board);
 
  private:
-  enum class Kind {
-    kPod,
-    kNode,
-    kVolcanoGroup,
-    kCoschedulingGroup,
-    kQueue,
-    kPriorityClass,
-    kNamespace,
-    kClaim,
-    kPersistentVolume,
-    kStorageClass,
-    kCsiNode,
-    kVolumeAttachment,
-    kCsiDriver,
-    kStorageCapacity,
-    kService,
-    kReplicationController,
-    kReplicaSet,
-    kStatefulSet,
-    kDisruptionBudget,
-    kKueueTopology,
-    kHyperNode,
-    kNodeResourceTopology,
-    kFluidDataset,
-  };
-  // What the informers watch: each kind from its collection.
-  struct Source {
-    Kind kind;
-    const char* path;
-  };
-  static const std::vector<Source>& Sources();
   struct WatchItem {
-    Kind kind;
+    WatchKind kind;
     k8s::EventType type;
     nlohmann::json object;
   };

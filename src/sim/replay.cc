@@ -84,7 +84,10 @@ std::vector<int64_t> QueueGpus(const ClusterState& cluster) {
 Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJob>& jobs_in,
                                const SchedulerConfig& config, uint64_t seed,
                                const ReplayOptions& options) {
-  if (jobs_in.empty()) return Status::Invalid("the workload is empty");
+  const bool starts_with_tasks = !nodes.tasks().empty();
+  if (jobs_in.empty() && nodes.jobs_with_pending().empty()) {
+    return Status::Invalid("the workload is empty");
+  }
   GANTRY_RETURN_IF_ERROR(CheckReplayOptions(options));
   auto policy = Policy::Compile(config);
   if (!policy.ok()) return policy.status();
@@ -109,7 +112,11 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   ClusterState cluster = nodes;
   const int64_t capacity = cluster.capacity().Get(kGpu);
   if (capacity <= 0) return Status::Invalid("the cluster has no GPUs");
-  cluster.SetWorkloadProfile(ProfileOf(jobs_in));
+  // A profile the caller gives (a snapshot's, as the daemon kept it) is the one the
+  // daemon packs by; else the whole workload's, tasks waiting at the start included.
+  if (cluster.workload_profile().total == 0) {
+    cluster.SetWorkloadProfile(ProfileOf(jobs_in, &cluster));
+  }
 
   std::vector<const SimJob*> jobs;
   for (const SimJob& j : jobs_in) jobs.push_back(&j);
@@ -157,9 +164,11 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   EvictionLoopDetector loops;
 
   ReplayResult result;
-  result.last_arrival_t = jobs.back()->submit;
-  const int64_t steady_from = (jobs.front()->submit + jobs.back()->submit) / 2;
-  const int64_t steady_to = jobs.back()->submit;
+  // A cluster that starts with tasks starts at 0 (a snapshot's time).
+  const int64_t first_t = starts_with_tasks || jobs.empty() ? 0 : jobs.front()->submit;
+  result.last_arrival_t = jobs.empty() ? 0 : jobs.back()->submit;
+  const int64_t steady_from = (first_t + result.last_arrival_t) / 2;
+  const int64_t steady_to = result.last_arrival_t;
   auto grow_queues = [&] {
     const size_t n = cluster.queues().size();
     for (auto* v :
@@ -173,7 +182,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   };
   grow_queues();
   size_t next = 0;
-  int64_t t = (jobs.front()->submit / options.period_s) * options.period_s;
+  int64_t t = (first_t / options.period_s) * options.period_s;
   int64_t last_t = t;
   double alloc_time = 0, jain_time = 0, steady_jain_time = 0;
   // Idle GPUs over the arrivals (from the first session to the last arrival), and the
@@ -188,6 +197,24 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     waits.push_back(w);
     queue_waits[queue_of_task(task)].push_back(w);
   };
+  // The tasks the cluster starts with: running ones run to the end (their ends are not
+  // known), pending ones wait from the start.
+  tracks.resize(cluster.jobs().size());
+  task_runs.resize(cluster.tasks().size());
+  for (JobId j = 0; j < cluster.jobs().size(); ++j) {
+    const Job& job = cluster.job(j);
+    tracks[j] = JobTrack{first_t, 0, 0, static_cast<int32_t>(job.tasks.size())};
+    for (TaskId task : job.tasks) {
+      task_runs[task] = TaskTrack{first_t, 0, 0};
+      if (cluster.task(task).state == TaskState::kRunning) {
+        ++running;
+      } else if (cluster.task(task).state == TaskState::kPending) {
+        ++pending_tasks;
+        ++queue_pending[job.queue];
+        ++result.pods;
+      }
+    }
+  }
   GangSpanCounter spans(cluster);
   DatasetCache dataset_cache(cluster, options.datasets);
   auto place = [&](TaskId task, NodeId node, std::span<const int32_t> gpus) -> Status {

@@ -14,6 +14,8 @@
 #include "sim/scenario_expect.h"
 #include "sim/scenario_mig.h"
 #include "sim/scenario_numa.h"
+#include "sim/scenario_snapshot.h"
+#include "sim/scenario_task.h"
 #include "sim/scenario_topology.h"
 #include "sim/scenario_volumes.h"
 #include "sim/yaml_reader.h"
@@ -290,16 +292,20 @@ Status ParsePreemptionPolicy(const YamlReader& r, const YAML::Node& n, const std
   return Status::Ok();
 }
 
+}  // namespace
+
 Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string& f,
                      int32_t job_priority, PreemptionPolicy job_policy, TaskSpec* spec,
                      int64_t* replicas) {
-  GANTRY_RETURN_IF_ERROR(r.Map(
-      t, f,
-      {"role", "replicas", "requests", "gpuFraction", "gpuMemoryMiB", "gpuModels", "priority",
-       "preemptionPolicy", "nodeSelector", "tolerations", "nodeAffinity", "namespace", "labels",
-       "affinity", "topologySpreadConstraints", "ports", "volumes", "inlineDisks", "guaranteed",
-       "containers", "datasets",
-       "movable"}));  // movable: read by ParseJobs (it is the task's, not the spec's)
+  GANTRY_RETURN_IF_ERROR(
+      r.Map(t, f, {"role",        "replicas",         "requests",
+                   "gpuFraction", "gpuMemoryMiB",     "gpuModels",
+                   "priority",    "preemptionPolicy", "nodeSelector",
+                   "tolerations", "nodeAffinity",     "namespace",
+                   "labels",      "affinity",         "topologySpreadConstraints",
+                   "ports",       "volumes",          "inlineDisks",
+                   "guaranteed",  "containers",       "datasets",
+                   "movable"}));  // movable: read by ParseJobs (it is the task's, not the spec's)
   spec->role = "task";
   if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
   *replicas = 1;
@@ -411,6 +417,8 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
   }
   return Status::Ok();
 }
+
+namespace {
 
 // namespaces: [{name, labels}], for pod affinity terms' namespaceSelector.
 Status ParseNamespaces(const YamlReader& r, const YAML::Node& namespaces, ClusterState* cluster) {
@@ -601,7 +609,11 @@ Status ParseRunning(const YamlReader& r, const YAML::Node& running, ClusterState
   for (size_t i = 0; i < running.size(); ++i) {
     const YAML::Node& e = running[i];
     const std::string f = "running[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(r.Map(e, f, {"job", "role", "node", "gpus"}));
+    GANTRY_RETURN_IF_ERROR(r.Map(e, f, {"job", "role", "node", "gpus", "bound"}));
+    // bound: true (snapshots): the API server has bound it, so it counts there as the
+    // daemon counts it, even past the node's room (ClusterState::PlaceBound).
+    bool bound = false;
+    if (e["bound"]) GANTRY_RETURN_IF_ERROR(r.Bool(e["bound"], f + ".bound", &bound));
     std::string job_name, role, node_name;
     if (!e["job"]) return r.Error(e, f + ".job", "required");
     if (!e["node"]) return r.Error(e, f + ".node", "required");
@@ -642,7 +654,8 @@ Status ParseRunning(const YamlReader& r, const YAML::Node& running, ClusterState
                          (role.empty() ? "" : " of role " + QuoteForMessage(role)) +
                          " left to mark running");
     }
-    Status placed = cluster->Place(task, node, gpus);
+    Status placed =
+        bound ? cluster->PlaceBound(task, node, gpus) : cluster->Place(task, node, gpus);
     if (!placed.ok()) return r.Error(e, f, placed.message());
   }
   return Status::Ok();
@@ -660,7 +673,7 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
       r.Map(root, "",
             {"name", "config", "topologyKeys", "hyperNodes", "nodes", "namespaces", "queues",
              "jobs", "running", "disruptionBudgets", "recentDefragmentEvictions", "expect",
-             "datasets"}));
+             "datasets", "snapshot", "profile", "arrivals"}));
   Scenario s;
   s.source = source;
   s.name = source;
@@ -689,6 +702,11 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
     GANTRY_RETURN_IF_ERROR(
         ParseRecentDefragmentEvictions(r, root["recentDefragmentEvictions"], &s.cluster));
   }
+  if (root["snapshot"])
+    GANTRY_RETURN_IF_ERROR(ParseSnapshotHeader(r, root["snapshot"], &s.snapshot));
+  if (root["profile"]) GANTRY_RETURN_IF_ERROR(ParseProfile(r, root["profile"], &s.cluster));
+  if (root["arrivals"])
+    GANTRY_RETURN_IF_ERROR(ParseArrivals(r, root["arrivals"], s.cluster, &s.snapshot));
   if (root["expect"])
     GANTRY_RETURN_IF_ERROR(ParseExpectations(r, root["expect"], s.cluster, &s.expect));
   return s;

@@ -11,6 +11,7 @@
 #include "engine/config.h"
 #include "engine/decisions.h"
 #include "model/cluster.h"
+#include "sim/scenario_snapshot.h"
 
 namespace gantry {
 
@@ -53,6 +54,8 @@ struct Scenario {
   SchedulerConfig config;
   ClusterState cluster;
   ScenarioExpectations expect;
+  // A snapshot's recent arrivals (sim/scenario_snapshot.h); its profile is the cluster's.
+  ScenarioSnapshot snapshot;
 };
 
 // Reads and validates a scenario file. Errors say "FILE:LINE:COLUMN: FIELD: what".

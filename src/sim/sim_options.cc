@@ -292,6 +292,19 @@ Result<SimSettings> ParseSimOptions(const SimOptions& o) {
     s.jobs = static_cast<int32_t>(*v);
   }
 
+  if (!o.snapshot.empty()) {
+    // The snapshot is the cluster, its running pods the start and the rest the workload.
+    for (auto [option, text] :
+         {std::pair{"--cluster", &o.cluster}, std::pair{"--workload", &o.workload},
+          std::pair{"--generate", &o.generate}, std::pair{"--protocol", &o.protocol},
+          std::pair{"--datasets", &o.datasets}}) {
+      if (!text->empty()) {
+        return Status::Invalid(std::string(option) +
+                               " cannot be given with --snapshot (the snapshot is the cluster "
+                               "and the workload)");
+      }
+    }
+  }
   if (!o.generate.empty()) {
     std::vector<std::string> given;
     auto g = ParseGenerate(o.generate, &given);
@@ -320,10 +333,10 @@ Result<SimSettings> ParseSimOptions(const SimOptions& o) {
     }
     s.generator = *g;
   }
-  if (o.cluster.empty() && !s.generate_cluster) {
+  if (o.cluster.empty() && !s.generate_cluster && o.snapshot.empty()) {
     return Status::Invalid("no cluster: give --cluster FILE (or --generate)");
   }
-  if (o.workload.empty() && !s.generate_workload) {
+  if (o.workload.empty() && !s.generate_workload && o.snapshot.empty()) {
     return Status::Invalid("no workload: give --workload FILE or --generate");
   }
   if (!o.queues.empty() && s.protocol)

@@ -37,6 +37,8 @@ struct SimOptions {
   std::string movable;            // all, shared, or a percent of jobs (ParseMovable)
   std::string defragment_budget;  // the configuration's defragmentEvictionsPerHour
   std::string time_scale;         // replays: arrivals this many times as dense
+  // ---- What-if on a live cluster: a `gantry snapshot` file, the cluster and workload both.
+  std::string snapshot;
 };
 
 // Runs at once, and seeds in one `gantry sim`.

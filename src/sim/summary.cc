@@ -201,8 +201,13 @@ SimOutputs SummarizeSimRuns(const SimOptions& o, const SimSettings& settings,
   Json& summary = out.summary;
   summary["title"] =
       protocol ? "Gantry simulation: " + o.protocol : "Gantry simulation: time-driven replay";
-  summary["cluster"] = o.cluster.empty() ? "generated" : o.cluster;
-  summary["workload"] = o.workload.empty() ? "generated: " + o.generate : o.workload;
+  if (!o.snapshot.empty()) {
+    summary["cluster"] = "snapshot: " + o.snapshot;
+    summary["workload"] = "snapshot: " + o.snapshot + " (pending pods and recent arrivals)";
+  } else {
+    summary["cluster"] = o.cluster.empty() ? "generated" : o.cluster;
+    summary["workload"] = o.workload.empty() ? "generated: " + o.generate : o.workload;
+  }
   summary["protocol"] = protocol ? o.protocol : "replay";
   summary["runs"] = Json::array();
   out.timeseries = Json::array();

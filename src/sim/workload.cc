@@ -249,17 +249,25 @@ Result<std::vector<TraceNode>> GenerateNodes(int64_t count) {
   return nodes;
 }
 
-WorkloadProfile ProfileOf(const std::vector<SimJob>& jobs) {
+WorkloadProfile ProfileOf(const std::vector<SimJob>& jobs, const ClusterState* waiting) {
   // A type per task shape (where a task may run does not make another type), in the
   // order first seen; the sort below keeps that order among equal counts.
   std::unordered_map<TaskShape, size_t, TaskShapeHash> index;
   WorkloadProfile profile;
-  for (const SimJob& j : jobs) {
-    auto [it, inserted] = index.try_emplace(TaskShape::Of(j.spec), profile.types.size());
-    if (inserted) profile.types.push_back(TaskType{j.spec.requests, j.spec.gpu, 0});
-    profile.types[it->second].count += j.pods;
-    profile.total += j.pods;
+  auto count = [&](const TaskSpec& spec, int64_t n) {
+    auto [it, inserted] = index.try_emplace(TaskShape::Of(spec), profile.types.size());
+    if (inserted) profile.types.push_back(TaskType{spec.requests, spec.gpu, 0});
+    profile.types[it->second].count += n;
+    profile.total += n;
+  };
+  if (waiting != nullptr) {
+    for (JobId j : waiting->jobs_with_pending()) {
+      for (TaskId t : waiting->job(j).tasks) {
+        if (waiting->task(t).state == TaskState::kPending) count(waiting->spec_of(t), 1);
+      }
+    }
   }
+  for (const SimJob& j : jobs) count(j.spec, j.pods);
   std::stable_sort(profile.types.begin(), profile.types.end(),
                    [](const TaskType& a, const TaskType& b) { return a.count > b.count; });
   return profile;

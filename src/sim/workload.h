@@ -96,6 +96,7 @@ Result<std::vector<TraceNode>> GenerateNodes(int64_t count);
 
 // The workload's task types and how often each occurs: the "target workload" that the
 // fragmentation measure is taken against.
-WorkloadProfile ProfileOf(const std::vector<SimJob>& jobs);
+// With `waiting`, its pending tasks count first (a snapshot's pending pods).
+WorkloadProfile ProfileOf(const std::vector<SimJob>& jobs, const ClusterState* waiting = nullptr);
 
 }  // namespace gantry

@@ -193,7 +193,8 @@ TEST(ParseDaemonConfig, UnknownFieldNamesFileLineAndKnownFields) {
   EXPECT_TRUE(Contains(e, "cfg.yaml:2:1: bindWorker: unknown field")) << e;
   EXPECT_TRUE(Contains(e,
                        "schedulerName, schedulePeriod, bindWorkers, volumeBindTimeout, "
-                       "listenAddress, pageAddress, leaderElection, topologyKeys, engine"))
+                       "listenAddress, pageAddress, leaderElection, topologyKeys, "
+                       "workloadProfileHalfLife, engine"))
       << e;
 }
 
