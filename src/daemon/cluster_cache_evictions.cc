@@ -1,6 +1,7 @@
 // Preempt, reclaim and defragment in the daemon's cluster cache: PodDisruptionBudgets into the
 // model, the evictions and nominated nodes a session decided, and what the API server answered.
 #include "daemon/cluster_cache.h"
+#include "engine/eviction_memory.h"
 #include "k8s/json_fields.h"
 #include "k8s/pod_rules.h"
 
@@ -58,13 +59,9 @@ std::vector<EvictRequest> ClusterCache::TakeEvictions(const Decisions& decisions
     PodRecord& pod = it->second;
     if (pod.evicting || pod.evicted || pod.info.meta.deleting) continue;
     pod.evicting = true;
-    // Remembered from the decision on, refused or not: the victim never evicts back.
-    if (e.for_job != kNone && e.for_job < state_.jobs().size() && pod.task == e.task) {
-      state_.NoteEviction(state_.task(e.task).job, e.for_job);
-    }
-    // Counted against the defragment budget from the decision on, refused or not: a
-    // refusal is retried by a later session, and counts again then.
-    if (e.cause == EvictionCause::kDefragment) state_.NoteDefragmentEviction(now);
+    // Remembered from the decision on, refused or not (pod_of_task_ names the pod whose task
+    // it is: the task is the decision's).
+    RememberEviction(state_, e, now);
     out.push_back({pod.info.meta.namespace_, pod.info.meta.name, pod.info.meta.uid,
                    Bounded(e.reason, kMaxMessage), e.cause});
   }
