@@ -1,5 +1,6 @@
 // Preempt, reclaim and defragment in the daemon's cluster cache: PodDisruptionBudgets into the
-// model, the evictions and nominated nodes a session decided, and what the API server answered.
+// model, the evictions and nominated nodes a session decided (the EvictionTracker remembers
+// what is in flight and what was written), and what the API server answered.
 #include "daemon/cluster_cache.h"
 #include "engine/eviction_memory.h"
 #include "k8s/json_fields.h"
@@ -56,9 +57,8 @@ std::vector<EvictRequest> ClusterCache::TakeEvictions(const Decisions& decisions
     if (e.task >= pod_of_task_.size()) continue;
     auto it = pods_.find(pod_of_task_[e.task]);
     if (it == pods_.end()) continue;
-    PodRecord& pod = it->second;
-    if (pod.evicting || pod.evicted || pod.info.meta.deleting) continue;
-    pod.evicting = true;
+    const PodRecord& pod = it->second;
+    if (pod.evicted || pod.info.meta.deleting || !evictions_.Start(it->first)) continue;
     // Remembered from the decision on, refused or not (pod_of_task_ names the pod whose task
     // it is: the task is the decision's).
     RememberEviction(state_, e, now);
@@ -72,14 +72,12 @@ bool ClusterCache::EvictionDone(const EvictRequest& request, bool evicted) {
   auto it = pods_.find(request.namespace_ + "/" + request.name);
   if (it == pods_.end() || it->second.info.meta.uid != request.uid) return false;
   PodRecord& pod = it->second;
-  pod.evicting = false;
+  const bool first_refusal = evictions_.Done(it->first, evicted);
   if (evicted) {
     pod.evicted = true;
-    pod.eviction_refusals = 0;
     if (pod.task != kNone) state_.SetReleasing(pod.task, true);
-    return false;
   }
-  return ++pod.eviction_refusals == 1;
+  return first_refusal;
 }
 
 std::vector<NominatedNode> ClusterCache::Nominations(const Decisions& decisions) {
@@ -88,10 +86,9 @@ std::vector<NominatedNode> ClusterCache::Nominations(const Decisions& decisions)
     if (p.task >= pod_of_task_.size() || p.node >= state_.nodes().size()) continue;
     auto it = pods_.find(pod_of_task_[p.task]);
     if (it == pods_.end()) continue;
-    PodRecord& pod = it->second;
+    const PodRecord& pod = it->second;
     const std::string& node = state_.node(p.node).name;
-    if (pod.nominated_node == node) continue;
-    pod.nominated_node = node;
+    if (!evictions_.Nominate(it->first, node)) continue;
     out.push_back({pod.info.meta.namespace_, pod.info.meta.name, node});
   }
   return out;
