@@ -13,9 +13,10 @@ namespace {
 
 using json = nlohmann::json;
 
-// Bytes as resource.Quantity.Value() gives them: rounded up.
+// Bytes as resource.Quantity.Value() gives them: rounded up. Divided first: adding 999
+// before dividing overflows for the largest amounts (up to INT64_MAX milli-bytes).
 int64_t CeilBytes(Milli amount) {
-  return amount >= 0 ? (amount + kMilliPerUnit - 1) / kMilliPerUnit : amount / kMilliPerUnit;
+  return amount / kMilliPerUnit + (amount % kMilliPerUnit > 0 ? 1 : 0);
 }
 
 void Unindex(std::unordered_map<std::string, std::set<std::string>>& index, const std::string& at,

@@ -28,6 +28,10 @@ Result<Milli> QuantityOf(const json& value, const std::string& where) {
     if (!q.ok()) return Status::Invalid(where + ": " + q.status().message());
     return q;
   }
+  if (value.is_number_unsigned() && value.get<uint64_t>() > uint64_t{INT64_MAX}) {
+    // Read as int64 it would wrap around to a negative amount.
+    return Status::OutOfRange(where + ": " + JsonText(value) + " overflows");
+  }
   if (value.is_number_integer()) {
     int64_t v = value.get<int64_t>();
     Milli out = 0;
@@ -45,6 +49,10 @@ Result<int64_t> Integer(const json& object, const char* key, const std::string& 
   if (v.is_null()) return fallback;
   if (!v.is_number_integer()) {
     return Status::Invalid(where + "." + key + ": expected an integer, got " + JsonText(v));
+  }
+  // Above INT64_MAX (JSON's unsigned numbers), get<int64_t> would wrap to a negative value.
+  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}) {
+    return Status::Invalid(where + "." + key + ": " + JsonText(v) + " is out of range");
   }
   return v.get<int64_t>();
 }
