@@ -199,7 +199,8 @@ TEST(StatementMemoryTest, AMemoryRequestFitsADeviceOfUnknownMemory) {
   const QueueId q = AddQueue(c, "q");
   const TaskId task = c.job(AddJob(c, "by-memory", q, SharedSpec(0, 4096), 1)).tasks[0];
   Snapshot snapshot(c);
-  Session s(snapshot, Policy::Compile(NoActions()).value());
+  const Policy policy = Policy::Compile(NoActions()).value();
+  Session s(snapshot, policy);
   Placement p;
   std::string why;
   ASSERT_TRUE(s.FindPlacement(task, &p, &why)) << why;
