@@ -28,6 +28,18 @@ void OnSignal(int) {
   g_stop = true;
 }
 
+// sigaction with SA_ONSTACK, not std::signal: once Go code runs in this process (src/dra/,
+// upstream's CEL), a signal may land on a Go thread, whose stack is a small goroutine stack;
+// Go requires every non-Go handler to run on the alternate signal stack (os/signal, "Go
+// programs that use cgo"). SA_RESTART keeps std::signal's glibc behaviour.
+void Handle(int signal, void (*handler)(int)) {
+  struct sigaction action {};
+  action.sa_handler = handler;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_ONSTACK | SA_RESTART;
+  sigaction(signal, &action, nullptr);
+}
+
 std::string DefaultIdentity() {
   const char* pod = std::getenv("POD_NAME");
   std::string base;
@@ -71,9 +83,9 @@ int RunServe(const ServeOptions& o) {
   }
   const std::string identity = o.identity.empty() ? DefaultIdentity() : o.identity;
 
-  std::signal(SIGTERM, OnSignal);
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGPIPE, SIG_IGN);
+  Handle(SIGTERM, OnSignal);
+  Handle(SIGINT, OnSignal);
+  Handle(SIGPIPE, SIG_IGN);
 
   auto policy = Policy::Compile(config.engine);
   if (!policy.ok()) {  // the configuration was checked when read: this is a bug
