@@ -22,15 +22,19 @@ setup:
 
 # Every build here turns warnings into errors (GANTRY_WERROR): they are for Gantry's developers
 # to fix; a user's or packager's build (GANTRY_WERROR off, the default) only shows them.
+# GANTRY_DRA_CEL: src/dra/ links upstream's DRA CEL library, built with Go by
+# scripts/dra/build-cel.sh (once, cached): asked for here, so that a missing Go stops the
+# build instead of leaving its tests out.
 $(BUILD)/build.ninja: CMakeLists.txt | setup
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGANTRY_WERROR=ON $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGANTRY_WERROR=ON -DGANTRY_DRA_CEL=ON \
+	  $(CMAKE_FLAGS)
 
 build: setup $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 $(ASAN_BUILD)/build.ninja: CMakeLists.txt | setup
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGANTRY_SANITIZE=ON -DGANTRY_BENCH=OFF \
-	  -DGANTRY_WERROR=ON
+	  -DGANTRY_WERROR=ON -DGANTRY_DRA_CEL=ON
 
 build-asan: setup $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target gantry_unit_tests gantry

@@ -6,9 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
+
+// The Go side's entry point (src/dra/dracel/dracel.go), called directly to check that a Go
+// panic comes back as an error instead of unwinding into C++.
+extern "C" int gantry_dracel_matches(uintptr_t selector, uintptr_t device, char** error);
 
 namespace gantry::dra {
 namespace {
@@ -150,6 +156,7 @@ TEST(DraDeviceSelectorTest, SyntaxErrorIsACompileError) {
       << selector.status().message();
   EXPECT_NE(selector.status().message().find("Syntax error"), std::string::npos)
       << selector.status().message();
+  EXPECT_FALSE(DeviceSelector::Compile("").ok());
 }
 
 TEST(DraDeviceSelectorTest, UndeclaredNamesAreCompileErrors) {
@@ -249,6 +256,17 @@ TEST(DraDeviceSelectorTest, PreparedDeviceAndSelectorFromManyThreads) {
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(wrong, std::vector<int>(4, 0));
+}
+
+TEST(DraDeviceSelectorTest, GoPanicsComeBackAsErrors) {
+  char* error = nullptr;
+  // Handles that were never made: cgo.Handle.Value panics on the Go side.
+  EXPECT_EQ(gantry_dracel_matches(12345, 67890, &error), -1);
+  ASSERT_NE(error, nullptr);
+  const std::string message(error);
+  std::free(error);
+  EXPECT_NE(message.find("internal error in matches"), std::string::npos) << message;
+  EXPECT_NE(message.find("invalid Handle"), std::string::npos) << message;
 }
 
 TEST(DraDeviceSelectorTest, MovedFromSelectorsAndDevicesReleaseOnce) {

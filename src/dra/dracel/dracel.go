@@ -33,6 +33,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"runtime/cgo"
 	"unsafe"
 
@@ -53,17 +54,24 @@ var features = dracel.Features{
 // device is one device as a selector sees it: the fields of resource.k8s.io/v1 Device that
 // cel.Device takes, in the API's own JSON shape, plus the driver from the ResourceSlice.
 type device struct {
-	Driver                   string                                                   `json:"driver"`
-	AllowMultipleAllocations *bool                                                    `json:"allowMultipleAllocations,omitempty"`
+	Driver                   string                                                    `json:"driver"`
+	AllowMultipleAllocations *bool                                                     `json:"allowMultipleAllocations,omitempty"`
 	Attributes               map[resourceapi.QualifiedName]resourceapi.DeviceAttribute `json:"attributes,omitempty"`
 	Capacity                 map[resourceapi.QualifiedName]resourceapi.DeviceCapacity  `json:"capacity,omitempty"`
 }
 
-func goString(p *C.char, n C.size_t) string {
-	if n == 0 {
-		return ""
+// maxInput bounds what C may pass in one string (C.GoStringN and C.GoBytes take a C int).
+const maxInput = math.MaxInt32
+
+// goBytes copies n bytes from C memory into Go memory.
+func goBytes(p *C.char, n C.size_t) ([]byte, error) {
+	if n > maxInput {
+		return nil, fmt.Errorf("input of %d bytes is over the limit of %d", n, maxInput)
 	}
-	return C.GoStringN(p, C.int(n))
+	if n == 0 {
+		return nil, nil
+	}
+	return C.GoBytes(unsafe.Pointer(p), C.int(n)), nil
 }
 
 // setError stores msg for the caller, who frees it with free(); a null errOut drops it.
@@ -89,7 +97,12 @@ func recoverTo(errOut **C.char, what string) {
 func gantry_dracel_compile(expr *C.char, n C.size_t, out *C.uintptr_t, errOut **C.char) (rc C.int) {
 	rc = -1
 	defer recoverTo(errOut, "compile")
-	result := dracel.GetCompiler(features).CompileCELExpression(goString(expr, n),
+	expression, err := goBytes(expr, n)
+	if err != nil {
+		setError(errOut, "expression: "+err.Error())
+		return -1
+	}
+	result := dracel.GetCompiler(features).CompileCELExpression(string(expression),
 		dracel.Options{DisableCostEstimation: true})
 	if result.Error != nil {
 		setError(errOut, result.Error.Error())
@@ -110,7 +123,12 @@ func gantry_dracel_compile(expr *C.char, n C.size_t, out *C.uintptr_t, errOut **
 func gantry_dracel_validate(expr *C.char, n C.size_t, errOut **C.char) (rc C.int) {
 	rc = -1
 	defer recoverTo(errOut, "validate")
-	expression := goString(expr, n)
+	text, err := goBytes(expr, n)
+	if err != nil {
+		setError(errOut, "expression: "+err.Error())
+		return -1
+	}
+	expression := string(text)
 	var path *field.Path
 	if len(expression) > resourceapi.CELSelectorExpressionMaxLength {
 		setError(errOut, field.TooLong(path, "", resourceapi.CELSelectorExpressionMaxLength).ErrorBody())
@@ -137,7 +155,12 @@ func gantry_dracel_validate(expr *C.char, n C.size_t, errOut **C.char) (rc C.int
 func gantry_dracel_device(js *C.char, n C.size_t, out *C.uintptr_t, errOut **C.char) (rc C.int) {
 	rc = -1
 	defer recoverTo(errOut, "device")
-	decoder := json.NewDecoder(bytes.NewReader(C.GoBytes(unsafe.Pointer(js), C.int(n))))
+	text, err := goBytes(js, n)
+	if err != nil {
+		setError(errOut, "device: "+err.Error())
+		return -1
+	}
+	decoder := json.NewDecoder(bytes.NewReader(text))
 	decoder.DisallowUnknownFields()
 	var d device
 	if err := decoder.Decode(&d); err != nil {
