@@ -93,7 +93,7 @@ Status DeviceSelector::Validate(std::string_view expression) {
 
 Result<bool> DeviceSelector::Matches(const CelDevice& device) const {
   char* error = nullptr;
-  switch (gantry_dracel_matches(handle_.value(), device.handle(), &error)) {
+  switch (gantry_dracel_matches(handle_.value(), device.handle_.value(), &error)) {
     case GANTRY_DRACEL_MATCH:
       return true;
     case GANTRY_DRACEL_NO_MATCH:
