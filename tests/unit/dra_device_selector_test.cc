@@ -217,6 +217,20 @@ TEST(DraDeviceSelectorTest, ValidateAsTheApiServer) {
   EXPECT_NE(too_long.message().find("10240"), std::string::npos) << too_long.message();
 }
 
+TEST(DraDeviceSelectorTest, StoredExpressionsCompileWhatNewOnesMayNot) {
+  // With DRAListTypeAttributes off (1.37's default) an attribute is not a list in a new
+  // object, so the API server refuses a macro over one; the scheduler compiles stored
+  // expressions in the widest environment and fails, if at all, when it evaluates.
+  const char* kListMacro = R"(device.attributes["gpu.nvidia.com"].index.exists(i, i == 3))";
+  Status created = DeviceSelector::Validate(kListMacro);
+  ASSERT_FALSE(created.ok());
+  EXPECT_NE(created.message().find("compilation failed"), std::string::npos) << created.message();
+  Result<bool> result = Eval(kListMacro, A100());
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("expected iterable type"), std::string::npos)
+      << result.status().message();
+}
+
 TEST(DraDeviceSelectorTest, BadDevicesAreErrorsNamingTheValue) {
   DeviceDescription bad_quantity = A100("80 gigs");
   Result<CelDevice> device = CelDevice::Prepare(bad_quantity);
