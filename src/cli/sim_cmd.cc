@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "cli/commands.h"
+#include "engine/registry.h"
 #include "k8s/json_text.h"
 #include "model/input_file.h"
 #include "sim/cluster_file.h"

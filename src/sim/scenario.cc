@@ -19,6 +19,7 @@
 #include "sim/scenario_topology.h"
 #include "sim/scenario_volumes.h"
 #include "sim/yaml_reader.h"
+#include "yaml/scheduler_config_yaml.h"
 
 namespace gantry {
 namespace {

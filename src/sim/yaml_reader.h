@@ -1,5 +1,5 @@
 // Reading typed values out of YAML with errors that say where: "FILE:LINE:COL: FIELD: what".
-// The tree comes from ParseYamlNode (engine/yaml_load.h), which has bounded its size and
+// The tree comes from ParseYamlNode (yaml/yaml_load.h), which has bounded its size and
 // depth and refused duplicate keys.
 #pragma once
 
@@ -8,11 +8,11 @@
 #include <initializer_list>
 #include <string>
 
-#include "engine/yaml_load.h"
 #include "model/cluster.h"
 #include "model/labels.h"
 #include "model/resources.h"
 #include "model/status.h"
+#include "yaml/yaml_load.h"
 
 namespace gantry {
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/random.h"
+#include "engine/registry.h"
 #include "engine/session.h"
 #include "model/cluster.h"
 #include "sim/policies.h"

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/registry.h"
 #include "engine/statement.h"
 #include "tests/unit/test_cluster.h"
 #include "tests/unit/test_util.h"

@@ -98,7 +98,7 @@ Result<std::unique_ptr<Plugin>> NewUsageScorer(const PluginConfig& config, bool 
   GANTRY_RETURN_IF_ERROR(args.Int("weight", &weight));
   std::map<std::string, int64_t> by_name = {
       {"cpu", 1}, {"memory", 1}, {std::string(kGpuResourceName), 2}};
-  for (const auto& [key, value] : args.Rest()) {
+  for (const std::string& key : args.Rest()) {
     // Resource names: the core ones, hugepages, or a domain-qualified extended resource.
     bool resource_name = key == "cpu" || key == "memory" || key == "pods" ||
                          key == "ephemeral-storage" || key.rfind("hugepages-", 0) == 0 ||
