@@ -22,7 +22,7 @@ struct ScenarioExpectations {
   // job -> tasks placed in the session: bound, or pipelined onto room being released.
   std::map<std::string, int32_t> placed;
   std::map<std::string, std::string> pending;  // job -> substring of its pending reason
-  // job -> substrings of its explanation in words (sim/explain_json.h: ExplanationText).
+  // job -> substrings of its explanation in words (explain/explanation_json.h: ExplanationText).
   std::map<std::string, std::vector<std::string>> explain;
   std::map<std::string, std::vector<std::string>> on_nodes;  // job -> allowed nodes
   // job -> its tasks placed in the session per node, exactly: a node it does not name
