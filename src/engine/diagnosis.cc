@@ -63,7 +63,7 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
   int64_t looked_at = 0;
   const PlacementSearch::SpecFilter filter = search.FilterFor(spec, spec_id);
   auto count = [&](NodeId n) {
-    if (state.node(n).removed) return;  // gone: not a node anyone should hear of
+    if (state.searched_node(n).removed) return;  // gone: not a node anyone should hear of
     ++looked_at;
     if (named && !named->count(cluster.node(n).name)) {
       ++not_named;
@@ -75,11 +75,11 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
     }
     if (r.code == FilterCode::kInsufficient || r.code == FilterCode::kTooManyPods) {
       // A pod's "pods" request (the daemon's ask for one) is the pod count's reason.
-      bool full = state.node(n).pods_full();
+      bool full = state.searched_node(n).pods_full();
       bool short_of_any = false;
       for (size_t i = 0; i < requested.size(); ++i) {
         const ResourceVector::Entry& e = requested[i];
-        if (e.amount <= state.free(n, e.id)) continue;
+        if (e.amount <= state.searched_free(n, e.id)) continue;
         if (e.id == kPods) {
           full = true;
         } else {

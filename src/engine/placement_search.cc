@@ -1,7 +1,5 @@
 #include "engine/placement_search.h"
 
-#include <optional>
-
 #include "engine/diagnosis.h"
 #include "engine/session.h"
 
@@ -80,7 +78,7 @@ std::vector<PlacementSearch::StaticVerdict>& PlacementSearch::StaticVerdictsOf(S
 const FilterResult& PlacementSearch::StaticResult(const TaskSpec& spec,
                                                   std::vector<StaticVerdict>& verdicts,
                                                   NodeId node) {
-  StaticVerdict& v = verdicts[state_.node(node).shape_class];
+  StaticVerdict& v = verdicts[state_.searched_node(node).shape_class];
   if (!v.known) {
     for (const NodePredicate* p : plugins_.predicates()) {
       v.result = p->FilterStatic(spec, state_.cluster().node(node));
@@ -144,7 +142,7 @@ void PlacementSearch::ForEachCandidate(const TaskSpec& spec, const SearchScope& 
   const size_t n = state_.cluster().nodes().size();
   if (scope.nodes != nullptr) {
     for (NodeId node : *scope.nodes) {
-      if (node >= n || state_.node(node).removed) continue;
+      if (node >= n || state_.searched_node(node).removed) continue;
       if (!fn(node)) return;
     }
     return;
@@ -157,7 +155,7 @@ void PlacementSearch::ForEachCandidate(const TaskSpec& spec, const SearchScope& 
     const size_t start = packing == GpuPacking::kNone ? static_cast<size_t>(rotation_ % n) : 0;
     for (size_t k = 0; k < n; ++k) {
       const auto node = static_cast<NodeId>((start + k) % n);
-      if (state_.node(node).removed) continue;
+      if (state_.searched_node(node).removed) continue;
       if (!fn(node)) return;
     }
     return;
@@ -208,7 +206,7 @@ bool PlacementSearch::ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuCho
   *chosen = ChosenScore{};
   const GpuPacking packing =
       plugins_.packing() == GpuPacking::kNone ? GpuPacking::kTight : plugins_.packing();
-  return ChooseGpus(spec.gpu, session_.node_gpus(node), packing, out);
+  return ChooseGpus(spec.gpu, state_.searched_gpus(node), packing, out);
 }
 
 bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* out,
@@ -227,8 +225,7 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
     *why_not = unschedulable_why_[spec_id];
     return false;
   }
-  std::optional<WorkingState::FutureView> future;
-  if (scope.future) future.emplace(&state_);
+  const WorkingState::FutureSearch future(&state_, scope.future);
   const auto& scorers = plugins_.scorers();
   const auto& weights = plugins_.scorer_weights();
   const SpecPlugins& active = PluginsOf(spec_id, spec);
@@ -286,7 +283,7 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   } else {
     if (visit_first_mark_.size() < c.nodes().size()) visit_first_mark_.resize(c.nodes().size());
     for (NodeId n : *first) {
-      if (n >= c.nodes().size() || state_.node(n).removed) continue;
+      if (n >= c.nodes().size() || state_.searched_node(n).removed) continue;
       visit_first_mark_[n] = 1;
       visit(n);
     }

@@ -14,13 +14,10 @@ Session::Session(const Snapshot& snapshot, const Policy& policy, SessionOptions 
       topology_(snapshot.cluster()),
       state_(snapshot.cluster(), snapshot.node_table(), policy.jobs_wait_for_admission()),
       plugins_(policy),
-      search_(*this, state_, plugins_, policy.config(), options.seed, rng_),
-      devices_of_(snapshot.cluster().nodes().size(), nullptr) {
+      search_(*this, state_, plugins_, policy.config(), options.seed, rng_) {
   // Task order needs the plugins, which exist by now.
   for (JobId job : state_.pending_jobs()) {
-    std::vector<TaskId>& unplaced = state_.mutable_job(job).unplaced;
-    std::stable_sort(unplaced.begin(), unplaced.end(),
-                     [this](TaskId a, TaskId b) { return CompareTasks(a, b) < 0; });
+    state_.SortUnplaced(job, [this](TaskId a, TaskId b) { return CompareTasks(a, b) < 0; });
   }
   plugins_.Open(*this);
 }
@@ -63,18 +60,8 @@ Decisions Session::Run() {
 
 ResourceVector Session::free_vector(NodeId id) const {
   ResourceVector out;
-  for (ResourceId r = 0; r < state_.resource_count(); ++r) out.Set(r, free(id, r));
+  for (ResourceId r = 0; r < state_.resource_count(); ++r) out.Set(r, free_now(id, r));
   return out;
-}
-
-NodeGpus Session::node_gpus(NodeId id) const {
-  // The devices' static properties live in the Node, far from the session's arrays:
-  // remember where, so that a node visited for many tasks is looked up once.
-  const GpuDevice*& devices = devices_of_[id];
-  if (devices == nullptr) devices = cluster().node(id).gpus.data();
-  const auto count = static_cast<size_t>(state_.node(id).gpu_count);
-  return NodeGpus{std::span<const GpuDevice>(devices, count), state_.gpu_free_milli(id),
-                  state_.gpu_free_memory(id), state_.node(id).one_nvlink_domain};
 }
 
 bool Session::AdmitJob(JobId job, std::string* reason) {
@@ -82,14 +69,8 @@ bool Session::AdmitJob(JobId job, std::string* reason) {
     SetJobReason(job, "not admitted: " + *reason);
     return false;
   }
-  state_.mutable_job(job).inqueue = true;
+  state_.AdmitJob(job);
   return true;
-}
-
-void Session::MarkSkippedOverused(JobId job, const std::string& reason) {
-  JobWork& w = state_.mutable_job(job);
-  w.skipped_overused = true;
-  w.reason = reason;
 }
 
 Statement Session::NewStatement() {

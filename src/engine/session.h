@@ -52,29 +52,39 @@ class Session {
   const SessionOptions& options() const { return options_; }
   const SchedulerConfig& config() const { return policy_.config(); }
   const WorkingState& state() const { return state_; }
-  // A node as the current view sees it: the room a task may take now, or, during a
-  // search for a pipelined placement, the room once releasing tasks end (viewing_future).
-  const NodeWork& node(NodeId id) const { return state_.node(id); }
-  Milli free(NodeId id, ResourceId r) const { return state_.free(id, r); }
-  Milli allocatable(NodeId id, ResourceId r) const { return state_.allocatable(id, r); }
-  bool viewing_future() const { return state_.viewing_future(); }
-  // All of a node's free resources as a vector (for tests and messages; not fast).
-  ResourceVector free_vector(NodeId id) const;
-  // The first resource of `requests` that the node has less of free, or -1: the same as
-  // requests.FirstExceeding(free_vector(id), /*named_only=*/false), without building it.
-  int64_t FirstShort(const ResourceVector& requests, NodeId id) const {
+  // ---- The room a placement search reads (WorkingState, "Room on nodes"): the room a
+  // task may take now, or during a search for a pipelined placement (searching_future)
+  // the room once releasing tasks end. Predicates and scorers read these.
+  const NodeWork& searched_node(NodeId id) const { return state_.searched_node(id); }
+  Milli searched_free(NodeId id, ResourceId r) const { return state_.searched_free(id, r); }
+  bool searching_future() const { return state_.searching_future(); }
+  // The first resource of `requests` that the node has less of searched free, or -1: what
+  // requests.FirstExceeding(free room as a vector, /*named_only=*/false) gives, without
+  // building it.
+  int64_t FirstShortInSearched(const ResourceVector& requests, NodeId id) const {
     const uint32_t n = state_.resource_count();
-    const Milli* row = state_.free_row(id);
+    const Milli* row = state_.searched_free_row(id);
     for (const ResourceVector::Entry& e : requests.entries()) {
       if (e.amount > (e.id < n ? row[e.id] : 0)) return e.id;
     }
     return -1;
   }
-  NodeGpus node_gpus(NodeId id) const;
-  // A GPU node's used share of its GPUs, in milli-GPUs.
-  Milli gpu_used_milli(NodeId id) const { return state_.node(id).gpu_used; }
-  // Any job, running or pending.
+  NodeGpus searched_gpus(NodeId id) const { return state_.searched_gpus(id); }
+  // A GPU node's used share of its GPUs, in milli-GPUs, in the searched room.
+  Milli searched_gpu_used_milli(NodeId id) const { return state_.searched_node(id).gpu_used; }
+  // ---- The room free now, whatever a search reads (actions and explanations, outside
+  // searches).
+  const NodeWork& free_node(NodeId id) const { return state_.free_table().nodes[id]; }
+  Milli free_now(NodeId id, ResourceId r) const { return state_.free_now(id, r); }
+  // All of a node's free resources as a vector (for tests and messages; not fast).
+  ResourceVector free_vector(NodeId id) const;
+  NodeGpus free_gpus(NodeId id) const { return state_.free_gpus(id); }
+  Milli allocatable(NodeId id, ResourceId r) const { return state_.allocatable(id, r); }
+  // Any job pending as the session opened, or one the session has changed or noted.
+  // REQUIRES: as WorkingState::job's.
   const JobWork& job(JobId id) const { return state_.job(id); }
+  // Any job's ready tasks (a victim's: WorkingState::ready_tasks).
+  int32_t ready_tasks(JobId id) const { return state_.ready_tasks(id); }
   TaskStatus task_status(TaskId id) const { return state_.task_status(id); }
   const QueueWork& queue(QueueId id) const { return state_.queue(id); }
   // Jobs with pending tasks, in id order.
@@ -126,12 +136,12 @@ class Session {
   // ---- What actions note on a job (never its amounts: those change by Statements).
   // Asks the admission plugins; an admitted job is inqueue, a refused one keeps `reason`.
   bool AdmitJob(JobId job, std::string* reason);
-  void SetJobReason(JobId job, std::string reason) {
-    state_.mutable_job(job).reason = std::move(reason);
-  }
-  void MarkAttempted(JobId job) { state_.mutable_job(job).attempted = true; }
+  void SetJobReason(JobId job, std::string reason) { state_.SetJobReason(job, std::move(reason)); }
+  void MarkAttempted(JobId job) { state_.MarkJobAttempted(job); }
   // Allocate passed the job over because its queue had its deserved share.
-  void MarkSkippedOverused(JobId job, const std::string& reason);
+  void MarkSkippedOverused(JobId job, const std::string& reason) {
+    state_.MarkJobSkippedOverused(job, reason);
+  }
 
   // Opens a transaction of changes (see Statement).
   Statement NewStatement();
@@ -164,7 +174,6 @@ class Session {
   PlacementSearch search_;
   std::vector<JobId> reserved_;  // by node once some node is held; empty until then
   std::vector<std::pair<JobId, std::string>> reservation_notes_;
-  mutable std::vector<const GpuDevice*> devices_of_;  // per node, once looked up
   Decisions decisions_;
 };
 

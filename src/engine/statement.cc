@@ -157,13 +157,7 @@ void Statement::Commit() {
   }
   // The placed tasks leave their jobs' unplaced lists: one pass per job, not one per
   // operation.
-  auto drop_placed = [&](JobId job) {
-    std::vector<TaskId>& unplaced = session_->state_.mutable_job(job).unplaced;
-    unplaced.erase(
-        std::remove_if(unplaced.begin(), unplaced.end(),
-                       [&](TaskId t) { return session_->task_status(t) != TaskStatus::kPending; }),
-        unplaced.end());
-  };
+  auto drop_placed = [&](JobId job) { session_->state_.DropPlaced(job); };
   if (first_job != kNone) drop_placed(first_job);
   std::sort(more_jobs.begin(), more_jobs.end());
   more_jobs.erase(std::unique(more_jobs.begin(), more_jobs.end()), more_jobs.end());

@@ -59,7 +59,7 @@ void FreeTotals(const Session& s, Milli (&out)[3]) {
   for (size_t r = 0; r < 3; ++r) out[r] = 0;
   for (NodeId n = 0; n < c.nodes().size(); ++n) {
     if (c.node(n).removed || c.node(n).unschedulable) continue;
-    for (size_t r = 0; r < 3; ++r) out[r] += std::max<Milli>(0, s.free(n, kGated[r]));
+    for (size_t r = 0; r < 3; ++r) out[r] += std::max<Milli>(0, s.free_now(n, kGated[r]));
   }
 }
 
