@@ -1,4 +1,7 @@
-#include "engine/diagnosis.h"
+// PlacementSearch::DiagnoseNoNode (placement_search.h): why a task fits no node, in words,
+// counted per reason over every node of the scope. Only on the path where a search found
+// nothing.
+#include "engine/placement_search.h"
 
 #include <algorithm>
 #include <iterator>
@@ -37,9 +40,11 @@ std::optional<std::set<std::string>> NodesNamedBy(const NodeAffinity& affinity) 
 
 }  // namespace
 
-std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& state,
-                           PlacementSearch& search, const TaskSpec& spec, SpecId spec_id,
-                           const SearchScope& scope) {
+std::string PlacementSearch::DiagnoseNoNode(const TaskSpec& spec, SpecId spec_id,
+                                            const SearchScope& scope) {
+  const ClusterState& cluster = state_.cluster();
+  const WorkingState& state = state_;
+  PlacementSearch& search = *this;
   // Runs every predicate on every node to count why each one was rejected. Counted by
   // (code, detail) and described once per kind. Kinds are few (a handful per task), so a
   // flat list searched from the last hit beats a map: this runs for every node.

@@ -1,8 +1,5 @@
 #include "engine/placement_search.h"
 
-#include "engine/diagnosis.h"
-#include "engine/session.h"
-
 namespace gantry {
 namespace {
 
@@ -217,7 +214,7 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   // The memo is of searches over every node's free room; others neither read nor write
   // it. Nor do specs that placements can unblock: their "fits nowhere" may not last.
   // Nor while nodes are held for a job (reserve): a verdict for one job is not another's.
-  const bool held = session_.HasReservations();
+  const bool held = state_.HasReservations();
   const JobId job = c.task(task_id).job;
   const bool memo =
       scope.nodes == nullptr && !scope.future && !held && !PluginsOf(spec_id, spec).unblockable;
@@ -251,7 +248,7 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
       scope.nodes == nullptr && !scope.future ? active.visit_first : nullptr;
   auto visit = [&](NodeId n) {
     ++visited;
-    if (held && session_.ReservedFor(n) != kNone && session_.ReservedFor(n) != job) {
+    if (held && state_.ReservedFor(n) != kNone && state_.ReservedFor(n) != job) {
       ++held_for_others;
       return true;
     }
@@ -313,20 +310,20 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   }
   if (best.best() == kNone) {
     if (held_for_others == 0) {
-      *why_not = DiagnoseNoNode(c, state_, *this, spec, spec_id, scope);
+      *why_not = DiagnoseNoNode(spec, spec_id, scope);
     } else {  // rare: the words of the nodes not held, after the count of those held
       std::vector<NodeId> others;
       const size_t n = scope.nodes ? scope.nodes->size() : c.nodes().size();
       for (size_t i = 0; i < n; ++i) {
         const NodeId node = scope.nodes ? (*scope.nodes)[i] : static_cast<NodeId>(i);
-        const JobId holder = session_.ReservedFor(node);
+        const JobId holder = state_.ReservedFor(node);
         if (holder == kNone || holder == job) others.push_back(node);
       }
       *why_not =
           std::to_string(held_for_others) + " node(s) are reserved for a job that waited too long";
       if (!others.empty()) {
-        *why_not += "; the others: " + DiagnoseNoNode(c, state_, *this, spec, spec_id,
-                                                      SearchScope{&others, scope.future});
+        *why_not +=
+            "; the others: " + DiagnoseNoNode(spec, spec_id, SearchScope{&others, scope.future});
       }
     }
     if (memo) {

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "engine/statement.h"
-
 namespace gantry {
 
 Session::Session(const Snapshot& snapshot, const Policy& policy, SessionOptions options)
@@ -13,7 +11,7 @@ Session::Session(const Snapshot& snapshot, const Policy& policy, SessionOptions 
       rng_(options.seed),
       topology_(snapshot.cluster()),
       state_(snapshot.cluster(), snapshot.node_table(), policy.jobs_wait_for_admission()),
-      plugins_(policy),
+      plugins_(policy, snapshot.cluster()),
       search_(*this, state_, plugins_, policy.config(), options.seed, rng_) {
   // Task order needs the plugins, which exist by now.
   for (JobId job : state_.pending_jobs()) {
@@ -45,13 +43,17 @@ Decisions Session::Run() {
     if (it != out.pending.end() && it->job == job) it->reason += "; " + note;
   }
   reservation_notes_.clear();
-  for (NodeId node = 0; node < static_cast<NodeId>(reserved_.size()); ++node) {
-    const JobId job = reserved_[node];
-    if (job == kNone) continue;
-    auto it = std::lower_bound(out.reservations.begin(), out.reservations.end(), job,
-                               [](const Reservation& r, JobId j) { return r.job < j; });
-    if (it == out.reservations.end() || it->job != job) it = out.reservations.insert(it, {job, {}});
-    it->nodes.push_back(node);
+  if (state_.HasReservations()) {
+    for (NodeId node = 0; node < static_cast<NodeId>(cluster().nodes().size()); ++node) {
+      const JobId job = state_.ReservedFor(node);
+      if (job == kNone) continue;
+      auto it = std::lower_bound(out.reservations.begin(), out.reservations.end(), job,
+                                 [](const Reservation& r, JobId j) { return r.job < j; });
+      if (it == out.reservations.end() || it->job != job) {
+        it = out.reservations.insert(it, {job, {}});
+      }
+      it->nodes.push_back(node);
+    }
   }
   // After the pending jobs, so that a plugin may say more about why they wait.
   plugins_.Close(*this, &out);
@@ -64,6 +66,34 @@ ResourceVector Session::free_vector(NodeId id) const {
   return out;
 }
 
+void Session::ApplyChange(StatementKey, Change change, TaskId task, const Placement& placement,
+                          uint64_t unschedulable_mark, int sign) {
+  StateChange told = StateChange::kAllocate;
+  switch (change) {
+    case Change::kAllocate:
+      state_.Allocate(task, placement, sign);
+      break;
+    case Change::kPipeline:
+      state_.Pipeline(task, placement, sign);
+      told = StateChange::kPipeline;
+      break;
+    case Change::kEvict:
+      state_.Evict(task, sign);
+      told = StateChange::kEvict;
+      break;
+    case Change::kHold:  // plugins are told of it as an allocation
+      state_.Hold(task, placement, sign);
+      break;
+  }
+  plugins_.Notify(*this, told, task, placement.node, placement.gpus, sign);
+  // Room came back: verdicts that rested on its absence are void. Undoing a placement
+  // voids those made since it; an eviction may void any.
+  const bool gives_room = (change == Change::kEvict) == (sign > 0);
+  if (gives_room) {
+    search_.ForgetUnschedulableSince(change == Change::kEvict ? 0 : unschedulable_mark);
+  }
+}
+
 bool Session::AdmitJob(JobId job, std::string* reason) {
   if (!plugins_.Admit(*this, job, reason)) {
     SetJobReason(job, "not admitted: " + *reason);
@@ -73,17 +103,8 @@ bool Session::AdmitJob(JobId job, std::string* reason) {
   return true;
 }
 
-Statement Session::NewStatement() {
-  return Statement(this);
-}
-
 void Session::NoteReservation(JobId job, std::string note) {
   reservation_notes_.emplace_back(job, std::move(note));
-}
-
-void Session::Reserve(NodeId node, JobId job) {
-  if (reserved_.empty()) reserved_.assign(cluster().nodes().size(), kNone);
-  reserved_[node] = job;
 }
 
 }  // namespace gantry

@@ -3,8 +3,9 @@
 //   WorkingState     (working_state.h)    everything the cycle can touch, as changed so far;
 //   PluginSet        (plugin_set.h)       the plugins, asked through typed extension points;
 //   PlacementSearch  (placement_search.h) finding the best node for a task;
-//   DiagnoseNoNode   (diagnosis.h)        why a task fits nowhere, in words;
-//   Statement        (statement.h)        the only way actions change the working state.
+//   (diagnosis.cc)   PlacementSearch::DiagnoseNoNode: why a task fits nowhere, in words;
+//   Statement        (statement.h)        the only way actions change the working state,
+//                                         through the few functions it holds a key to.
 // The Session ties them together and is what actions and plugins see.
 //
 // Deterministic: the same snapshot, policy and options give the same decisions.
@@ -143,18 +144,35 @@ class Session {
     state_.MarkJobSkippedOverused(job, reason);
   }
 
-  // Opens a transaction of changes (see Statement).
+  // Opens a transaction of changes (see Statement; defined in statement.cc).
   Statement NewStatement();
   // The evictions committed so far in this session (the cluster's memory of who evicted
   // whom, Job::evicted_by, learns of them only after the session).
   const std::vector<EvictDecision>& committed_evictions() const { return decisions_.evictions; }
 
+  // ---- What a Statement does to the session, and nothing else may: only a Statement can
+  // make the key. Applies one change (+1) or undoes it (-1): the working state, then the
+  // plugins told, then the search's verdicts that rested on room that came back forgotten.
+  class StatementKey {
+    friend class Statement;
+    StatementKey() = default;
+  };
+  enum class Change : uint8_t { kAllocate, kPipeline, kEvict, kHold };
+  void ApplyChange(StatementKey, Change change, TaskId task, const Placement& placement,
+                   uint64_t unschedulable_mark, int sign);
+  // The search's "fits nowhere" log length (PlacementSearch::UnschedulableMark).
+  uint64_t UnschedulableMark(StatementKey) const { return search_.UnschedulableMark(); }
+  // Where committed operations become decisions, and their jobs' placed tasks leave the
+  // unplaced lists.
+  Decisions& committed(StatementKey) { return decisions_; }
+  void DropPlaced(StatementKey, JobId job) { state_.DropPlaced(job); }
+
   // ---- Reservations against starvation (the reserve action): a node held for a job
-  // takes no other job's tasks for the rest of the session.
-  JobId ReservedFor(NodeId node) const { return reserved_.empty() ? kNone : reserved_[node]; }
-  bool HasReservations() const { return !reserved_.empty(); }
+  // takes no other job's tasks for the rest of the session (WorkingState keeps them).
+  JobId ReservedFor(NodeId node) const { return state_.ReservedFor(node); }
+  bool HasReservations() const { return state_.HasReservations(); }
   // REQUIRES: the node is not held for another job.
-  void Reserve(NodeId node, JobId job);
+  void Reserve(NodeId node, JobId job) { state_.Reserve(node, job); }
   // Why the job's nodes are held (or not): kept past later actions' reasons, and added
   // to the job's pending reason at the session's end.
   void NoteReservation(JobId job, std::string note);
@@ -162,8 +180,6 @@ class Session {
   int64_t WaitedSeconds(JobId job) const { return options_.now - cluster().job(job).submitted; }
 
  private:
-  friend class Statement;
-
   const Snapshot& snapshot_;
   const Policy& policy_;
   SessionOptions options_;
@@ -172,7 +188,6 @@ class Session {
   WorkingState state_;
   PluginSet plugins_;
   PlacementSearch search_;
-  std::vector<JobId> reserved_;  // by node once some node is held; empty until then
   std::vector<std::pair<JobId, std::string>> reservation_notes_;
   Decisions decisions_;
 };

@@ -151,6 +151,11 @@ NodeGpus WorkingState::free_gpus(NodeId id) const {
                 std::span<const int64_t>(t.gpu_free_memory).subspan(begin, count), id);
 }
 
+void WorkingState::Reserve(NodeId node, JobId job) {
+  if (reserved_.empty()) reserved_.assign(cluster_.nodes().size(), kNone);
+  reserved_[node] = job;
+}
+
 void WorkingState::MarkJobSkippedOverused(JobId job, std::string reason) {
   JobWork& w = EnterJob(job);
   w.skipped_overused = true;

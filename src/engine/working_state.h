@@ -190,6 +190,13 @@ class WorkingState {
   // Jobs with pending tasks when the session opened, in id order.
   const std::vector<JobId>& pending_jobs() const { return pending_jobs_; }
 
+  // ---- Reservations against starvation (the reserve action): a node held for a job
+  // takes no other job's tasks for the rest of the session.
+  JobId ReservedFor(NodeId node) const { return reserved_.empty() ? kNone : reserved_[node]; }
+  bool HasReservations() const { return !reserved_.empty(); }
+  // REQUIRES: the node is not held for another job.
+  void Reserve(NodeId node, JobId job);
+
   // ---- The session's notes on a job (never its amounts: those change by the changes
   // below). Each makes the job's entry when it has none.
   void SetJobReason(JobId job, std::string reason) { EnterJob(job).reason = std::move(reason); }
@@ -286,6 +293,7 @@ class WorkingState {
   IdSlots task_slots_;
   std::vector<QueueWork> queues_;
   std::vector<JobId> pending_jobs_;
+  std::vector<JobId> reserved_;  // by node once some node is held; empty until then
   // Per node, where its devices are in the cluster, once looked up: a cache of addresses.
   mutable std::vector<const GpuDevice*> devices_of_;
 };
