@@ -9,7 +9,8 @@
 #include "explain/explanation_json.h"
 #include "k8s/json_text.h"
 #include "sim/decisions_json.h"
-#include "sim/scenario.h"
+#include "sim/scenario_expect.h"
+#include "sim/scenario_reader.h"
 
 namespace gantry {
 namespace {

@@ -19,7 +19,7 @@
 #include "sim/protocol.h"
 #include "sim/replay.h"
 #include "sim/report.h"
-#include "sim/scenario.h"
+#include "sim/scenario_reader.h"
 #include "sim/sim_options.h"
 #include "sim/summary.h"
 #include "sim/trace_csv.h"

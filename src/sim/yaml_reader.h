@@ -56,4 +56,9 @@ class YamlReader {
   std::string source_;
 };
 
+// For messages about a format's limits: "VALUE (the limit on WHAT)".
+std::string LimitText(int64_t value, const char* what);
+// The decimal digits of n >= 0 (the length of a name made of a prefix and a number).
+size_t DigitCount(int64_t n);
+
 }  // namespace gantry
