@@ -19,12 +19,6 @@ void FillTopology(const std::vector<std::string>& keys, Node& node) {
   }
 }
 
-// Unique over the process (simulations run side by side on threads), never 0.
-uint64_t NextStamp() {
-  static std::atomic<uint64_t> last{0};
-  return last.fetch_add(1, std::memory_order_relaxed) + 1;
-}
-
 // Device shares add up past 1000 only when something else overcommitted a device; they
 // saturate rather than wrap.
 int32_t SaturatingAdd32(int32_t a, int32_t b) {

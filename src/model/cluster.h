@@ -6,8 +6,10 @@
 // Release); the engine only reads it, through a Session's private working copy.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <set>
 #include <span>
 #include <string>
@@ -319,10 +321,14 @@ class ClusterState {
   JobId FindJob(std::string_view name) const;
 
   // Changes whenever the node does (added, a task placed or released). Stamps come from
-  // one process-wide counter, so equal stamps mean the same node state, even across
-  // copies of a ClusterState: a cache of per-node state refreshes only the nodes whose
-  // stamp moved (see engine/node_table.h).
+  // the counter a cluster and its copies share (stamp_counter), so equal stamps of one
+  // counter mean the same node state, even across copies of a ClusterState: a cache of
+  // per-node state refreshes only the nodes whose stamp moved (see engine/node_table.h).
   uint64_t node_stamp(NodeId id) const { return node_stamps_[id]; }
+  // Made with the cluster and shared by its copies (copies run side by side on threads,
+  // hence atomic). A cache keyed by stamps keeps it, and starts over for a cluster whose
+  // counter is another: stamps of two clusters built apart say nothing of each other.
+  const std::shared_ptr<std::atomic<uint64_t>>& stamp_counter() const { return stamp_counter_; }
   // The running tasks on a node, in no particular order.
   const std::vector<TaskId>& tasks_on(NodeId node) const { return tasks_on_node_[node]; }
   // Jobs that have at least one pending task, in id order.
@@ -471,6 +477,8 @@ class ClusterState {
   void Unaccount(TaskId task);
   // Gives a node a new stamp: its state changed.
   void Touch(NodeId id);
+  // The next stamp of stamp_counter_: never 0, never given twice by it.
+  uint64_t NextStamp() { return stamp_counter_->fetch_add(1, std::memory_order_relaxed) + 1; }
 
   std::vector<std::string> topology_keys_;
   std::vector<Node> nodes_;
@@ -496,6 +504,8 @@ class ClusterState {
   std::vector<JobId> free_job_ids_;
   std::vector<std::vector<TaskId>> tasks_on_node_;
   std::vector<uint64_t> node_stamps_;
+  std::shared_ptr<std::atomic<uint64_t>> stamp_counter_ =
+      std::make_shared<std::atomic<uint64_t>>(0);
   ResourceVector capacity_;
   std::vector<Int128> exact_capacity_;  // by resource id
   WorkloadProfile profile_;
