@@ -170,7 +170,7 @@ struct Queue {
   // An explicit deserved amount per resource it names (Volcano's spec.deserved): the queue
   // deserves that much (up to its demand) instead of a share by weight.
   ResourceVector deserved;
-  // The queue tree (engine/queue_tree.h): kNone for a top-level queue. Jobs belong to leaf
+  // The queue tree (model/queue_tree.h): kNone for a top-level queue. Jobs belong to leaf
   // queues only.
   QueueId parent = kNone;
   // Set by a loader when the queue names a parent it does not know: the queue and what is
