@@ -264,6 +264,40 @@ TEST(SchedulerConfigTest, DefaultConstraintsMayBeAYamlList) {
   EXPECT_TRUE(PodTopologySpreadHasDefaults(quoted.plugins[1]));
 }
 
+// Plugin arguments are parsed once, as the configuration is read, into a tree that knows
+// where each value was written: a plugin's error about a value in a list names the
+// configuration file's line and column of that value. (Before, the list was turned back
+// into text and parsed again, and the message named a place in that text.)
+TEST(SchedulerConfigTest, ArgumentErrorsNameTheConfigurationsLineAndColumn) {
+  const char* yaml =
+      "plugins:\n"
+      "- predicates\n"
+      "- name: podtopologyspread\n"
+      "  arguments:\n"
+      "    defaultConstraints:\n"
+      "    - maxSkew: 1\n"
+      "      topologyKey: zone\n"
+      "      whenUnsatisfiable: DoNotSchedule\n"
+      "    - maxSkew: 0\n"
+      "      topologyKey: rack\n"
+      "      whenUnsatisfiable: DoNotSchedule\n";
+  SchedulerConfig c;
+  Status st = Parse(yaml, &c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "sched.yaml:9:16: defaultConstraints[1].maxSkew: must be "
+                                     "between 1 and"));
+  // A key the plugin does not know is named where the key is.
+  st = Parse(
+      "plugins:\n"
+      "- predicates\n"
+      "- name: podtopologyspread\n"
+      "  arguments:\n"
+      "    defaultConstraints: [{maxSkew: 1, colour: red}]\n",
+      &c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "sched.yaml:5:39: defaultConstraints[0].colour: unknown"));
+}
+
 TEST(SchedulerConfigTest, DuplicatePluginIsAnError) {
   SchedulerConfig c;
   Status st = Parse("plugins: [predicates, binpack, gang, binpack]", &c);
