@@ -4,6 +4,7 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
+RELEASE_BUILD ?= build-release
 CMAKE_FLAGS ?=
 # Seconds per fuzz harness: FUZZ_SECONDS for both (`make test FUZZ_SECONDS=60`), else 30 in
 # `make test` and 600 in `make fuzz`.
@@ -12,21 +13,24 @@ FUZZ_SECONDS ?=
 SANITIZER_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-.PHONY: all setup build build-asan build-fuzz test test-asan fuzz demo fairness topology defragment bench bench-k8s format clean
+.PHONY: all setup build build-asan build-fuzz build-release test test-asan fuzz demo fairness topology defragment bench bench-k8s format clean
 
 all: build
 
 setup:
 	@scripts/setup.sh
 
+# Every build here turns warnings into errors (GANTRY_WERROR): they are for Gantry's developers
+# to fix; a user's or packager's build (GANTRY_WERROR off, the default) only shows them.
 $(BUILD)/build.ninja: CMakeLists.txt | setup
-	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGANTRY_WERROR=ON $(CMAKE_FLAGS)
 
 build: setup $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 $(ASAN_BUILD)/build.ninja: CMakeLists.txt | setup
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGANTRY_SANITIZE=ON -DGANTRY_BENCH=OFF
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGANTRY_SANITIZE=ON -DGANTRY_BENCH=OFF \
+	  -DGANTRY_WERROR=ON
 
 build-asan: setup $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target gantry_unit_tests gantry
@@ -34,18 +38,29 @@ build-asan: setup $(ASAN_BUILD)/build.ninja
 # The libFuzzer harnesses (tests/fuzz/README.md): clang, its own build folder.
 $(FUZZ_BUILD)/build.ninja: CMakeLists.txt tests/fuzz/CMakeLists.txt | setup
 	CC=clang-16 CXX=clang++-16 cmake -S . -B $(FUZZ_BUILD) -G Ninja \
-	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGANTRY_FUZZ=ON -DGANTRY_BENCH=OFF
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGANTRY_FUZZ=ON -DGANTRY_BENCH=OFF -DGANTRY_WERROR=ON
 
 build-fuzz: setup $(FUZZ_BUILD)/build.ninja
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 
-# Every test: unit, scenario, integration (a real kube-apiserver, see scripts/k8s/README.md;
-# the first run builds its binaries), image (the Dockerfile's runtime stage built with buildah
+# The configuration users and packagers build (README: Release, -O3), compiled only, so that
+# it is never broken unnoticed: gantry alone (its libraries are all of src/), warnings as
+# errors; no tests, so neither GoogleTest nor Google Benchmark is looked for.
+$(RELEASE_BUILD)/build.ninja: CMakeLists.txt | setup
+	cmake -S . -B $(RELEASE_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DGANTRY_WERROR=ON \
+	  -DGANTRY_BUILD_TESTS=OFF
+
+build-release: setup $(RELEASE_BUILD)/build.ninja
+	cmake --build $(RELEASE_BUILD) -j $(JOBS) --target gantry
+
+# The Release build compiled (build-release); then every test: unit, scenario, install
+# (cmake --install into a temporary prefix, tests/install/), integration (a real
+# kube-apiserver, see scripts/k8s/README.md; the first run builds its binaries), image (the Dockerfile's runtime stage built with buildah
 # and `gantry --version` run in it, tests/image/); the integration tests again against the sanitizer
 # build of `gantry serve` (a sanitizer report in its log fails the test); the unit tests and
 # scenarios again under AddressSanitizer + UndefinedBehaviorSanitizer; then each fuzz
 # harness for $(FUZZ_SECONDS) seconds (default 30) and its kept crashes once.
-test: build build-asan build-fuzz
+test: build build-release build-asan build-fuzz
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	cd $(BUILD) && GANTRY_BINARY=$(abspath $(ASAN_BUILD))/gantry $(SANITIZER_ENV) \
 		ctest --output-on-failure -L integration
@@ -120,4 +135,4 @@ format:
 	clang-format -i $$(git ls-files 'src/*.h' 'src/*.cc' 'tests/*.cc' 'bench/*.cc')
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(RELEASE_BUILD)

@@ -24,15 +24,16 @@ import sys
 MAX_FILE_LINES = 600
 MAX_CLASS_LINES = 250
 
-# src/daemon/ is being split in its own change (issue 28: ClusterCache into components);
-# its sizes are that change's to bring under the limits, and this list's to drop it then.
-SKIPPED = {"daemon"}
+# Folders not checked (none: src/daemon/ was, until ClusterCache was split into components).
+SKIPPED = set()
 
 # "FILE: NAME" -> why it is still over MAX_CLASS_LINES.
 KNOWN_LARGE = {
     "model/cluster.h: ClusterState": (
-        "the cluster's bookkeeping; its node shape classes and MIG accounting are being "
-        "changed by issue 27 and move to their own class after it"),
+        "the cluster's one bookkeeping (nodes, queues, jobs, tasks and what each holds) with "
+        "the watch-driven changes the daemon applies; its node shape classes "
+        "(cluster_shapes.cc) and MIG, NUMA and dataset accounting are the parts to take out "
+        "into classes of their own, about 330 -> 230 lines"),
 }
 
 DECLARATION = re.compile(r"^\s*(?:template\s*<.*>\s*)?(?:class|struct)\s+(?:\[\[[^\]]*\]\]\s*)?"

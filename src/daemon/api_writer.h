@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/cluster_cache.h"
+#include "daemon/api_requests.h"
 #include "k8s/client.h"
 
 namespace gantry {

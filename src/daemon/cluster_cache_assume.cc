@@ -1,6 +1,8 @@
 // The cluster cache's side of binding: assuming a session's placements (the pods are
-// bound asynchronously), backing off binds that failed, and releasing pods held back.
+// bound asynchronously; those with delayed claims once the volume binder has their claims
+// bound), backing off binds that failed, and releasing pods held back.
 #include <algorithm>
+#include <cstdio>
 
 #include "daemon/cluster_cache.h"
 #include "model/limits.h"
@@ -11,9 +13,9 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
   std::vector<BindRequest> out;
   out.reserve(decisions.binds.size());
   std::vector<std::string> claimants;  // assumed pods with claims, now holding them
-  // Claims and classes whose pending pods see a volume choice (after the loop, which
-  // must not sync pods whose tasks the decisions name).
-  std::vector<std::string> resync_claims, resync_classes;
+  // Claims and classes whose pending pods see a volume choice (synced after the loop,
+  // which must not sync pods whose tasks the decisions name).
+  VolumeBinder::Touched touched;
   std::vector<std::string> failed;  // pods whose volume choice could not be assumed
   for (const BindDecision& b : decisions.binds) {
     const std::string key = pod_of_task_[b.task];
@@ -38,7 +40,7 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
     pod.assumed = true;
     assumed_++;
     if (!pod.info.claims.empty()) claimants.push_back(key);
-    status_dirty_.insert(pod.job_key);
+    status_.MarkChanged(pod.job_key);
     BindRequest r;
     r.namespace_ = pod.info.meta.namespace_;
     r.name = pod.info.meta.name;
@@ -49,7 +51,10 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
     r.job = pod.job_key;
     // Bound once its delayed claims are, as kube-scheduler's PreBind waits for them.
     if (delayed) {
-      if (!AssumeVolumes(pod, key, b, spec, std::move(r), now, &resync_claims, &resync_classes)) {
+      const std::string why = volumes_.Assume(key, b, spec, std::move(r), now, &touched);
+      if (!why.empty()) {
+        Problem({"v1", "Pod", pod.info.meta.namespace_, pod.info.meta.name, pod.info.meta.uid,
+                 "Warning", "InternalError", "volume binding could not be assumed: " + why});
         failed.push_back(key);
       }
       continue;
@@ -63,12 +68,8 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
     const k8s::ObjectMeta& meta = it->second.info.meta;
     BindFailed(meta.namespace_, meta.name, meta.uid, now);
   }
-  for (const std::string& key : claimants) {
-    auto it = pods_.find(key);
-    if (it != pods_.end()) UpdateClaimUse(it->second, key);
-  }
-  for (const std::string& claim : resync_claims) ResyncClaimPods(claim);
-  for (const std::string& storage_class : resync_classes) ResyncClassPods(storage_class);
+  for (const std::string& key : claimants) UpdateClaimUse(key);
+  Apply(volumes_.ResyncAfterAssume(touched, state_));
   return out;
 }
 
@@ -107,6 +108,40 @@ size_t ClusterCache::ReleaseHeld(double now) {
     released++;
   }
   return released;
+}
+
+// ---------------------------------------------------------------------------------------
+// Pods whose bind waits for their claims (VolumeBinder)
+
+void ClusterCache::VolumeWritesDone(const VolumeWriteResult& result, double now) {
+  Resync resync;
+  const std::optional<std::string> failure = volumes_.WritesDone(result, now, state_, &resync);
+  Apply(resync);
+  if (failure) FailVolumeWait(result.namespace_ + "/" + result.name, *failure, now);
+}
+
+size_t ClusterCache::ExpireVolumeBindings(double now) {
+  size_t given_up = 0;
+  for (const auto& [key, why] : volumes_.Poll(now)) {
+    if (!volumes_.Waiting(key)) continue;  // the end of an earlier one ended it
+    FailVolumeWait(key, why, now);
+    given_up++;
+  }
+  return given_up;
+}
+
+void ClusterCache::FailVolumeWait(const std::string& key, const std::string& why, double now) {
+  auto it = pods_.find(key);
+  if (it == pods_.end() || !volumes_.Waiting(key)) return;
+  const k8s::ObjectMeta meta = it->second.info.meta;
+  Apply(volumes_.Forget(key, state_));
+  const double backoff = BindFailed(meta.namespace_, meta.name, meta.uid, now);
+  char retry[32];
+  std::snprintf(retry, sizeof retry, "%.0f", backoff);
+  Problem({"v1", "Pod", meta.namespace_, meta.name, meta.uid, "Warning", "FailedScheduling",
+           Bounded("running PreBind plugin \"VolumeBinding\": binding volumes: " + why +
+                       "; retrying in " + retry + "s",
+                   kMaxMessage)});
 }
 
 }  // namespace gantry

@@ -1,6 +1,6 @@
-// Dataset locality (issue 13, k8s/datasets.h): the datasets pods read (their annotation,
-// and their claims of Fluid datasets), what nodes cache by Gantry's annotation (Fluid's
-// labels are read by the engine), and Fluid Datasets' sizes.
+// Dataset locality (issue 13, k8s/datasets.h): what nodes cache by Gantry's annotation
+// (Fluid's labels are read by the engine) and Fluid Datasets' sizes. The datasets pods read
+// are their annotation's and their claims' (VolumeBinder::Resolve).
 #include <algorithm>
 
 #include "daemon/cluster_cache.h"
@@ -12,10 +12,6 @@ namespace gantry {
 namespace {
 
 using json = nlohmann::json;
-
-std::string ClaimKeyOf(const std::string& ns, const std::string& name) {
-  return ns + "/" + name;
-}
 
 }  // namespace
 
@@ -36,28 +32,6 @@ std::vector<std::string> ClusterCache::NodeCachedDatasets(const k8s::ObjectMeta&
              message + "; gantry schedules onto the node as if it cached none by the annotation"});
   }
   return {};
-}
-
-std::string ClusterCache::AddClaimDatasets(const k8s::PodInfo& info, TaskSpec* spec) const {
-  bool added = false;
-  for (const k8s::PodClaimRef& ref : info.claims) {
-    auto claim = claims_.find(ClaimKeyOf(info.meta.namespace_, ref.claim));
-    if (claim == claims_.end() || !claim->second.fully_bound()) continue;
-    auto volume = volumes_.find(claim->second.volume_name);
-    if (volume == volumes_.end() || volume->second.fluid_dataset.empty()) continue;
-    spec->datasets.push_back(volume->second.fluid_dataset);
-    added = true;
-  }
-  if (!added) return "";
-  std::sort(spec->datasets.begin(), spec->datasets.end());
-  spec->datasets.erase(std::unique(spec->datasets.begin(), spec->datasets.end()),
-                       spec->datasets.end());
-  if (spec->datasets.size() > kMaxDatasetsPerTask) {
-    return "the pod reads " + std::to_string(spec->datasets.size()) + " datasets (its annotation " +
-           k8s::kDatasetsAnnotation + " and its claims of Fluid datasets); the limit is " +
-           std::to_string(kMaxDatasetsPerTask);
-  }
-  return "";
 }
 
 void ClusterCache::OnFluidDataset(k8s::EventType type, const json& object) {

@@ -1,6 +1,8 @@
 // Preempt, reclaim and defragment in the daemon's cluster cache: PodDisruptionBudgets into the
-// model, the evictions and nominated nodes a session decided, and what the API server answered.
+// model, the evictions and nominated nodes a session decided (the EvictionTracker remembers
+// what is in flight and what was written), and what the API server answered.
 #include "daemon/cluster_cache.h"
+#include "engine/eviction_memory.h"
 #include "k8s/json_fields.h"
 #include "k8s/pod_rules.h"
 
@@ -55,16 +57,11 @@ std::vector<EvictRequest> ClusterCache::TakeEvictions(const Decisions& decisions
     if (e.task >= pod_of_task_.size()) continue;
     auto it = pods_.find(pod_of_task_[e.task]);
     if (it == pods_.end()) continue;
-    PodRecord& pod = it->second;
-    if (pod.evicting || pod.evicted || pod.info.meta.deleting) continue;
-    pod.evicting = true;
-    // Remembered from the decision on, refused or not: the victim never evicts back.
-    if (e.for_job != kNone && e.for_job < state_.jobs().size() && pod.task == e.task) {
-      state_.NoteEviction(state_.task(e.task).job, e.for_job);
-    }
-    // Counted against the defragment budget from the decision on, refused or not: a
-    // refusal is retried by a later session, and counts again then.
-    if (e.cause == EvictionCause::kDefragment) state_.NoteDefragmentEviction(now);
+    const PodRecord& pod = it->second;
+    if (pod.evicted || pod.info.meta.deleting || !evictions_.Start(it->first)) continue;
+    // Remembered from the decision on, refused or not (pod_of_task_ names the pod whose task
+    // it is: the task is the decision's).
+    RememberEviction(state_, e, now);
     out.push_back({pod.info.meta.namespace_, pod.info.meta.name, pod.info.meta.uid,
                    Bounded(e.reason, kMaxMessage), e.cause});
   }
@@ -75,14 +72,12 @@ bool ClusterCache::EvictionDone(const EvictRequest& request, bool evicted) {
   auto it = pods_.find(request.namespace_ + "/" + request.name);
   if (it == pods_.end() || it->second.info.meta.uid != request.uid) return false;
   PodRecord& pod = it->second;
-  pod.evicting = false;
+  const bool first_refusal = evictions_.Done(it->first, evicted);
   if (evicted) {
     pod.evicted = true;
-    pod.eviction_refusals = 0;
     if (pod.task != kNone) state_.SetReleasing(pod.task, true);
-    return false;
   }
-  return ++pod.eviction_refusals == 1;
+  return first_refusal;
 }
 
 std::vector<NominatedNode> ClusterCache::Nominations(const Decisions& decisions) {
@@ -91,10 +86,9 @@ std::vector<NominatedNode> ClusterCache::Nominations(const Decisions& decisions)
     if (p.task >= pod_of_task_.size() || p.node >= state_.nodes().size()) continue;
     auto it = pods_.find(pod_of_task_[p.task]);
     if (it == pods_.end()) continue;
-    PodRecord& pod = it->second;
+    const PodRecord& pod = it->second;
     const std::string& node = state_.node(p.node).name;
-    if (pod.nominated_node == node) continue;
-    pod.nominated_node = node;
+    if (!evictions_.Nominate(it->first, node)) continue;
     out.push_back({pod.info.meta.namespace_, pod.info.meta.name, node});
   }
   return out;

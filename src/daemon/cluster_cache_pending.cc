@@ -18,12 +18,13 @@ std::map<PendingKind, int64_t> ClusterCache::PendingPodsByKind(
     if (auto it = jobs_.find(pod.job_key); it != jobs_.end()) job = &it->second;
     if (!info.scheduling_gates.empty()) {
       kind = PendingKind::kGated;
-    } else if (!pod.problem.empty() || !pod.spread_problem.empty()) {
+    } else if (!pod.problem.empty()) {
       kind = PendingKind::kInvalid;
     } else if (pod.held_until > 0) {
       kind = PendingKind::kBindBackoff;
-    } else if (!pod.volume_problem.empty()) {
-      kind = PendingKind::kVolume;
+    } else if (!pod.resolve_problem.empty()) {
+      // kVolume, or kInvalid for a Service or controller default spreading cannot read.
+      kind = pod.resolve_kind;
     } else if (job != nullptr && !HoldReason(*job).empty()) {
       kind = PendingKind::kGroupMissing;
     } else if (job != nullptr && job->id != kNone) {

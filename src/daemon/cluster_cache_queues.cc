@@ -1,5 +1,5 @@
 // Volcano Queues, PriorityClasses and Namespaces: the queue tree jobs are filed under and
-// the priorities and namespaces pods name.
+// the priorities and namespaces pods name; queues made for the names workloads give.
 #include "daemon/cluster_cache.h"
 
 #include <algorithm>
@@ -11,6 +11,34 @@
 namespace gantry {
 
 using json = nlohmann::json;
+
+bool ClusterCache::QueueRefused(const std::string& name) const {
+  return state_.FindQueue(name) == kNone && !queues_.count(name) &&
+         queues_from_workloads_ >= kMaxQueuesFromWorkloads;
+}
+
+QueueId ClusterCache::QueueFor(const std::string& name, bool from_workload) {
+  QueueId id = state_.FindQueue(name);
+  if (id != kNone) return id;
+  auto it = queues_.find(name);
+  if (from_workload && it == queues_.end()) {
+    if (queues_from_workloads_ >= kMaxQueuesFromWorkloads) return kNone;
+    queues_from_workloads_++;
+  }
+  Queue queue;
+  queue.name = name;
+  if (it != queues_.end()) {
+    queue.weight = it->second.weight;
+    queue.guarantee = it->second.guarantee;
+    queue.capability = it->second.capability;
+  }
+  auto added = state_.AddQueue(queue);
+  if (added.ok()) return *added;
+  // The queue object's limits were inconsistent: keep the queue, without them.
+  Queue plain;
+  plain.name = name;
+  return state_.AddQueue(plain).value();
+}
 
 void ClusterCache::OnQueue(k8s::EventType type, const json& object) {
   auto meta = k8s::ParseMeta(object);

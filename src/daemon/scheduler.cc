@@ -319,7 +319,7 @@ void Scheduler::SendVolumeWork() {
 void Scheduler::PublishGauges() {
   const ClusterState& state = cache_.state();
   std::vector<std::pair<LabelValues, double>> pending;
-  for (const auto& [queue, n] : cache_.PendingPodsByQueue())
+  for (const auto& [queue, n] : PendingPodsByQueue(state))
     pending.push_back({{queue}, static_cast<double>(n)});
   (void)m_.pending_by_queue->Replace(pending);
   std::vector<std::pair<LabelValues, double>> allocated;
@@ -331,7 +331,7 @@ void Scheduler::PublishGauges() {
   }
   (void)m_.queue_allocated->Replace(allocated);
   // Removed nodes are left out: only nodes in the cluster now are reported.
-  const ClusterCache::NodeCounts counts = cache_.CountNodes();
+  const NodeCounts counts = CountNodes(state);
   m_.gpus_allocated->Set(static_cast<double>(counts.gpus_allocated) / 1000.0);
   m_.gpus_capacity->Set(static_cast<double>(counts.gpus_capacity) / 1000.0);
   m_.nodes->Set(static_cast<double>(counts.nodes));

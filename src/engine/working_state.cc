@@ -296,8 +296,11 @@ bool WorkingState::Fits(TaskId task, const Placement& p, bool future) const {
       if (p.gpus.devices[j] == d) return false;
     }
     const auto slot = static_cast<size_t>(w.gpu_begin + d);
-    if (t.gpu_free_milli[slot] < p.gpus.milli_each || t.gpu_free_memory[slot] < p.gpus.memory_each)
-      return false;
+    if (t.gpu_free_milli[slot] < p.gpus.milli_each) return false;
+    // A device of unknown memory (0) is not sized by memory: a memory request takes all of
+    // it (ClusterState::GpuShareOn), and its memory is not counted, as SharedFitOn does.
+    const bool sized = cluster_.node(p.node).gpus[static_cast<size_t>(d)].memory_mib > 0;
+    if (sized && t.gpu_free_memory[slot] < p.gpus.memory_each) return false;
   }
   return true;
 }

@@ -46,6 +46,10 @@ Result<int64_t> ReadInteger(const json& object, const char* key, const std::stri
   if (!v.is_number_integer()) {
     return Status::Invalid(where + "." + key + ": expected an integer, got " + JsonText(v));
   }
+  // Above INT64_MAX (JSON's unsigned numbers), get<int64_t> would wrap to a negative value.
+  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{INT64_MAX}) {
+    return Status::Invalid(where + "." + key + ": " + JsonText(v) + " is out of range");
+  }
   return v.get<int64_t>();
 }
 

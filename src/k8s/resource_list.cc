@@ -19,6 +19,10 @@ Result<Milli> QuantityOf(const json& value, const std::string& where) {
     if (!q.ok()) return Status::Invalid(where + ": " + q.status().message());
     return q;
   }
+  if (value.is_number_unsigned() && value.get<uint64_t>() > uint64_t{INT64_MAX}) {
+    // Read as int64 it would wrap around to a negative amount.
+    return Status::OutOfRange(where + ": " + JsonText(value) + " overflows");
+  }
   if (value.is_number_integer()) {
     int64_t v = value.get<int64_t>();
     Milli out = 0;

@@ -1,7 +1,7 @@
 // PersistentVolumeClaims, PersistentVolumes and StorageClasses as kube-scheduler's volume
 // plugins read them (VolumeRestrictions, VolumeBinding, VolumeZone): decoded from the API's
 // JSON into the few fields those rules need, with errors that name the object and the
-// field. What the rules make of them for a pod is the daemon's (ClusterCache).
+// field. What the rules make of them for a pod is the daemon's (VolumeBinder).
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

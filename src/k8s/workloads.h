@@ -2,7 +2,7 @@
 // reads (helper.DefaultSelector: v1 ReplicationControllers, apps/v1 ReplicaSets and
 // StatefulSets): decoded from the API's JSON into their selectors, with errors that name
 // the object and the field. What the selectors make for a pod is the daemon's
-// (ClusterCache).
+// (DefaultSpreading).
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

@@ -4,7 +4,6 @@
 #include <atomic>
 #include <limits>
 
-#include "model/hash.h"
 #include "model/limits.h"
 
 namespace gantry {
@@ -49,105 +48,6 @@ ClusterState::ClusterState()
 void ClusterState::SetTopologyKeys(std::vector<std::string> keys) {
   topology_keys_ = std::move(keys);
   for (Node& node : nodes_) FillTopology(topology_keys_, node);
-}
-
-size_t ClusterState::NodeShapeHash::operator()(const NodeShape& shape) const {
-  Hasher h;
-  h.Add(shape.allocatable).Add(shape.labels).Add(shape.taints);
-  h.Add(static_cast<uint64_t>(shape.gpus.size()));
-  for (const GpuDevice& g : shape.gpus) {
-    h.Add(static_cast<uint64_t>(g.model))
-        .Add(static_cast<uint64_t>(g.memory_mib))
-        .Add(static_cast<uint64_t>(g.nvlink_domain))
-        .Add(static_cast<uint64_t>(g.numa_node));
-  }
-  return h.Add(static_cast<uint64_t>(shape.unschedulable)).value();
-}
-
-uint32_t ClusterState::ShapeClassOf(const Node& node) {
-  NodeShape shape;
-  shape.allocatable = node.allocatable;
-  // The read labels, looked up from whichever side is shorter: specs read few keys, and
-  // nodes carry dozens of labels.
-  std::vector<std::pair<std::string, std::string>> read;
-  if (label_key_refs_.size() < node.labels.pairs().size()) {
-    for (const auto& [key, specs] : label_key_refs_) {
-      if (const std::string* value = node.labels.Find(key)) read.emplace_back(key, *value);
-    }
-  } else {
-    for (const auto& [key, value] : node.labels.pairs()) {
-      if (label_key_refs_.count(key)) read.emplace_back(key, value);
-    }
-  }
-  // matchFields on metadata.name reads the name: while a spec has one, each node is its
-  // own class.
-  if (label_key_refs_.count(std::string(kNodeNameField))) {
-    read.emplace_back(std::string(kNodeNameField), node.name);
-  }
-  shape.labels = Labels(std::move(read));  // sorted, whatever the order found
-  shape.taints = node.taints;
-  shape.gpus = node.gpus;
-  for (GpuDevice& g : shape.gpus) g.used_milli = 0, g.used_memory_mib = 0;
-  shape.unschedulable = node.unschedulable;
-  auto it = shape_classes_.find(shape);
-  if (it == shape_classes_.end()) {
-    uint32_t id;
-    if (!free_shape_classes_.empty()) {
-      id = free_shape_classes_.back();
-      free_shape_classes_.pop_back();
-    } else {
-      id = static_cast<uint32_t>(shape_class_keys_.size());
-      shape_class_keys_.emplace_back();
-      shape_class_refs_.push_back(0);
-    }
-    shape_class_keys_[id] = shape;
-    it = shape_classes_.emplace(std::move(shape), id).first;
-  }
-  shape_class_refs_[it->second]++;
-  return it->second;
-}
-
-void ClusterState::ReleaseShapeClass(uint32_t id) {
-  if (--shape_class_refs_[id] > 0) return;
-  shape_classes_.erase(shape_class_keys_[id]);
-  shape_class_keys_[id] = NodeShape{};
-  free_shape_classes_.push_back(id);
-}
-
-void ClusterState::CountLabelKeys(const TaskSpec& spec, int sign) {
-  for (const std::string& key : LabelKeysOf(spec)) {
-    if (sign > 0) {
-      if (++label_key_refs_[key] == 1) ReclassNodesWithLabel(key);
-    } else {
-      auto it = label_key_refs_.find(key);
-      if (--it->second == 0) label_key_refs_.erase(it);
-    }
-  }
-}
-
-void ClusterState::ReclassNodesWithLabel(const std::string& key) {
-  const bool name = key == kNodeNameField;  // every node has one
-  if (!name && !node_label_keys_.count(key)) return;
-  for (NodeId id = 0; id < nodes_.size(); ++id) {
-    Node& node = nodes_[id];
-    if (!name && node.labels.Find(key) == nullptr) continue;
-    // Released first, so that the last node leaving a class frees its slot for the next.
-    const uint32_t old_class = node.shape_class;
-    ReleaseShapeClass(old_class);
-    node.shape_class = ShapeClassOf(node);
-    if (node.shape_class != old_class) Touch(id);
-  }
-}
-
-void ClusterState::CountNodeLabels(const Node& node, int sign) {
-  for (const auto& [key, value] : node.labels.pairs()) {
-    if (sign > 0) {
-      ++node_label_keys_[key];
-    } else {
-      auto it = node_label_keys_.find(key);
-      if (--it->second == 0) node_label_keys_.erase(it);
-    }
-  }
 }
 
 void ClusterState::CountCapacity(const Node& node, int sign) {

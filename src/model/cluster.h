@@ -406,18 +406,23 @@ class ClusterState {
   // GpuShareOn for a shared request with a memory part.
   static int32_t GpuShareByMemory(const GpuRequest& gpu, const GpuDevice& device);
 
-  // What puts a node in its shape class: all that static predicates can see of it. Its
-  // labels only through specs' node selectors and affinities, so only labels whose key
-  // some spec reads are in it: a real node's unique hostname and its dozens of feature
-  // labels split no class until a spec names them.
+  // What puts a node in its shape class: every field of Node that a class-cached verdict
+  // reads (the predicates' FilterStatic, and FilterByCapacity in the gantry scorer's rare
+  // capabilities). Its labels only through specs' node selectors and affinities, so only
+  // labels whose key some spec reads are in it: a real node's unique hostname and its
+  // dozens of feature labels split no class until a spec names them. ShapeOf names every
+  // field of Node and says why each one is in the key or not.
   struct NodeShape {
     ResourceVector allocatable;
     Labels labels;  // those whose key a spec read when the node was classed
     std::vector<Taint> taints;
     std::vector<GpuDevice> gpus;  // usage zeroed
     bool unschedulable = false;
+    NodeMig mig;  // strategy, readiness and layout; holders cleared
     bool operator==(const NodeShape&) const = default;
   };
+  // The key of `node`'s class (what ShapeClassOf looks up).
+  NodeShape ShapeOf(const Node& node) const;
   struct NodeShapeHash {
     size_t operator()(const NodeShape& shape) const;
   };

@@ -194,9 +194,12 @@ Result<Milli> ParseQuantityExact(std::string_view text) {
 }
 
 std::string FormatQuantity(Milli milli, bool binary) {
-  if (milli < 0) return "-" + FormatQuantity(-milli, binary);
-  if (milli % kMilliPerUnit != 0) return std::to_string(milli) + "m";
-  int64_t units = milli / kMilliPerUnit;
+  // The magnitude is unsigned: the most negative amount, INT64_MIN, has no positive int64.
+  const std::string sign = milli < 0 ? "-" : "";
+  const uint64_t magnitude =
+      milli < 0 ? uint64_t{0} - static_cast<uint64_t>(milli) : static_cast<uint64_t>(milli);
+  if (magnitude % kMilliPerUnit != 0) return sign + std::to_string(magnitude) + "m";
+  uint64_t units = magnitude / kMilliPerUnit;
   if (binary && units != 0) {
     static constexpr const char* kSuffixes[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
     int level = -1;
@@ -204,9 +207,9 @@ std::string FormatQuantity(Milli milli, bool binary) {
       units /= 1024;
       ++level;
     }
-    if (level >= 0) return std::to_string(units) + kSuffixes[level];
+    if (level >= 0) return sign + std::to_string(units) + kSuffixes[level];
   }
-  return std::to_string(units);
+  return sign + std::to_string(units);
 }
 
 bool CheckedAdd(Milli a, Milli b, Milli* out) {

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "engine/eviction_memory.h"
 #include "engine/session.h"
 #include "model/limits.h"
 #include "model/usage_memory.h"
@@ -352,10 +353,8 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
         result.work_lost_gpu_s += static_cast<double>(t - task_runs[e.task].started) *
                                   static_cast<double>(evicted.gpus.size()) *
                                   evicted.gpu_milli_each / kGpuMilliWhole;
-        if (e.cause == EvictionCause::kDefragment) {
-          ++result.defragment_evictions;
-          cluster.NoteDefragmentEviction(t);  // the memory its budget counts
-        }
+        if (e.cause == EvictionCause::kDefragment) ++result.defragment_evictions;
+        RememberEviction(cluster, e, t);  // the engine's memory against loops, and the budget's
         cluster.Unplace(e.task);
         --running;
         ++pending_tasks;
@@ -372,7 +371,6 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
           record.preemptor_job = cluster.job(e.for_job).name;
           record.preemptor_queue = cluster.queue(for_queue).name;
           loops.Add(e.for_job, e.job);
-          cluster.NoteEviction(e.job, e.for_job);  // the engine's memory against loops
         }
         if (result.evictions.size() < kMaxEvictionRecords)
           result.evictions.push_back(std::move(record));

@@ -21,8 +21,14 @@ constexpr int kPaletteSize = static_cast<int>(std::size(kPalette));
 constexpr const char* kDashes[] = {"", "7 4", "2 3", "9 3 2 3"};
 constexpr int kDashCount = static_cast<int>(std::size(kDashes));
 
+// Styles are counted as unsigned: std::abs(INT_MIN) overflows (and a negative index would
+// read before the arrays).
+unsigned StyleIndex(int style) {
+  return static_cast<unsigned>(style);
+}
+
 const char* Dash(int style) {
-  return kDashes[(std::abs(style) / kPaletteSize) % kDashCount];
+  return kDashes[(StyleIndex(style) / kPaletteSize) % kDashCount];
 }
 
 // ------------------------------------------------------------------------ chart scales
@@ -129,13 +135,14 @@ std::string Coord(double v) {
 }  // namespace
 
 const char* ChartColour(int style) {
-  return kPalette[std::abs(style) % kPaletteSize];
+  return kPalette[StyleIndex(style) % kPaletteSize];
 }
 
 std::string FormatFixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s = buf;
+  // Sized by a first pass: the largest doubles have 309 digits before the point.
+  const int length = std::snprintf(nullptr, 0, "%.*f", decimals, v);
+  std::string s(static_cast<size_t>(std::max(length, 0)), '\0');
+  std::snprintf(s.data(), s.size() + 1, "%.*f", decimals, v);
   // "-0.00" reads as a sign that is not there.
   if (!s.empty() && s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
   return s;

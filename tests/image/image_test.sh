@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The image test (ctest label `image`): builds the Dockerfile's runtime stage with buildah,
-# with this build tree's `gantry` in place of the build stage (--build-context build=...),
+# with this build tree's install in place of the build stage's (`cmake --install --strip`,
+# staged with DESTDIR under /out as the build stage stages it; --build-context build=...),
 # then checks the image: ENTRYPOINT and a numeric non-root USER as deploy/deployment.yaml
-# expects, no compiler in it, and `gantry --version` running inside it.
+# expects, no compiler in it, `gantry --version` running inside it, and the rest of the
+# install there (the kubectl-gantry link, the default configuration, valid).
 #
-#   tests/image/image_test.sh SOURCE_DIR GANTRY_BINARY VERSION
+#   tests/image/image_test.sh SOURCE_DIR BUILD_DIR VERSION [CMAKE]
 #
 # No container registry is reachable here, so when debian:bookworm and bookworm-slim are not
 # in buildah's store and cannot be pulled, they are made once from Debian's packages with
@@ -16,8 +18,9 @@
 set -euo pipefail
 
 src=${1:?SOURCE_DIR}
-binary=${2:?GANTRY_BINARY}
+build=${2:?BUILD_DIR}
 version=${3:?VERSION}
+cmake=${4:-cmake}
 cache=${GANTRY_IMAGE_CACHE:-$HOME/.cache/gantry/image}
 mirror=${GANTRY_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 release=bookworm
@@ -77,9 +80,12 @@ cleanup() {
   rm -rf "$context"
 }
 trap cleanup EXIT
-mkdir -p "$context/out"
-# Stripped, as the build stage leaves it (and a tenth of the size to copy into the layer).
-strip -o "$context/out/gantry" "$binary"
+# Stripped, as the build stage installs it (and a tenth of the size to copy into the layer).
+if ! log=$(DESTDIR="$context/out" "$cmake" --install "$build" --prefix /usr/local --strip 2>&1); then
+  echo "$log"
+  echo "FAILED: cmake --install $build"
+  exit 1
+fi
 
 if [ "${GANTRY_IMAGE_FULL:-0}" = 1 ]; then
   b bud --layers --force-rm --pull=never -f "$src/Dockerfile" -t "$tag" "$src"
@@ -108,6 +114,11 @@ ctr=$(b from --pull=never "$tag")
 check "gantry --version in the image" "$(b run "$ctr" -- /usr/local/bin/gantry --version)" \
   "gantry $version"
 check "uid in the image" "$(b run "$ctr" -- sh -c 'id -u')" "65532"
+check "kubectl-gantry in the image" "$(b run "$ctr" -- /usr/local/bin/kubectl-gantry --version)" \
+  "gantry $version"
+check "the default configuration in the image" \
+  "$(b run "$ctr" -- sh -c '/usr/local/bin/gantry validate /usr/local/etc/gantry/gantry-config.yaml >/dev/null && echo valid')" \
+  "valid"
 check "no compiler in the image" "$(b run "$ctr" -- sh -c 'command -v c++ cc g++ || echo none')" \
   "none"
 exit $fail

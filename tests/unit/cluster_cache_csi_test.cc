@@ -184,6 +184,25 @@ TEST(ClusterCacheCsi, StorageCapacityDecidesWhereAClaimIsProvisioned) {
   EXPECT_EQ(Placements(c), "ml/p@n1");
 }
 
+// The largest capacity a quantity can say (INT64_MAX milli-bytes, about 9.2 PB) has room
+// for the claim: rounding it up to bytes must not overflow into a negative size.
+TEST(ClusterCacheCsi, TheLargestCapacityHasRoom) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1", {{"zone", "a"}}));
+  c.OnStorageClass(EventType::kAdded, json{{"metadata", {{"name", "fast"}}},
+                                           {"provisioner", "fast.csi.io"},
+                                           {"volumeBindingMode", "WaitForFirstConsumer"}});
+  c.OnCsiDriver(EventType::kAdded, CsiDriver("fast.csi.io", true, false));
+  c.OnClaim(EventType::kAdded, Claim("data", "", "fast"));  // asks for 1Gi
+  c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
+  c.OnStorageCapacity(EventType::kAdded,
+                      json{{"metadata", {{"name", "cap"}, {"namespace", "kube-system"}}},
+                           {"storageClassName", "fast"},
+                           {"nodeTopology", {{"matchLabels", {{"zone", "a"}}}}},
+                           {"capacity", "9223372036854775807m"}});
+  EXPECT_EQ(Placements(c), "ml/p@n1");
+}
+
 TEST(ClusterCacheCsi, UnreadableObjectsAreReportedOnce) {
   ClusterCache c("gantry");
   c.OnNode(EventType::kAdded, NodeObject("n1"));

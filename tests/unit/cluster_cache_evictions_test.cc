@@ -210,5 +210,40 @@ TEST(ClusterCacheEvictions, APipelinedPodIsNominatedOnceForItsNode) {
   EXPECT_TRUE(c.Nominations(d).empty());
 }
 
+// What is remembered of a pod (an eviction in flight or refused, the node it was nominated
+// for) goes with it: a pod made again under its name starts afresh.
+TEST(ClusterCacheEvictions, WhatIsRememberedOfAPodGoesWithIt) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("n1"));
+  const json victim = BoundPod("p", "n1");
+  c.OnPod(EventType::kAdded, victim);
+  json waiting = BoundPod("w", "n1");
+  waiting["spec"].erase("nodeName");
+  waiting["status"]["phase"] = "Pending";
+  c.OnPod(EventType::kAdded, waiting);
+  auto evict = [&] {
+    const TaskId t = TaskOf(c.state(), "ml/p");
+    Decisions d;
+    d.evictions.push_back({c.state().task(t).job, t, c.state().FindNode("n1"), "for w"});
+    return c.TakeEvictions(d, 0);
+  };
+  std::vector<EvictRequest> sent = evict();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_TRUE(c.EvictionDone(sent[0], /*evicted=*/false));  // the first refusal
+  ASSERT_EQ(evict().size(), 1u);                            // in flight again
+  const TaskId w = TaskOf(c.state(), "ml/w");
+  Decisions d;
+  d.pipelined.push_back({c.state().task(w).job, w, c.state().FindNode("n1"), {0}});
+  ASSERT_EQ(c.Nominations(d).size(), 1u);
+  EXPECT_GT(c.sizes().component_records, 0u);
+  c.OnPod(EventType::kDeleted, victim);
+  c.OnPod(EventType::kDeleted, waiting);
+  EXPECT_EQ(c.sizes().component_records, 0u);
+  c.OnPod(EventType::kAdded, victim);
+  sent = evict();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_TRUE(c.EvictionDone(sent[0], /*evicted=*/false)) << "its first refusal again";
+}
+
 }  // namespace
 }  // namespace gantry

@@ -373,6 +373,7 @@ TEST(ClusterCacheHostile, DeletedPodsWaitingForTheirNodeAreForgotten) {
   EXPECT_EQ(sizes.jobs, 0u);
   EXPECT_EQ(sizes.waiting_for_node, 0u);
   EXPECT_EQ(sizes.status_dirty, 0u);
+  EXPECT_EQ(sizes.component_records, 0u);
   // A node of that name, later, finds nothing waiting.
   c.OnNode(EventType::kAdded, NodeObject("ghost-3", "8"));
   EXPECT_EQ(c.state().node(c.state().FindNode("ghost-3")).used.Get(kGpu), 0);
@@ -395,7 +396,7 @@ TEST(ClusterCacheHostile, RemovedNodesAreNotCounted) {
   c.OnNode(EventType::kAdded, NodeObject("n2", "4"));
   c.OnPod(EventType::kAdded, Bound(PodObject("theirs", Gpus("2"), "other"), "n1"));
   c.OnNode(EventType::kDeleted, NodeObject("n1", "8"));
-  ClusterCache::NodeCounts counts = c.CountNodes();
+  NodeCounts counts = CountNodes(c.state());
   EXPECT_EQ(counts.nodes, 1);
   EXPECT_EQ(counts.gpus_capacity, 4000);
   EXPECT_EQ(counts.gpus_allocated, 0);

@@ -289,7 +289,8 @@ TEST(ClusterCacheSpread, NothingOutlivesItsObject) {
   ClusterCache::Sizes s = c.sizes();
   EXPECT_EQ(s.services, 2u);
   EXPECT_EQ(s.spread_owners, 2u);
-  EXPECT_EQ(s.spread_index, 2u);  // by namespace and by owner
+  EXPECT_EQ(s.spread_index, 2u);       // by namespace and by owner
+  EXPECT_GT(s.component_records, 0u);  // the pod default spreading follows
   c.OnPod(EventType::kDeleted, PodObject("web-0", {{"app", "web"}}));
   c.OnService(EventType::kDeleted, Service("web", nullptr));
   c.OnService(EventType::kDeleted, Service("bad", nullptr, "other"));
@@ -301,6 +302,7 @@ TEST(ClusterCacheSpread, NothingOutlivesItsObject) {
   EXPECT_EQ(s.spread_index, 0u);
   EXPECT_EQ(s.pods, 0u);
   EXPECT_EQ(s.specs, 0u);
+  EXPECT_EQ(s.component_records, 0u);
 }
 
 // The session with default constraints DoNotSchedule on the hostname, maxSkew 1 (the

@@ -528,11 +528,13 @@ TEST(ClusterCacheVolumes, NothingIsKeptAfterItsObjectIsGone) {
   c.OnPod(EventType::kAdded, PodObject("p", ClaimVolume("data")));
   c.OnPod(EventType::kAdded, PodObject("q", ClaimVolume("missing")));
   c.OnPod(EventType::kAdded, Bound(PodObject("r", ClaimVolume("bad"), "other"), "n1"));
+  EXPECT_FALSE(m.Of("q").empty());  // written, and remembered, until q goes
   ClusterCache::Sizes s = c.sizes();
   EXPECT_EQ(s.claims, 2u);
   EXPECT_EQ(s.volumes, 1u);
   EXPECT_EQ(s.storage_classes, 1u);
   EXPECT_EQ(s.claim_index, 6u);  // 3 pods' claims, the claim's volume and class, the volume's class
+  EXPECT_GT(s.component_records, 0u);  // the pods the volume binder follows
   for (const char* p : {"p", "q"}) c.OnPod(EventType::kDeleted, PodObject(p, json::array()));
   c.OnPod(EventType::kDeleted, Bound(PodObject("r", json::array(), "other"), "n1"));
   c.OnClaim(EventType::kDeleted, Claim("data", "", ""));
@@ -545,6 +547,7 @@ TEST(ClusterCacheVolumes, NothingIsKeptAfterItsObjectIsGone) {
   EXPECT_EQ(s.storage_classes, 0u);
   EXPECT_EQ(s.claim_index, 0u);
   EXPECT_EQ(s.pods, 0u);
+  EXPECT_EQ(s.component_records, 0u);
 }
 
 }  // namespace

@@ -748,6 +748,15 @@ TEST(ParsePodGroup, BadMinMemberIsRejectedNamingTheField) {
   }
 }
 
+// JSON integers past INT64_MAX (nlohmann reads them as unsigned) must be refused with the
+// number as written, not wrapped to a negative one (18446744073709551615 is -1 as an int64).
+TEST(ParsePodGroup, MinMemberBeyondInt64IsRefusedAsWritten) {
+  for (const char* big : {"18446744073709551615", "9223372036854775808"}) {
+    std::string e = GroupError(std::string(R"({"minMember": )") + big + "}", GroupApi::kVolcano);
+    EXPECT_TRUE(Contains(e, std::string("spec.minMember: ") + big + " is out of range")) << e;
+  }
+}
+
 TEST(ParsePodGroup, BadMinResources) {
   std::string e = GroupError(R"({"minResources": {"cpu": "-2"}})", GroupApi::kVolcano);
   EXPECT_TRUE(Contains(e, "podgroup ml/llama: spec.minResources.cpu")) << e;
@@ -876,6 +885,20 @@ TEST(ParsePod, PriorityOutsideInt32IsRejected) {
   EXPECT_TRUE(Contains(e, "pod ml/p: spec.priority")) << e;
 }
 
+// 2^64 - 1 is -1 once wrapped to an int64, a valid priority: it must be refused instead.
+TEST(ParsePod, PriorityBeyondInt64IsRejectedNotWrapped) {
+  for (const char* big : {"18446744073709551615", "18446744073709551614", "9223372036854775808"}) {
+    std::string e = PodError(Pod(std::string(R"({"priority": )") + big + R"(, "containers": []})"));
+    EXPECT_TRUE(Contains(e, std::string("pod ml/p: spec.priority: ") + big)) << e;
+  }
+  for (const char* big : {"18446744073709551615", "-9223372036854775808"}) {
+    auto r = ParsePriorityClass(
+        json::parse(std::string(R"({"metadata": {"name": "x"}, "value": )") + big + "}"));
+    ASSERT_FALSE(r.ok()) << big;
+    EXPECT_TRUE(Contains(r.status().message(), "priorityclass x.value")) << big;
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // ResourceLists and device lists
 
@@ -890,6 +913,26 @@ TEST(ParseResourceList, StringsAndNumbers) {
   EXPECT_EQ(v.Get(kGpu), 2000);
   EXPECT_EQ(v.Get(InternResource("ephemeral-storage")), 1000000000LL * kMilliPerUnit);
   EXPECT_EQ(v.Get(InternResource("example.com/x")), 500);
+}
+
+// Amounts given as JSON numbers at the ends of the int64 range: whole units times 1000 must
+// fit, and numbers past INT64_MAX must not wrap to a negative amount.
+TEST(ParseResourceList, NumbersAtTheEndsOfTheRange) {
+  ResourceVector v;
+  ASSERT_TRUE(ParseResourceList(json::parse(R"({"cpu": 9223372036854775})"), "here",
+                                NameSource::kTrusted, &v)
+                  .ok());
+  EXPECT_EQ(v.Get(kCpu), 9223372036854775000LL);
+  for (const char* big : {"9223372036854776", "9223372036854775807", "-9223372036854775808",
+                          "9223372036854775808", "18446744073709551615"}) {
+    ResourceVector out;
+    Status s = ParseResourceList(json::parse(std::string(R"({"cpu": )") + big + "}"), "here",
+                                 NameSource::kTrusted, &out);
+    ASSERT_FALSE(s.ok()) << big;
+    EXPECT_EQ(s.code(), Status::Code::kOutOfRange) << big << ": " << s.message();
+    EXPECT_TRUE(Contains(s.message(), std::string("here.cpu: ") + big + " overflows"))
+        << s.message();
+  }
 }
 
 TEST(ParseResourceList, NullIsEmpty) {

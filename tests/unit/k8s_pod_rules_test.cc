@@ -221,7 +221,7 @@ TEST(PodRules, UnsupportedFieldsAreNamedNotIgnored) {
   EXPECT_TRUE(ProblemOf(Pod(R"({"containers": [], "volumes": [
       {"name": "data", "csi": {"driver": "d"}}]})"))
                   .empty());
-  // Claims are not refused: the daemon resolves them (cluster_cache_volumes).
+  // Claims are not refused: the daemon resolves them (VolumeBinder).
   EXPECT_TRUE(ProblemOf(Pod(R"({"containers": [], "volumes": [
       {"name": "data", "persistentVolumeClaim": {"claimName": "d"}}]})"))
                   .empty());

@@ -67,6 +67,38 @@ TEST(QuantityTest, FormatsTheShortWay) {
   EXPECT_EQ(FormatQuantity(-3000), "-3");
 }
 
+// The ends of the int64 range, which the fuzzers (text in, text out) never produce: INT64_MIN
+// has no positive counterpart, so "-" + the format of its negation cannot work. Expected
+// strings are the decimal digits of 2^63 - 1 and 2^63, written out.
+TEST(QuantityTest, FormatsTheEndsOfTheRange) {
+  EXPECT_EQ(FormatQuantity(INT64_MAX), "9223372036854775807m");
+  EXPECT_EQ(FormatQuantity(INT64_MIN), "-9223372036854775808m");
+  EXPECT_EQ(FormatQuantity(INT64_MIN, /*binary=*/true), "-9223372036854775808m");
+  EXPECT_EQ(FormatQuantity(INT64_MIN + 1), "-9223372036854775807m");
+  EXPECT_EQ(FormatQuantity(INT64_MAX - 807), "9223372036854775");
+  EXPECT_EQ(FormatQuantity(-(INT64_MAX - 807)), "-9223372036854775");
+  EXPECT_EQ(FormatQuantity(-1), "-1m");
+  EXPECT_EQ(FormatQuantity(0, /*binary=*/true), "0");
+  // 8Pi (2^53 bytes, in milli-units) is the largest multiple of 1Pi that fits; 1Ei does not.
+  EXPECT_EQ(FormatQuantity(-8LL * 1024 * 1024 * 1024 * 1024 * 1024 * 1000, true), "-8Pi");
+}
+
+// What is formatted reads back as the same amount, at the ends of the range too; the one
+// amount that does not, INT64_MIN, is refused as out of range rather than read as another.
+TEST(QuantityTest, FormattedExtremesReadBack) {
+  for (Milli v : {INT64_MAX, INT64_MAX - 1, INT64_MIN + 1, Milli{-1}, Milli{1}, Milli{0},
+                  INT64_MAX - 807, -(INT64_MAX - 807)}) {
+    for (bool binary : {false, true}) {
+      auto back = ParseQuantity(FormatQuantity(v, binary));
+      ASSERT_TRUE(back.ok()) << v << ": " << back.status().message();
+      EXPECT_EQ(*back, v) << FormatQuantity(v, binary);
+    }
+  }
+  auto min = ParseQuantity(FormatQuantity(INT64_MIN));
+  ASSERT_FALSE(min.ok());
+  EXPECT_EQ(min.status().code(), Status::Code::kOutOfRange) << min.status().message();
+}
+
 TEST(QuantityTest, CheckedArithmeticRefusesOverflow) {
   Milli out = 7;
   EXPECT_TRUE(CheckedAdd(1, 2, &out));

@@ -34,6 +34,13 @@ class Generator {
       twin.name = name;
       twin.labels.Set("zone", OneIn(2) ? "a" : "b");
       twin.labels.Set("kubernetes.io/hostname", name);
+      // What else a twin may differ in: its MIG manager's state (a node being re-cut takes no
+      // MIG pod, issue 27), NUMA policy, cached datasets, topology.
+      if (twin.labels.Find(std::string(kMigStrategyLabel)) != nullptr && OneIn(2))
+        SetMigState(twin);
+      if (OneIn(4)) twin.numa = NodeNuma{};
+      if (OneIn(3)) twin.cached_datasets = {OneIn(2) ? "ns/a" : "ns/b"};
+      if (OneIn(3)) twin.labels.Set("topology.gantry.dev/rack", OneIn(2) ? "r0" : "r1");
       return twin;
     }
     Node node = MakeNewNode(name);
@@ -56,6 +63,10 @@ class Generator {
     if (OneIn(5)) node.taints.push_back(Taint{"dedicated", "infer", TaintEffect::kNoSchedule});
     if (OneIn(8)) node.taints.push_back(Taint{"soft", "", TaintEffect::kPreferNoSchedule});
     node.unschedulable = OneIn(10);
+    if (OneIn(5)) {
+      AddMig(node);
+      return node;
+    }
     const int64_t gpus = OneIn(4) ? 0 : Between(1, 8);
     const GpuModelId model = models[Between(0, 1)];
     const int64_t memory = OneIn(2) ? 81920 : 16384;
@@ -66,7 +77,51 @@ class Generator {
       device.nvlink_domain = static_cast<int32_t>(g / 4);
       node.gpus.push_back(device);
     }
+    if (gpus > 0 && gpus % 2 == 0 && OneIn(4)) {
+      // Two NUMA zones, each with half the CPUs and GPUs.
+      node.numa.policy = OneIn(2) ? NumaPolicy::kSingleNumaNode : NumaPolicy::kBestEffort;
+      for (int32_t z = 0; z < 2; ++z) {
+        NumaZone zone;
+        zone.id = z;
+        zone.allocatable.Set(kCpu, node.allocatable.Get(kCpu) / 2);
+        zone.allocatable.Set(kGpu, gpus / 2 * kMilliPerUnit);
+        node.numa.zones.push_back(zone);
+      }
+    }
     return node;
+  }
+
+  // Two A100-80GB GPUs cut into MIG devices (mixed strategy, 7 x 1g.10gb + 2 x 3g.40gb), or
+  // 2..4 of one profile (single strategy), its MIG manager's state absent or any of its
+  // values.
+  void AddMig(Node& node) {
+    const std::string product = "NVIDIA-A100-SXM4-80GB";
+    if (OneIn(2)) {
+      node.labels.Set(std::string(kMigStrategyLabel), "mixed");
+      node.labels.Set("nvidia.com/gpu.product", product);
+      node.allocatable.Set(mig_small_, 7 * kMilliPerUnit);
+      node.allocatable.Set(mig_large_, 2 * kMilliPerUnit);
+      node.gpus.assign(2, GpuDevice{.model = GpuModels().Intern(product), .memory_mib = 81920});
+    } else {
+      node.labels.Set(std::string(kMigStrategyLabel), "single");
+      node.gpus.assign(static_cast<size_t>(Between(2, 4)),
+                       GpuDevice{.model = GpuModels().Intern(product + "-MIG-1g.10gb")});
+    }
+    SetMigState(node);
+  }
+
+  void SetMigState(Node& node) {
+    static const char* kStates[] = {"success", "pending", "failed"};
+    const std::string key(kMigConfigStateLabel);
+    if (OneIn(4)) {  // no state label at all
+      std::vector<std::pair<std::string, std::string>> kept;
+      for (const auto& pair : node.labels.pairs()) {
+        if (pair.first != key) kept.push_back(pair);
+      }
+      node.labels = Labels(std::move(kept));
+    } else {
+      node.labels.Set(key, kStates[Between(0, 2)]);
+    }
   }
 
   // A node that joins later (it may take the slot of one that left).
@@ -96,9 +151,12 @@ class Generator {
     // Pods from the API ask for one "pods" each; scenario tasks need not.
     if (OneIn(2)) spec.requests.Set(kPods, kMilliPerUnit);
     if (OneIn(8)) spec.requests.Set(rdma_, kMilliPerUnit);
-    switch (Between(0, 3)) {
+    switch (Between(0, 4)) {
       case 0:
         break;  // CPU only
+      case 4:
+        spec.requests.Set(OneIn(2) ? mig_small_ : mig_large_, Between(1, 2) * kMilliPerUnit);
+        break;
       case 1:
         spec.gpu.count = static_cast<int32_t>(Between(1, 4));
         break;
@@ -124,6 +182,8 @@ class Generator {
       spec.tolerations.push_back(t);
     }
     spec.priority = static_cast<int32_t>(Between(0, 2) * 100);
+    spec.numa.guaranteed = OneIn(4);
+    if (OneIn(4)) spec.datasets = {OneIn(2) ? "ns/a" : "ns/b"};
     return spec;
   }
 
@@ -176,6 +236,8 @@ class Generator {
  private:
   Rng rng_;
   ResourceId rdma_ = InternResource("rdma.example/hca");
+  ResourceId mig_small_ = InternResource("nvidia.com/mig-1g.10gb");
+  ResourceId mig_large_ = InternResource("nvidia.com/mig-3g.40gb");
   int64_t next_job_ = 0;
   int64_t next_node_ = 0;
   std::optional<Node> last_node_;

@@ -130,7 +130,10 @@ class Recomputed {
               table->gpu_free_memory[slot] != room->memory[static_cast<size_t>(d)]) {
             return where + ": device " + std::to_string(d) + " free " + std::to_string(milli);
           }
-          if (milli < 0 || room->memory[static_cast<size_t>(d)] < 0) {
+          // A device of unknown memory (0) is not sized by memory: what its tasks ask is
+          // counted, and goes below zero.
+          const bool sized = c_.node(n).gpus[static_cast<size_t>(d)].memory_mib > 0;
+          if (milli < 0 || (sized && room->memory[static_cast<size_t>(d)] < 0)) {
             return where + ": device " + std::to_string(d) + " over its share or memory";
           }
           whole += milli == kGpuMilliWhole;
@@ -305,7 +308,8 @@ void RunSeed(uint64_t seed, int sequences, int steps) {
         Placement p;
         std::string why;
         if (t != kNone && s.FindPlacement(t, &p, &why)) {
-          ASSERT_TRUE(st.Allocate(t, p).ok()) << here;
+          const Status allocated = st.Allocate(t, p);
+          ASSERT_TRUE(allocated.ok()) << here << ": " << allocated.message();
           ops.push_back({Kind::kAllocate, t, p});
         } else if (t != kNone) {
           ASSERT_FALSE(FitsSomewhere(s, t)) << here << ": \"fits nowhere\" is wrong: " << why;

@@ -190,6 +190,28 @@ TEST_F(StatementOpsTest, RefusesOperationsOnTasksInTheWrongStateAndChangesNothin
   EXPECT_EQ(WorkingStateText(s), before);
 }
 
+// A device whose memory is unknown (0: no gpu.memory label, a single-strategy MIG device) is
+// not sized by memory: a task asking for GPU memory takes the whole device's share there, as
+// the search and ClusterState::Place see it, and the statement agrees.
+TEST(StatementMemoryTest, AMemoryRequestFitsADeviceOfUnknownMemory) {
+  ClusterState c;
+  const NodeId node = AddGpuNode(c, "unsized", 2, 64000, /*gpu_memory_mib=*/0);
+  const QueueId q = AddQueue(c, "q");
+  const TaskId task = c.job(AddJob(c, "by-memory", q, SharedSpec(0, 4096), 1)).tasks[0];
+  Snapshot snapshot(c);
+  const Policy policy = Policy::Compile(NoActions()).value();
+  Session s(snapshot, policy);
+  Placement p;
+  std::string why;
+  ASSERT_TRUE(s.FindPlacement(task, &p, &why)) << why;
+  EXPECT_EQ(p.node, node);
+  EXPECT_EQ(p.gpus.milli_each, kGpuMilliWhole);
+  Statement st = s.NewStatement();
+  const Status allocated = st.Allocate(task, p);
+  EXPECT_TRUE(allocated.ok()) << allocated.message();
+  EXPECT_TRUE(c.Place(task, p.node, p.gpus.devices).ok());
+}
+
 TEST_F(StatementOpsTest, JobsAndQueuesCountAllocatedPipelinedAndReleasing) {
   Snapshot snapshot(c_);
   Session s(snapshot, policy_);

@@ -1,6 +1,6 @@
 // Kubernetes objects for the daemon's volume tests (cluster_cache_volumes_test.cc,
-// cluster_cache_csi_test.cc), as the API server returns them, in a few words; and what
-// the cache then tells about pods.
+// cluster_cache_csi_test.cc, volume_binder_test.cc), as the API server returns them, in a few
+// words; and what the cache then tells about pods.
 #pragma once
 
 #include <map>

@@ -4,14 +4,18 @@
 //
 // Checks on the decisions: each bind is of a pending task, once, and applying the
 // evictions and then the binds to the cluster with ClusterState::Place (which checks the
-// room on the node and its devices) succeeds: nothing is overcommitted; no gang is bound
+// room on the node and its devices) succeeds: nothing is overcommitted; every bind passes
+// the static predicates on its node alone (not only through its node's class); no gang is bound
 // below its minMember; every job left with pending tasks has a reason; a second session on
 // the same snapshot decides the same.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/filter.h"
+#include "engine/registry.h"
 #include "engine/session.h"
 #include "sim/scenario_expect.h"
 #include "sim/scenario_reader.h"
@@ -47,7 +51,8 @@ bool SameDecisions(const Decisions& a, const Decisions& b) {
   return true;
 }
 
-void CheckDecisions(const ClusterState& before, const Decisions& decisions) {
+void CheckDecisions(const ClusterState& before, const Decisions& decisions,
+                    const NodePredicate& static_predicates) {
   ClusterState after = before;
   for (const EvictDecision& e : decisions.evictions) {
     FUZZ_CHECK(e.task < after.tasks().size() && after.task(e.task).state == TaskState::kRunning,
@@ -62,6 +67,14 @@ void CheckDecisions(const ClusterState& before, const Decisions& decisions) {
                "binds task \"" + task.name + "\", which is not pending (bound twice?)");
     FUZZ_CHECK(b.job == task.job, "binds task \"" + task.name + "\" as another job's");
     FUZZ_CHECK(b.node < after.nodes().size(), "binds to node id " + std::to_string(b.node));
+    // The static verdict for this node alone (the session caches it per node class, and a
+    // class key missing a field the predicates read once bound MIG pods to a node whose
+    // MIG manager was re-cutting its GPUs).
+    const FilterResult alone =
+        static_predicates.FilterStatic(after.spec(task.spec), after.node(b.node));
+    FUZZ_CHECK(alone.ok(),
+               "binds task \"" + task.name + "\" to node \"" + after.node(b.node).name +
+                   "\", which it fails: " + DescribeFilter(alone, after.spec(task.spec)));
     Status placed_ok = after.Place(b.task, b.node, b.gpus);
     FUZZ_CHECK(placed_ok.ok(), "a bind that does not fit: " + placed_ok.message());
     ++placed[task.job];
@@ -108,9 +121,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!scenario.ok()) return 0;  // the scenario harness checks refusals
   const ClusterState& cluster = scenario->cluster;
   if ((cluster.nodes().size() + 1) * (cluster.tasks().size() + 1) > kMaxWork) return 0;
+  const std::unique_ptr<Plugin> predicates = MakePlugin(PluginConfig{"predicates", {}}).value();
   Snapshot snapshot(cluster);
   Decisions first = Session(snapshot, Policy::Compile(scenario->config).value()).Run();
-  CheckDecisions(cluster, first);
+  CheckDecisions(cluster, first, dynamic_cast<const NodePredicate&>(*predicates));
   Decisions second = Session(snapshot, Policy::Compile(scenario->config).value()).Run();
   FUZZ_CHECK(SameDecisions(first, second), "two sessions on one snapshot decide differently");
   (void)CheckExpectations(*scenario, first);

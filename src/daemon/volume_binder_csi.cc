@@ -4,7 +4,7 @@
 // for VolumeBinding's check that a class can provision a claim's size where a pod goes.
 #include <algorithm>
 
-#include "daemon/cluster_cache.h"
+#include "daemon/volume_binder.h"
 #include "k8s/csi_translation.h"
 #include "k8s/json_fields.h"
 
@@ -13,9 +13,10 @@ namespace {
 
 using json = nlohmann::json;
 
-// Bytes as resource.Quantity.Value() gives them: rounded up.
+// Bytes as resource.Quantity.Value() gives them: rounded up. Divided first: adding 999
+// before dividing overflows for the largest amounts (up to INT64_MAX milli-bytes).
 int64_t CeilBytes(Milli amount) {
-  return amount >= 0 ? (amount + kMilliPerUnit - 1) / kMilliPerUnit : amount / kMilliPerUnit;
+  return amount / kMilliPerUnit + (amount % kMilliPerUnit > 0 ? 1 : 0);
 }
 
 void Unindex(std::unordered_map<std::string, std::set<std::string>>& index, const std::string& at,
@@ -63,7 +64,8 @@ Applied ApplyCsiObject(const std::string& kind, k8s::EventType type, const json&
 // ---------------------------------------------------------------------------------------
 // A pod's attachable volumes
 
-void ClusterCache::AddClaimVolumes(const k8s::PodInfo& info, bool to_place, TaskSpec* spec) const {
+void VolumeBinder::AddAttachableVolumes(const k8s::PodInfo& info, bool to_place,
+                                        TaskSpec* spec) const {
   std::vector<AttachableVolume>& out = spec->attachable_volumes;
   const std::string& ns = info.meta.namespace_;
   for (const k8s::PodClaimRef& ref : info.claims) {
@@ -95,7 +97,7 @@ void ClusterCache::AddClaimVolumes(const k8s::PodInfo& info, bool to_place, Task
 // ---------------------------------------------------------------------------------------
 // Nodes
 
-NodeCsi ClusterCache::NodeCsiOf(const std::string& node) const {
+NodeCsi VolumeBinder::NodeCsiOf(const std::string& node) const {
   NodeCsi csi;
   if (auto it = csi_nodes_.find(node); it != csi_nodes_.end()) {
     csi.has_csi_node = true;
@@ -115,51 +117,39 @@ NodeCsi ClusterCache::NodeCsiOf(const std::string& node) const {
   return csi;
 }
 
-void ClusterCache::RefreshNodeCsi(const std::string& node) {
-  const NodeId id = state_.FindNode(node);
-  if (id == kNone || state_.node(id).removed) return;
-  NodeCsi csi = NodeCsiOf(node);
-  if (state_.node(id).csi == csi) return;
-  Node updated = state_.node(id);
-  updated.csi = std::move(csi);
-  // The node was accepted with these fields; only its CSI part changes.
-  Status st = state_.UpdateNode(id, std::move(updated));
-  if (!st.ok()) {
-    Problem({"v1", "Node", "", node, "", "Warning", "InvalidNode",
-             "gantry could not record the node's CSI volume limits: " + st.message()});
-  }
-}
-
-void ClusterCache::RefreshAttachmentsOf(const std::string& volume) {
+void VolumeBinder::AddAttachmentNodes(const std::string& volume, Resync* out) const {
   auto names = attachments_by_volume_.find(volume);
   if (names == attachments_by_volume_.end()) return;
   std::set<std::string> nodes;
   for (const std::string& name : names->second) {
     nodes.insert(volume_attachments_.at(name).node_name);
   }
-  for (const std::string& node : nodes) RefreshNodeCsi(node);
+  out->nodes.insert(out->nodes.end(), nodes.begin(), nodes.end());
 }
 
 // ---------------------------------------------------------------------------------------
 // Events
 
-void ClusterCache::OnCsiNode(k8s::EventType type, const json& object) {
+Resync VolumeBinder::OnCsiNode(k8s::EventType type, const json& object) {
+  Resync out;
   auto meta = k8s::ParseMeta(object);
-  if (!meta.ok()) return;
+  if (!meta.ok()) return out;
   const Applied applied = ApplyCsiObject(
       "CSINode", type, object, meta->name, &k8s::ParseCsiNode, csi_nodes_, bad_csi_objects_,
       [&](const std::string& message) {
-        Problem({"storage.k8s.io/v1", "CSINode", "", meta->name, meta->uid, "Warning",
-                 "InvalidCSINode",
-                 Bounded(message, kMaxMessage) +
-                     " (gantry keeps the node's volume limits as it last read them)"});
+        out.problems.push_back(
+            {"storage.k8s.io/v1", "CSINode", "", meta->name, meta->uid, "Warning", "InvalidCSINode",
+             Bounded(message, kMaxMessage) +
+                 " (gantry keeps the node's volume limits as it last read them)"});
       });
-  if (applied != Applied::kUnreadable) RefreshNodeCsi(meta->name);
+  if (applied != Applied::kUnreadable) out.nodes.push_back(meta->name);
+  return out;
 }
 
-void ClusterCache::OnVolumeAttachment(k8s::EventType type, const json& object) {
+Resync VolumeBinder::OnVolumeAttachment(k8s::EventType type, const json& object) {
+  Resync out;
   auto meta = k8s::ParseMeta(object);
-  if (!meta.ok()) return;
+  if (!meta.ok()) return out;
   const std::string& name = meta->name;
   std::set<std::string> nodes;
   if (auto known = volume_attachments_.find(name); known != volume_attachments_.end()) {
@@ -169,8 +159,9 @@ void ClusterCache::OnVolumeAttachment(k8s::EventType type, const json& object) {
   }
   ApplyCsiObject("VolumeAttachment", type, object, name, &k8s::ParseVolumeAttachment,
                  volume_attachments_, bad_csi_objects_, [&](const std::string& message) {
-                   Problem({"storage.k8s.io/v1", "VolumeAttachment", "", name, meta->uid, "Warning",
-                            "InvalidVolumeAttachment", Bounded(message, kMaxMessage)});
+                   out.problems.push_back({"storage.k8s.io/v1", "VolumeAttachment", "", name,
+                                           meta->uid, "Warning", "InvalidVolumeAttachment",
+                                           Bounded(message, kMaxMessage)});
                  });
   // What is known of it (read now, or before) is indexed again.
   if (auto it = volume_attachments_.find(name); it != volume_attachments_.end()) {
@@ -178,37 +169,33 @@ void ClusterCache::OnVolumeAttachment(k8s::EventType type, const json& object) {
     attachments_by_node_[it->second.node_name].insert(name);
     attachments_by_volume_[it->second.persistent_volume].insert(name);
   }
-  for (const std::string& node : nodes) RefreshNodeCsi(node);
+  out.nodes.assign(nodes.begin(), nodes.end());
+  return out;
 }
 
-void ClusterCache::OnCsiDriver(k8s::EventType type, const json& object) {
+Resync VolumeBinder::OnCsiDriver(k8s::EventType type, const json& object) {
+  Resync out;
   auto meta = k8s::ParseMeta(object);
-  if (!meta.ok()) return;
-  const Applied applied = ApplyCsiObject(
-      "CSIDriver", type, object, meta->name, &k8s::ParseCsiDriver, csi_drivers_, bad_csi_objects_,
-      [&](const std::string& message) {
-        Problem({"storage.k8s.io/v1", "CSIDriver", "", meta->name, meta->uid, "Warning",
-                 "InvalidCSIDriver",
-                 Bounded(message, kMaxMessage) + " (gantry keeps what it last read of it)"});
-      });
-  if (applied == Applied::kUnreadable) return;
+  if (!meta.ok()) return out;
+  const Applied applied =
+      ApplyCsiObject("CSIDriver", type, object, meta->name, &k8s::ParseCsiDriver, csi_drivers_,
+                     bad_csi_objects_, [&](const std::string& message) {
+                       out.problems.push_back({"storage.k8s.io/v1", "CSIDriver", "", meta->name,
+                                               meta->uid, "Warning", "InvalidCSIDriver",
+                                               Bounded(message, kMaxMessage) +
+                                                   " (gantry keeps what it last read of it)"});
+                     });
   // Whether a driver must be on the node, and whether its classes track capacity: the
   // pods to place that have volumes read both. Drivers change rarely.
-  std::vector<std::string> keys;
-  for (const auto& [key, pod] : pods_) {
-    if (!pod.info.node_name.empty() || pod.assumed || !Ours(pod.info)) continue;
-    if (pod.info.claims.empty() && pod.info.spec.attachable_volumes.empty()) continue;
-    keys.push_back(key);
-  }
-  for (const std::string& key : keys) {
-    pod_records_visited_++;
-    SyncPod(key);
-  }
+  out.pods_with_volumes = applied != Applied::kUnreadable;
+  return out;
 }
 
-void ClusterCache::OnStorageCapacity(k8s::EventType type, const json& object) {
+Resync VolumeBinder::OnStorageCapacity(k8s::EventType type, const json& object,
+                                       const ClusterState& cluster) {
+  Resync out;
   auto meta = k8s::ParseMeta(object);
-  if (!meta.ok()) return;
+  if (!meta.ok()) return out;
   const std::string key = meta->Key();
   std::string class_before, class_now;
   if (auto known = storage_capacities_.find(key); known != storage_capacities_.end()) {
@@ -217,8 +204,9 @@ void ClusterCache::OnStorageCapacity(k8s::EventType type, const json& object) {
   const Applied applied = ApplyCsiObject(
       "CSIStorageCapacity", type, object, key, &k8s::ParseStorageCapacity, storage_capacities_,
       bad_csi_objects_, [&](const std::string& message) {
-        Problem({"storage.k8s.io/v1", "CSIStorageCapacity", meta->namespace_, meta->name, meta->uid,
-                 "Warning", "InvalidCSIStorageCapacity", Bounded(message, kMaxMessage)});
+        out.problems.push_back({"storage.k8s.io/v1", "CSIStorageCapacity", meta->namespace_,
+                                meta->name, meta->uid, "Warning", "InvalidCSIStorageCapacity",
+                                Bounded(message, kMaxMessage)});
       });
   // One that cannot be read offers no room: kube-scheduler would not have it either.
   if (applied == Applied::kUnreadable) storage_capacities_.erase(key);
@@ -227,14 +215,15 @@ void ClusterCache::OnStorageCapacity(k8s::EventType type, const json& object) {
     class_now = now->second.storage_class;
     capacities_by_class_[class_now].insert(key);
   }
-  ResyncClassPods(class_before);
-  if (class_now != class_before) ResyncClassPods(class_now);
+  AddClassPods(class_before, cluster, &out);
+  if (class_now != class_before) AddClassPods(class_now, cluster, &out);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------
 // Storage capacity
 
-void ClusterCache::AddStorageCapacity(const k8s::ClaimInfo& claim, const k8s::StorageClassInfo& sc,
+void VolumeBinder::AddStorageCapacity(const k8s::ClaimInfo& claim, const k8s::StorageClassInfo& sc,
                                       DelayedClaim* out) const {
   // hasEnoughCapacity: no size asked, or a driver that does not track capacity (or no
   // CSIDriver object): any node will do.

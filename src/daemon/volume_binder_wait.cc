@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "daemon/cluster_cache.h"
+#include "daemon/volume_binder.h"
 #include "k8s/json_fields.h"
 #include "k8s/json_text.h"
 
@@ -53,13 +53,13 @@ std::string ClaimPath(const std::string& namespace_, const std::string& name) {
 
 }  // namespace
 
-const std::optional<k8s::ClaimRef>& ClusterCache::ClaimRefOf(
+const std::optional<k8s::ClaimRef>& VolumeBinder::ClaimRefOf(
     const k8s::PersistentVolumeInfo& pv) const {
   auto assumed = assumed_claim_refs_.find(pv.meta.name);
   return assumed == assumed_claim_refs_.end() ? pv.claim_ref : assumed->second.ref;
 }
 
-DelayedClaim ClusterCache::DelayedClaimOf(const k8s::ClaimInfo& claim) const {
+DelayedClaim VolumeBinder::DelayedClaimOf(const k8s::ClaimInfo& claim) const {
   DelayedClaim out;
   out.claim = claim.meta.name;
   if (auto assumed = assumed_selected_nodes_.find(claim.meta.Key());
@@ -110,49 +110,30 @@ DelayedClaim ClusterCache::DelayedClaimOf(const k8s::ClaimInfo& claim) const {
   return out;
 }
 
-void ClusterCache::ResyncClassPods(const std::string& storage_class) {
-  if (storage_class.empty()) return;
-  auto claims = claims_by_class_.find(storage_class);
-  if (claims == claims_by_class_.end()) return;
-  const std::vector<std::string> keys(claims->second.begin(), claims->second.end());
-  for (const std::string& claim : keys) {
-    auto it = claims_.find(claim);
-    // Only claims still to be bound can take a volume.
-    if (it != claims_.end() && it->second.volume_name.empty()) ResyncClaimPods(claim);
-  }
-}
-
-bool ClusterCache::AssumeVolumes(PodRecord& pod, const std::string& key,
-                                 const BindDecision& decision, const TaskSpec& spec,
-                                 BindRequest bind, double now,
-                                 std::vector<std::string>* resync_claims,
-                                 std::vector<std::string>* resync_classes) {
-  const k8s::ObjectMeta& meta = pod.info.meta;
-  auto refuse = [&](const std::string& why) {
-    Problem({"v1", "Pod", meta.namespace_, meta.name, meta.uid, "Warning", "InternalError",
-             "volume binding could not be assumed: " + why});
-    return false;
-  };
+std::string VolumeBinder::Assume(const std::string& key, const BindDecision& decision,
+                                 const TaskSpec& spec, BindRequest bind, double now,
+                                 Touched* touched) {
   if (decision.volumes.size() != spec.delayed_claims.size()) {
-    return refuse("the session chose no volume for its delayed claims");
+    return "the session chose no volume for its delayed claims";
   }
-  PodRecord::VolumeWait wait;
+  const std::string ns = bind.namespace_;
+  Wait wait;
   wait.node = bind.node;
-  wait.deadline = now + volume_bind_timeout_s_;
-  VolumeWrites writes{meta.namespace_, meta.name, meta.uid, {}};
+  wait.deadline = now + bind_timeout_s_;
+  VolumeWrites writes{ns, bind.name, bind.uid, {}};
   // Checked first, so that nothing is assumed for a choice that cannot be written.
   for (size_t i = 0; i < spec.delayed_claims.size(); ++i) {
-    const std::string claim_key = meta.namespace_ + "/" + spec.delayed_claims[i].claim;
-    if (!claims_.count(claim_key)) return refuse("claim " + claim_key + " is gone");
+    const std::string claim_key = ns + "/" + spec.delayed_claims[i].claim;
+    if (!claims_.count(claim_key)) return "claim " + claim_key + " is gone";
     if (!decision.volumes[i].empty() && !volumes_.count(decision.volumes[i])) {
-      return refuse("persistentvolume " + decision.volumes[i] + " is gone");
+      return "persistentvolume " + decision.volumes[i] + " is gone";
     }
   }
   for (size_t i = 0; i < spec.delayed_claims.size(); ++i) {
-    const std::string claim_key = meta.namespace_ + "/" + spec.delayed_claims[i].claim;
+    const std::string claim_key = ns + "/" + spec.delayed_claims[i].claim;
     const k8s::ClaimInfo& claim = claims_.at(claim_key);
     const std::string& volume = decision.volumes[i];
-    resync_claims->push_back(claim_key);
+    touched->claims.push_back(claim_key);
     if (volume.empty()) {
       // Provisioning: the claim names the node (AssumePodVolumes' AnnSelectedNode).
       wait.provisions.push_back(claim.meta.name);
@@ -161,7 +142,7 @@ bool ClusterCache::AssumeVolumes(PodRecord& pod, const std::string& key,
       json patch = {{"metadata",
                      {{"resourceVersion", claim.meta.resource_version},
                       {"annotations", {{k8s::kSelectedNodeAnnotation, wait.node}}}}}};
-      writes.writes.push_back({ClaimPath(meta.namespace_, claim.meta.name), k8s::JsonText(patch),
+      writes.writes.push_back({ClaimPath(ns, claim.meta.name), k8s::JsonText(patch),
                                "persistentvolumeclaim " + Quoted(claim_key), "pvc/" + claim_key});
       continue;
     }
@@ -171,9 +152,9 @@ bool ClusterCache::AssumeVolumes(PodRecord& pod, const std::string& key,
     const bool was_bound_here = ClaimRefOf(pv) && RefersTo(*ClaimRefOf(pv), claim);
     AssumedRef& assumed = assumed_claim_refs_[volume];
     if (assumed.uses++ == 0) {
-      assumed.ref = k8s::ClaimRef{meta.namespace_, claim.meta.name, claim.meta.uid};
+      assumed.ref = k8s::ClaimRef{ns, claim.meta.name, claim.meta.uid};
     }
-    resync_classes->push_back(pv.storage_class);
+    touched->classes.push_back(pv.storage_class);
     json metadata = {{"resourceVersion", pv.meta.resource_version}};
     if (!was_bound_here) metadata["annotations"] = {{k8s::kBoundByControllerAnnotation, "yes"}};
     json patch = {{"metadata", metadata},
@@ -181,7 +162,7 @@ bool ClusterCache::AssumeVolumes(PodRecord& pod, const std::string& key,
                    {{"claimRef",
                      {{"kind", "PersistentVolumeClaim"},
                       {"apiVersion", "v1"},
-                      {"namespace", meta.namespace_},
+                      {"namespace", ns},
                       {"name", claim.meta.name},
                       {"uid", claim.meta.uid},
                       {"resourceVersion", claim.meta.resource_version}}}}}};
@@ -189,49 +170,68 @@ bool ClusterCache::AssumeVolumes(PodRecord& pod, const std::string& key,
                              "persistentvolume " + Quoted(volume), "pv/" + volume});
   }
   wait.bind = std::move(bind);
-  volume_waits_.insert({wait.deadline, key});
-  pod.volume_wait = std::move(wait);
-  volume_writes_.push_back(std::move(writes));
-  return true;
+  deadlines_.insert({wait.deadline, key});
+  waits_[key] = std::move(wait);
+  writes_.push_back(std::move(writes));
+  return "";
 }
 
-void ClusterCache::EndVolumeWait(PodRecord& pod, const std::string& key) {
-  if (!pod.volume_wait) return;
-  PodRecord::VolumeWait wait = std::move(*pod.volume_wait);
-  pod.volume_wait.reset();
-  volume_waits_.erase({wait.deadline, key});
-  volume_failures_.erase(key);
-  const std::string& ns = pod.info.meta.namespace_;
+Resync VolumeBinder::ResyncAfterAssume(const Touched& touched, const ClusterState& cluster) {
+  Resync out;
+  for (const std::string& claim : touched.claims) AddClaimPods(claim, "", cluster, &out);
+  for (const std::string& storage_class : touched.classes)
+    AddClassPods(storage_class, cluster, &out);
+  return out;
+}
+
+Resync VolumeBinder::Forget(const std::string& key, const ClusterState& cluster) {
+  Resync out;
+  EndWait(key, cluster, &out);
+  return out;
+}
+
+void VolumeBinder::EndWait(const std::string& key, const ClusterState& cluster, Resync* out) {
+  auto it = waits_.find(key);
+  if (it == waits_.end()) return;
+  Wait wait = std::move(it->second);
+  waits_.erase(it);
+  deadlines_.erase({wait.deadline, key});
+  failed_.erase(key);
+  const std::string& ns = wait.bind.namespace_;
   std::vector<std::string> resync_claims, resync_classes;
   for (const std::string& claim : wait.provisions) {
-    auto it = assumed_selected_nodes_.find(ns + "/" + claim);
-    if (it != assumed_selected_nodes_.end() && --it->second.uses <= 0) {
-      assumed_selected_nodes_.erase(it);
+    auto assumed = assumed_selected_nodes_.find(ns + "/" + claim);
+    if (assumed != assumed_selected_nodes_.end() && --assumed->second.uses <= 0) {
+      assumed_selected_nodes_.erase(assumed);
     }
     resync_claims.push_back(ns + "/" + claim);
   }
   for (const auto& [claim, volume] : wait.bindings) {
-    auto it = assumed_claim_refs_.find(volume);
-    if (it != assumed_claim_refs_.end() && --it->second.uses <= 0) assumed_claim_refs_.erase(it);
+    auto assumed = assumed_claim_refs_.find(volume);
+    if (assumed != assumed_claim_refs_.end() && --assumed->second.uses <= 0) {
+      assumed_claim_refs_.erase(assumed);
+    }
     resync_claims.push_back(ns + "/" + claim);
     if (auto pv = volumes_.find(volume); pv != volumes_.end()) {
       resync_classes.push_back(pv->second.storage_class);
     }
   }
-  for (const std::string& claim : resync_claims) ResyncClaimPods(claim, key);
-  for (const std::string& storage_class : resync_classes) ResyncClassPods(storage_class);
+  for (const std::string& claim : resync_claims) AddClaimPods(claim, key, cluster, out);
+  for (const std::string& storage_class : resync_classes) AddClassPods(storage_class, cluster, out);
 }
 
-std::string ClusterCache::CheckVolumeWait(PodRecord& pod, const std::string& key) {
-  if (!pod.volume_wait || !pod.volume_wait->written) return "";
-  const PodRecord::VolumeWait& wait = *pod.volume_wait;
-  const std::string& ns = pod.info.meta.namespace_;
-  const NodeId node_id = state_.FindNode(wait.node);
+std::string VolumeBinder::CheckWait(const std::string& key, const ClusterState& cluster,
+                                    Resync* out) {
+  auto it = waits_.find(key);
+  if (it == waits_.end() || !it->second.written) return "";
+  const Wait& wait = it->second;
+  const std::string& ns = wait.bind.namespace_;
+  const NodeId node_id = cluster.FindNode(wait.node);
   if (node_id == kNone) return "failed to get node " + Quoted(wait.node);
-  const Labels& node_labels = state_.node(node_id).labels;
+  const Labels& node_labels = cluster.node(node_id).labels;
   auto version = [&](const std::string& object_key) {
-    auto it = wait.versions.find(object_key);
-    return it == wait.versions.end() ? std::string() : it->second;
+    auto found = wait.versions.find(object_key);
+    return found == wait.versions.end() ? std::string() : found->second;
   };
   bool bound = true;
   for (const auto& [claim_name, volume] : wait.bindings) {
@@ -286,66 +286,41 @@ std::string ClusterCache::CheckVolumeWait(PodRecord& pod, const std::string& key
     if (!c.fully_bound()) bound = false;
   }
   if (!bound) return "";
-  BindRequest bind = pod.volume_wait->bind;
-  EndVolumeWait(pod, key);
+  BindRequest bind = wait.bind;
+  EndWait(key, cluster, out);
   ready_binds_.push_back(std::move(bind));
   return "";
 }
 
-void ClusterCache::FailVolumeWait(const std::string& key, const std::string& why, double now) {
-  auto it = pods_.find(key);
-  if (it == pods_.end() || !it->second.volume_wait) return;
-  PodRecord& pod = it->second;
-  const k8s::ObjectMeta meta = pod.info.meta;
-  EndVolumeWait(pod, key);
-  const double backoff = BindFailed(meta.namespace_, meta.name, meta.uid, now);
-  char retry[32];
-  std::snprintf(retry, sizeof retry, "%.0f", backoff);
-  Problem({"v1", "Pod", meta.namespace_, meta.name, meta.uid, "Warning", "FailedScheduling",
-           Bounded("running PreBind plugin \"VolumeBinding\": binding volumes: " + why +
-                       "; retrying in " + retry + "s",
-                   kMaxMessage)});
-}
-
-void ClusterCache::VolumeWritesDone(const VolumeWriteResult& result, double now) {
+std::optional<std::string> VolumeBinder::WritesDone(const VolumeWriteResult& result, double now,
+                                                    const ClusterState& cluster, Resync* resync) {
   const std::string key = result.namespace_ + "/" + result.name;
-  auto it = pods_.find(key);
-  if (it == pods_.end() || it->second.info.meta.uid != result.uid || !it->second.volume_wait) {
-    return;
-  }
-  PodRecord& pod = it->second;
-  if (!result.ok) {
-    FailVolumeWait(key, result.error, now);
-    return;
-  }
-  pod.volume_wait->written = true;
+  auto it = waits_.find(key);
+  if (it == waits_.end() || it->second.bind.uid != result.uid) return std::nullopt;
+  if (!result.ok) return result.error;
+  Wait& wait = it->second;
+  wait.written = true;
   // The wait for the provisioner and the PV controller counts from now, when the writes are
   // done, as kube-scheduler's BindPodVolumes polls bindTimeoutSeconds after its updates.
-  PodRecord::VolumeWait& wait = *pod.volume_wait;
-  volume_waits_.erase({wait.deadline, key});
-  wait.deadline = now + volume_bind_timeout_s_;
-  volume_waits_.insert({wait.deadline, key});
-  for (const auto& [object, version] : result.versions) pod.volume_wait->versions[object] = version;
-  const std::string failure = CheckVolumeWait(pod, key);
-  if (!failure.empty()) FailVolumeWait(key, failure, now);
+  deadlines_.erase({wait.deadline, key});
+  wait.deadline = now + bind_timeout_s_;
+  deadlines_.insert({wait.deadline, key});
+  for (const auto& [object, version] : result.versions) wait.versions[object] = version;
+  std::string failure = CheckWait(key, cluster, resync);
+  if (failure.empty()) return std::nullopt;
+  return failure;
 }
 
-size_t ClusterCache::ExpireVolumeBindings(double now) {
-  size_t given_up = 0;
-  for (const std::string& key : std::exchange(volume_failures_, {})) {
-    auto it = pods_.find(key);
-    if (it == pods_.end() || !it->second.volume_wait) continue;
-    const std::string why = it->second.volume_wait->failure;  // the wait ends in the call
-    FailVolumeWait(key, why, now);
-    given_up++;
+std::vector<std::pair<std::string, std::string>> VolumeBinder::Poll(double now) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& key : std::exchange(failed_, {})) {
+    auto it = waits_.find(key);
+    if (it != waits_.end()) out.emplace_back(key, it->second.failure);
   }
-  while (!volume_waits_.empty() && volume_waits_.begin()->first <= now) {
-    const std::pair<double, std::string> due = *volume_waits_.begin();
-    FailVolumeWait(due.second, "timed out waiting for the condition", now);
-    volume_waits_.erase(due);  // in case the pod's record had gone
-    given_up++;
+  for (auto due = deadlines_.begin(); due != deadlines_.end() && due->first <= now; ++due) {
+    out.emplace_back(due->second, "timed out waiting for the condition");
   }
-  return given_up;
+  return out;
 }
 
 }  // namespace gantry

@@ -6,10 +6,10 @@
 // ReplicaSet or StatefulSet (its selector's requirements added), looked up by name in the
 // pod's namespace and left out while unknown. A selector without requirements means no
 // default spreading. The podtopologyspread plugin applies its default constraints with it
-// to a pod without constraints of its own. Applying the other objects is cluster_cache.cc.
+// to a pod without constraints of its own.
 #include <algorithm>
 
-#include "daemon/cluster_cache.h"
+#include "daemon/default_spreading.h"
 #include "k8s/json_fields.h"
 
 namespace gantry {
@@ -37,6 +37,14 @@ std::string Quoted(const std::string& text) {
   return "\"" + k8s::KeyText(text) + "\"";
 }
 
+void Leave(std::unordered_map<std::string, std::set<std::string>>& index, const std::string& at,
+           const std::string& key) {
+  auto it = index.find(at);
+  if (it == index.end()) return;
+  it->second.erase(key);
+  if (it->second.empty()) index.erase(it);
+}
+
 constexpr const char* kSpreadNeeds =
     "; the pod's default topology spreading (kube-scheduler's, by the selectors of the "
     "Services that select it and of its controller) needs it, so the pod stays pending";
@@ -46,9 +54,11 @@ constexpr const char* kSpreadNeeds =
 // ---------------------------------------------------------------------------------------
 // A pod's default selector
 
-std::string ClusterCache::ResolveDefaultSpread(PodRecord& pod, TaskSpec* spec) {
-  const k8s::PodInfo& info = pod.info;
-  if (!default_spreading_ || !spec->spread.empty()) return "";
+std::string DefaultSpreading::Resolve(const std::string& key, const k8s::PodInfo& info,
+                                      TaskSpec* spec) {
+  auto record = pods_.find(key);
+  if (record != pods_.end()) record->second.services.clear();
+  if (!enabled_ || !spec->spread.empty()) return "";
   const std::string& ns = info.meta.namespace_;
   // A Service that cannot be read might select it.
   if (auto bad = bad_services_.find(ns); bad != bad_services_.end() && !bad->second.empty()) {
@@ -59,7 +69,8 @@ std::string ClusterCache::ResolveDefaultSpread(PodRecord& pod, TaskSpec* spec) {
   if (auto services = services_.find(ns); services != services_.end()) {
     for (const auto& [name, service_selector] : services->second) {
       if (!ServiceSelects(service_selector, info.spec.labels)) continue;
-      pod.spread_services.push_back(name);  // in name order: sorted
+      // In name order: sorted. (A pod to place is followed: TrackPod saw it so.)
+      if (record != pods_.end()) record->second.services.push_back(name);
       for (const auto& [key, value] : service_selector.pairs()) {
         selector.match_labels.Set(key, value);
       }
@@ -68,12 +79,12 @@ std::string ClusterCache::ResolveDefaultSpread(PodRecord& pod, TaskSpec* spec) {
   const k8s::SpreadOwner& owner = info.spread_owner;
   if (owner.kind != k8s::SpreadOwnerKind::kNone) {
     const std::string key = OwnerKey(owner.kind, ns, owner.name);
-    if (auto bad = bad_spread_owners_.find(key); bad != bad_spread_owners_.end()) {
+    if (auto bad = bad_owners_.find(key); bad != bad_owners_.end()) {
       return std::string(k8s::SpreadOwnerKindName(owner.kind)) + " " + Quoted(owner.name) +
              " (the pod's controller) cannot be read by gantry: " + bad->second + kSpreadNeeds;
     }
-    auto known = spread_owners_.find(key);
-    if (known != spread_owners_.end() && known->second.selector.has_value()) {
+    auto known = owners_.find(key);
+    if (known != owners_.end() && known->second.selector.has_value()) {
       const LabelSelector& own = *known->second.selector;
       if (owner.kind == k8s::SpreadOwnerKind::kReplicationController) {
         // Merged into the Services' labels: its values win.
@@ -101,50 +112,55 @@ std::string ClusterCache::ResolveDefaultSpread(PodRecord& pod, TaskSpec* spec) {
   return "";
 }
 
+void DefaultSpreading::Unresolve(const std::string& key) {
+  if (pods_.empty()) return;
+  auto record = pods_.find(key);
+  if (record != pods_.end()) record->second.services.clear();
+}
+
 // ---------------------------------------------------------------------------------------
 // Who a change re-syncs
 
-void ClusterCache::IndexSpreadPod(PodRecord& pod, const std::string& key, bool gone) {
-  const k8s::PodInfo& info = pod.info;
-  const bool wanted = !gone && default_spreading_ && Ours(info) && info.node_name.empty() &&
-                      !info.finished() && info.spec.spread.empty();
+void DefaultSpreading::TrackPod(const std::string& key, const k8s::PodInfo& info, bool ours) {
+  const bool wanted =
+      enabled_ && ours && info.node_name.empty() && !info.finished() && info.spec.spread.empty();
+  if (!wanted) {
+    ForgetPod(key);
+    return;
+  }
   const std::string owner_key =
-      wanted && info.spread_owner.kind != k8s::SpreadOwnerKind::kNone
+      info.spread_owner.kind != k8s::SpreadOwnerKind::kNone
           ? OwnerKey(info.spread_owner.kind, info.meta.namespace_, info.spread_owner.name)
           : "";
-  if (wanted == pod.spread_indexed && owner_key == pod.spread_owner_key) return;
-  auto leave = [&](std::unordered_map<std::string, std::set<std::string>>& index,
-                   const std::string& at) {
-    auto it = index.find(at);
-    if (it == index.end()) return;
-    it->second.erase(key);
-    if (it->second.empty()) index.erase(it);
-  };
-  if (pod.spread_indexed) leave(spread_pods_by_namespace_, info.meta.namespace_);
-  if (!pod.spread_owner_key.empty()) leave(spread_pods_by_owner_, pod.spread_owner_key);
-  if (wanted) spread_pods_by_namespace_[info.meta.namespace_].insert(key);
-  if (!owner_key.empty()) spread_pods_by_owner_[owner_key].insert(key);
-  pod.spread_indexed = wanted;
-  pod.spread_owner_key = owner_key;
+  auto [it, inserted] = pods_.try_emplace(key);
+  PodRecord& record = it->second;
+  if (inserted) {
+    record.namespace_ = info.meta.namespace_;
+    pods_by_namespace_[record.namespace_].insert(key);
+  }
+  if (inserted || owner_key != record.owner_key) {
+    if (!record.owner_key.empty()) Leave(pods_by_owner_, record.owner_key, key);
+    if (!owner_key.empty()) pods_by_owner_[owner_key].insert(key);
+    record.owner_key = owner_key;
+  }
+  record.labels = info.spec.labels;
 }
 
-void ClusterCache::ResyncSpreadPods(const std::vector<std::string>& keys) {
-  for (const std::string& key : keys) {
-    pod_records_visited_++;
-    auto it = pods_.find(key);
-    if (it == pods_.end()) continue;
-    const PodRecord& pod = it->second;
-    if (!pod.info.node_name.empty() || pod.assumed) continue;  // placed: counts as it is
-    SyncPod(key);
-  }
+void DefaultSpreading::ForgetPod(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  Leave(pods_by_namespace_, it->second.namespace_, key);
+  if (!it->second.owner_key.empty()) Leave(pods_by_owner_, it->second.owner_key, key);
+  pods_.erase(it);
 }
 
 // ---------------------------------------------------------------------------------------
 // Services and controllers
 
-void ClusterCache::OnService(k8s::EventType type, const json& object) {
+Resync DefaultSpreading::OnService(k8s::EventType type, const json& object) {
+  Resync out;
   auto meta = k8s::ParseMeta(object);
-  if (!meta.ok()) return;
+  if (!meta.ok()) return out;
   const std::string& ns = meta->namespace_;
   const std::string& name = meta->name;
   std::optional<Labels> before;
@@ -175,63 +191,76 @@ void ClusterCache::OnService(k8s::EventType type, const json& object) {
       is_bad = true;
       std::string message = Bounded(service.status().message(), kMaxMessage);
       if (message != said) {
-        Problem({"v1", "Service", ns, name, meta->uid, "Warning", "InvalidService", message});
+        out.problems.push_back(
+            {"v1", "Service", ns, name, meta->uid, "Warning", "InvalidService", message});
       }
       bad_services_[ns][name] = std::move(message);
     }
   }
-  if (!default_spreading_) return;
-  auto pods = spread_pods_by_namespace_.find(ns);
-  if (pods == spread_pods_by_namespace_.end()) return;
+  if (!enabled_) return out;
+  auto pods = pods_by_namespace_.find(ns);
+  if (pods == pods_by_namespace_.end()) return out;
   // The pods whose default selector it changes: those it selects now and did not, or no
   // longer does, or selects with another selector; every one of the namespace when it
   // could not be read, before or now.
-  std::vector<std::string> keys;
   for (const std::string& key : pods->second) {
-    pod_records_visited_++;
+    pods_visited_++;
     auto it = pods_.find(key);
     if (it == pods_.end()) continue;
     const PodRecord& pod = it->second;
     if (was_bad || is_bad) {
-      keys.push_back(key);
+      out.pods.push_back(key);
       continue;
     }
-    const bool was =
-        std::binary_search(pod.spread_services.begin(), pod.spread_services.end(), name);
-    const bool now = after && ServiceSelects(*after, pod.info.spec.labels);
-    if (was != now || (now && before != after)) keys.push_back(key);
+    const bool was = std::binary_search(pod.services.begin(), pod.services.end(), name);
+    const bool now = after && ServiceSelects(*after, pod.labels);
+    if (was != now || (now && before != after)) out.pods.push_back(key);
   }
-  ResyncSpreadPods(keys);
+  return out;
 }
 
-void ClusterCache::OnSpreadOwner(k8s::SpreadOwnerKind kind, k8s::EventType type,
+Resync DefaultSpreading::OnOwner(k8s::SpreadOwnerKind kind, k8s::EventType type,
                                  const json& object) {
+  Resync out;
   auto meta = k8s::ParseMeta(object);
-  if (!meta.ok()) return;
+  if (!meta.ok()) return out;
   const std::string key = OwnerKey(kind, meta->namespace_, meta->name);
-  spread_owners_.erase(key);
+  owners_.erase(key);
   std::string said;
-  if (auto bad = bad_spread_owners_.find(key); bad != bad_spread_owners_.end()) {
+  if (auto bad = bad_owners_.find(key); bad != bad_owners_.end()) {
     said = std::move(bad->second);
-    bad_spread_owners_.erase(bad);
+    bad_owners_.erase(bad);
   }
   if (type != k8s::EventType::kDeleted) {
     if (auto owner = k8s::ParseSpreadOwner(object, kind); owner.ok()) {
-      spread_owners_.emplace(key, std::move(owner).value());
+      owners_.emplace(key, std::move(owner).value());
     } else {
       std::string message = Bounded(owner.status().message(), kMaxMessage);
       if (message != said) {
-        Problem({k8s::SpreadOwnerApiVersion(kind), k8s::SpreadOwnerKindTitle(kind),
-                 meta->namespace_, meta->name, meta->uid, "Warning",
-                 std::string("Invalid") + k8s::SpreadOwnerKindTitle(kind), message});
+        out.problems.push_back({k8s::SpreadOwnerApiVersion(kind), k8s::SpreadOwnerKindTitle(kind),
+                                meta->namespace_, meta->name, meta->uid, "Warning",
+                                std::string("Invalid") + k8s::SpreadOwnerKindTitle(kind), message});
       }
-      bad_spread_owners_.emplace(key, std::move(message));
+      bad_owners_.emplace(key, std::move(message));
     }
   }
-  if (!default_spreading_) return;
-  auto pods = spread_pods_by_owner_.find(key);
-  if (pods == spread_pods_by_owner_.end()) return;
-  ResyncSpreadPods(std::vector<std::string>(pods->second.begin(), pods->second.end()));
+  if (!enabled_) return out;
+  auto pods = pods_by_owner_.find(key);
+  if (pods == pods_by_owner_.end()) return out;
+  out.pods.assign(pods->second.begin(), pods->second.end());
+  return out;
+}
+
+DefaultSpreading::Sizes DefaultSpreading::sizes() const {
+  Sizes s;
+  for (const auto& [ns, names] : services_) s.services += names.size();
+  for (const auto& [ns, names] : bad_services_) s.services += names.size();
+  s.spread_owners = owners_.size() + bad_owners_.size();
+  for (const auto* index : {&pods_by_namespace_, &pods_by_owner_}) {
+    for (const auto& [key, keys] : *index) s.spread_index += keys.size();
+  }
+  s.pods = pods_.size();
+  return s;
 }
 
 }  // namespace gantry

@@ -1,0 +1,120 @@
+// What the daemon asks of the API server, as values that the cache and its components hand
+// to the scheduler loop and the ApiWriter sends: binds, evictions, nominated nodes, volume
+// writes, status (pod conditions, PodGroup statuses) and events.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/decisions.h"
+#include "k8s/workloads.h"
+
+namespace gantry {
+
+// Messages the daemon keeps and writes are bounded, whatever the text they quote.
+inline constexpr size_t kMaxMessage = 1024;
+inline std::string Bounded(std::string text, size_t limit) {
+  if (text.size() > limit) text = text.substr(0, limit) + "...";
+  return text;
+}
+
+// The API version of a PodGroup of `api`, for events about it.
+inline const char* GroupApiVersion(k8s::GroupApi api) {
+  return api == k8s::GroupApi::kCoscheduling ? "scheduling.x-k8s.io/v1alpha1"
+                                             : "scheduling.volcano.sh/v1beta1";
+}
+
+// A bind to send: the pod, where, and the GPU devices to write on it first (shared GPUs).
+struct BindRequest {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string node;
+  std::vector<int32_t> gpus;
+  bool write_devices = false;
+  std::string job;  // its job's key, for messages
+};
+
+// An eviction to ask for (policy/v1 Eviction, which PodDisruptionBudgets may refuse).
+struct EvictRequest {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string reason;  // the engine's: names the preemptor
+  // ---- Why: the eviction metric's cause label and the pod event's reason.
+  EvictionCause cause = EvictionCause::kPreempt;
+};
+
+// A pod's status.nominatedNodeName to write: the node whose room being released it waits
+// for (empty: clear it).
+struct NominatedNode {
+  std::string namespace_;
+  std::string name;
+  std::string node;
+};
+
+// What to write so that a pod's delayed claims bind where the session placed it, in order
+// (kube-scheduler's bindAPIUpdate): a volume's spec.claimRef, a claim's selected-node
+// annotation. Each is a merge patch conditional on the resourceVersion it was chosen on.
+struct VolumeWrite {
+  std::string path;        // the object's API path
+  std::string patch;       // JSON merge patch
+  std::string what;        // `persistentvolume "pv-1"`, for messages
+  std::string object_key;  // "pv/NAME" or "pvc/NAMESPACE/NAME"
+};
+struct VolumeWrites {
+  std::string namespace_;  // the pod's
+  std::string name;
+  std::string uid;
+  std::vector<VolumeWrite> writes;
+};
+struct VolumeWriteResult {
+  std::string namespace_;  // the pod's
+  std::string name;
+  std::string uid;
+  bool ok = false;
+  std::string error;
+  // Per object written (VolumeWrite::object_key), its resourceVersion after the write:
+  // until the watch shows that version, the object is not judged.
+  std::vector<std::pair<std::string, std::string>> versions;
+};
+
+// Something to tell users: a Kubernetes Event on an object.
+struct ObjectEvent {
+  std::string api_version;  // of the object: "v1", "scheduling.volcano.sh/v1beta1", ...
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string type;  // Normal or Warning
+  std::string reason;
+  std::string message;
+};
+
+// A PodScheduled=False condition to write for a pending pod.
+struct PodCondition {
+  std::string namespace_;
+  std::string name;
+  std::string message;
+  std::string reason = "Unschedulable";  // or SchedulingGated
+};
+
+// kube-scheduler's words for a pod held back by its scheduling gates.
+inline constexpr const char* kSchedulingGatedMessage =
+    "Scheduling is blocked due to non-empty scheduling gates";
+
+// A PodGroup's status.
+struct GroupStatus {
+  k8s::GroupApi api = k8s::GroupApi::kVolcano;
+  std::string namespace_;
+  std::string name;
+  std::string phase;
+  int32_t running = 0;
+  int32_t succeeded = 0;
+  int32_t failed = 0;
+  std::string unschedulable_message;  // empty: schedulable
+};
+
+}  // namespace gantry

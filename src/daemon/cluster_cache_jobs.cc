@@ -1,0 +1,264 @@
+// The cache's jobs: which pods make a job, what its pods add up to (priority, queue,
+// creation time, topology requests, kept as per-job counts), its place in line, and the
+// PodGroups that give gang size, queue and priority class.
+#include <algorithm>
+
+#include "daemon/cluster_cache.h"
+#include "model/limits.h"
+
+namespace gantry {
+namespace {
+
+using json = nlohmann::json;
+
+std::string GroupKey(k8s::GroupApi api, const std::string& namespace_, const std::string& name) {
+  return (api == k8s::GroupApi::kCoscheduling ? "xk|" : "vc|") + namespace_ + "/" + name;
+}
+
+}  // namespace
+
+std::string ClusterCache::JobKeyOf(const PodRecord& pod) const {
+  const k8s::PodInfo& p = pod.info;
+  if (!Ours(p)) return "other|" + p.meta.Key();
+  if (p.group.empty()) return "pod|" + p.meta.Key();
+  return GroupKey(p.group_api, p.meta.namespace_, p.group);
+}
+
+void ClusterCache::Count(JobRecord& job, PodRecord& pod) {
+  pod.counted_priority = pod.info.priority;
+  pod.counted_queue = pod.info.queue;
+  pod.counted_created = pod.info.meta.created;
+  job.priorities[pod.counted_priority]++;
+  if (!pod.counted_queue.empty()) job.queues[pod.counted_queue]++;
+  job.created[pod.counted_created]++;
+  pod.counted_topology = pod.info.topology;
+  if (!pod.counted_topology.level.empty()) {
+    job.topologies[{pod.counted_topology.level, pod.counted_topology.required}]++;
+  }
+}
+
+void ClusterCache::Uncount(JobRecord& job, const PodRecord& pod) {
+  if (--job.priorities[pod.counted_priority] == 0) job.priorities.erase(pod.counted_priority);
+  if (--job.created[pod.counted_created] == 0) job.created.erase(pod.counted_created);
+  if (!pod.counted_queue.empty() && --job.queues[pod.counted_queue] == 0) {
+    job.queues.erase(pod.counted_queue);
+  }
+  const TopologyRequest& t = pod.counted_topology;
+  if (!t.level.empty() && --job.topologies[{t.level, t.required}] == 0) {
+    job.topologies.erase({t.level, t.required});
+  }
+}
+
+void ClusterCache::LeaveJob(PodRecord& pod) {
+  if (pod.job_key.empty()) return;
+  const std::string key = std::exchange(pod.job_key, {});
+  auto it = jobs_.find(key);
+  if (it == jobs_.end()) return;
+  JobRecord& job = it->second;
+  if (job.pods.erase(pod.info.meta.Key())) Uncount(job, pod);
+  // Its earliest pod may have gone.
+  if (job.id != kNone && !job.pods.empty()) FileJob(job.id, CreatedOf(job));
+  status_.MarkChanged(key);
+  ForgetJobIfEmpty(key);
+}
+
+cache::JobRecord& ClusterCache::JobFor(PodRecord& pod) {
+  std::string key = JobKeyOf(pod);
+  if (pod.job_key != key) LeaveJob(pod);
+  auto [it, inserted] = jobs_.try_emplace(key);
+  JobRecord& job = it->second;
+  if (inserted) {
+    job.key = key;
+    job.api = pod.info.group_api;
+    job.namespace_ = pod.info.meta.namespace_;
+    job.group = pod.info.group;
+    job.ours = Ours(pod.info);
+  }
+  if (pod.job_key == key) {
+    Uncount(job, pod);  // counted again below, as the pod is now
+  } else {
+    pod.job_key = key;
+    job.pods.insert(pod.info.meta.Key());
+  }
+  Count(job, pod);
+  if (job.id != kNone) FileJob(job.id, CreatedOf(job));  // the pod may be its earliest
+  status_.MarkChanged(key);
+  return job;
+}
+
+void ClusterCache::ForgetJobIfEmpty(const std::string& key) {
+  auto it = jobs_.find(key);
+  if (it == jobs_.end() || !it->second.pods.empty()) return;
+  JobId id = it->second.id;
+  if (id != kNone && state_.job(id).tasks.empty()) RemoveStateJob(id);
+  jobs_.erase(it);
+  status_.ForgetJob(key);
+}
+
+const k8s::PodGroupInfo* ClusterCache::GroupOf(const JobRecord& job) const {
+  if (job.group.empty()) return nullptr;
+  auto it = groups_.find(GroupKey(job.api, job.namespace_, job.group));
+  return it == groups_.end() ? nullptr : &it->second;
+}
+
+std::string ClusterCache::QueueNameOf(const JobRecord& job) const {
+  if (!job.ours) return kOtherSchedulersQueue;
+  const k8s::PodGroupInfo* group = GroupOf(job);
+  if (group && !group->queue.empty()) return group->queue;
+  // The alphabetically first that any pod names: the same whatever order pods came in.
+  if (!job.queues.empty()) return job.queues.begin()->first;
+  return "default";
+}
+
+std::string ClusterCache::HoldReason(const JobRecord& job) const {
+  if (!job.group.empty()) {
+    std::string gk = GroupKey(job.api, job.namespace_, job.group);
+    std::string name =
+        "PodGroup " + job.namespace_ + "/" + job.group + " (" + GroupApiVersion(job.api) + ")";
+    if (auto bad = bad_groups_.find(gk); bad != bad_groups_.end()) {
+      return name + " is invalid: " + bad->second;
+    }
+    if (!groups_.count(gk)) return "waiting for " + name + " to exist";
+  }
+  if (std::string queue = QueueNameOf(job); QueueRefused(queue)) {
+    return "queue \"" + Bounded(queue, 100) + "\" has no Queue object, and pods and PodGroups " +
+           "have already named " + std::to_string(kMaxQueuesFromWorkloads) +
+           " such queues (the limit): create the Queue, or use an existing one";
+  }
+  return "";
+}
+
+void ClusterCache::RefreshJob(JobRecord& job) {
+  if (job.id == kNone) return;
+  const k8s::PodGroupInfo* group = GroupOf(job);
+  int32_t min_member = group ? group->min_member : 1;
+  int32_t priority = job.priorities.empty() ? 0 : job.priorities.rbegin()->first;
+  if (group && !group->priority_class_name.empty()) {
+    auto pc = priority_classes_.find(group->priority_class_name);
+    if (pc != priority_classes_.end()) priority = pc->second;
+  }
+  QueueId queue = QueueFor(QueueNameOf(job), /*from_workload=*/true);
+  // Refused (the job is held): what it runs still counts, in the default queue.
+  if (queue == kNone) queue = QueueFor("default", false);
+  const Job& current = state_.job(job.id);
+  if (current.min_member != min_member || current.priority != priority || current.queue != queue) {
+    // Cannot fail: min_member >= 1 and the queue exists.
+    (void)state_.UpdateJob(job.id, min_member, priority, queue);
+  }
+  if (TopologyRequest topology = TopologyOf(job); topology != current.topology) {
+    state_.SetJobTopology(job.id, std::move(topology));
+  }
+  FileJob(job.id, CreatedOf(job));
+}
+
+int64_t ClusterCache::CreatedOf(const JobRecord& job) const {
+  if (const k8s::PodGroupInfo* group = GroupOf(job)) return group->meta.created;
+  return job.created.empty() ? 0 : job.created.begin()->first;
+}
+
+void ClusterCache::FileJob(JobId id, int64_t created) {
+  if (filed_.size() <= id) {
+    filed_.resize(id + 1, false);
+    filed_at_.resize(id + 1, 0);
+  }
+  if (filed_[id] && filed_at_[id] == created) return;
+  UnfileJob(id);
+  const auto it = job_order_.emplace(created, job_of_id_[id], id).first;
+  filed_[id] = true;
+  filed_at_[id] = created;
+  // Creation times lie within a day of years 0000..9999 (k8s/timestamp.h): no overflow.
+  const int64_t first = created * kOrderSlots;
+  const auto in_second = [&](auto at) {
+    return at != job_order_.end() && std::get<0>(*at) == created;
+  };
+  int64_t value = first;
+  if (it != job_order_.begin() && in_second(std::prev(it))) {
+    value = state_.job(std::get<2>(*std::prev(it))).creation + 1;
+  }
+  state_.SetJobCreation(id, value);
+  state_.SetJobSubmitted(id, created);  // the session clock is the wall clock's seconds
+  // Those after it in the same second move back until there is room: none when jobs come
+  // in order (a relist lists them by name), a few when a second's jobs come mixed.
+  for (auto next = std::next(it); in_second(next); ++next) {
+    const JobId other = std::get<2>(*next);
+    if (state_.job(other).creation > value) break;
+    state_.SetJobCreation(other, ++value);
+  }
+  if (value - first < kOrderSlots) return;
+  // Out of slots in this second (after many arrivals out of order): number them afresh.
+  value = first;
+  for (auto at = job_order_.lower_bound({created, "", 0}); in_second(at); ++at) {
+    state_.SetJobCreation(std::get<2>(*at), value++);
+  }
+}
+
+void ClusterCache::UnfileJob(JobId id) {
+  if (id >= filed_.size() || !filed_[id]) return;
+  job_order_.erase({filed_at_[id], job_of_id_[id], id});
+  filed_[id] = false;
+}
+
+void ClusterCache::RemoveStateJob(JobId id) {
+  UnfileJob(id);
+  state_.RemoveJob(id);
+  job_of_id_[id].clear();
+}
+
+JobId ClusterCache::EnsureStateJob(JobRecord& job) {
+  if (job.id == kNone) {
+    Job j;
+    j.name = job.key;
+    j.queue = QueueFor(job.ours ? "default" : kOtherSchedulersQueue, false);
+    job.id = state_.AddJob(j).value();  // the key is unique among live jobs
+    if (job_of_id_.size() <= job.id) job_of_id_.resize(job.id + 1);
+    job_of_id_[job.id] = job.key;
+  }
+  RefreshJob(job);
+  return job.id;
+}
+
+// ---------------------------------------------------------------------------------------
+// PodGroups
+
+void ClusterCache::OnPodGroup(k8s::GroupApi api, k8s::EventType type, const json& object) {
+  auto meta = k8s::ParseMeta(object);
+  if (!meta.ok()) return;
+  const std::string gk = GroupKey(api, meta->namespace_, meta->name);
+  auto job = jobs_.find(gk);
+  const bool held_before = job != jobs_.end() && !HoldReason(job->second).empty();
+  if (type == k8s::EventType::kDeleted) {
+    groups_.erase(gk);
+    bad_groups_.erase(gk);
+  } else {
+    auto group = k8s::ParsePodGroup(object, api);
+    if (group.ok()) {
+      groups_[gk] = std::move(group).value();
+      bad_groups_.erase(gk);
+    } else {
+      groups_.erase(gk);
+      std::string message = Bounded(group.status().message(), kMaxMessage);
+      std::string& known = bad_groups_[gk];
+      if (known != message) {
+        known = message;
+        Problem({GroupApiVersion(api), "PodGroup", meta->namespace_, meta->name, meta->uid,
+                 "Warning", "InvalidPodGroup", known});
+      }
+    }
+  }
+  if (job == jobs_.end()) return;
+  status_.MarkChanged(gk);
+  // Only a change between held and not held changes which pods are tasks; anything else
+  // (gang size, queue, priority class, and the status we write ourselves) is the job's.
+  if (held_before != !HoldReason(job->second).empty()) {
+    std::vector<std::string> keys(job->second.pods.begin(), job->second.pods.end());
+    for (const std::string& key : keys) {
+      pod_records_visited_++;
+      SyncPod(key);
+    }
+    job = jobs_.find(gk);
+    if (job == jobs_.end()) return;
+  }
+  RefreshJob(job->second);
+}
+
+}  // namespace gantry

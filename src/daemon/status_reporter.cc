@@ -1,0 +1,61 @@
+#include "daemon/status_reporter.h"
+
+namespace gantry {
+
+void StatusReporter::ForgetJob(const std::string& job_key) {
+  changed_.erase(job_key);
+  groups_.erase(job_key);
+}
+
+void StatusReporter::ForgetPod(const std::string& key) {
+  pods_.erase(key);
+}
+
+void StatusReporter::ReportPod(const std::string& key, const k8s::PodInfo& pod,
+                               const std::string& message, bool gated, const StatusWrites& out) {
+  if (message == pod.unschedulable_message) return;
+  auto [written, inserted] = pods_.try_emplace(key);
+  if (!inserted && written->second == message) return;
+  written->second = message;
+  const k8s::ObjectMeta& meta = pod.meta;
+  if (gated) {
+    // A gated pod says so, as kube-scheduler does, and nothing else (no event).
+    out.conditions->push_back({meta.namespace_, meta.name, message, "SchedulingGated"});
+    return;
+  }
+  out.conditions->push_back({meta.namespace_, meta.name, message});
+  out.events->push_back(
+      {"v1", "Pod", meta.namespace_, meta.name, meta.uid, "Warning", "FailedScheduling", message});
+}
+
+void StatusReporter::ReportGroup(const std::string& job_key, GroupStatus status,
+                                 const k8s::PodGroupInfo& group, const std::string& reason,
+                                 const StatusWrites& out) {
+  const bool volcano = status.api != k8s::GroupApi::kCoscheduling;
+  if (status.succeeded >= group.min_member) {
+    status.phase = volcano ? "Completed" : "Finished";
+  } else if (status.running >= group.min_member) {
+    status.phase = "Running";
+  } else if (status.running > 0 && !volcano) {
+    status.phase = "Scheduling";
+  } else {
+    status.phase = volcano && reason.empty() ? "Inqueue" : "Pending";
+  }
+  status.unschedulable_message = status.running >= group.min_member ? "" : reason;
+  Written& written = groups_[job_key];
+  if (status.phase == written.phase && status.running == written.running &&
+      status.unschedulable_message == written.message) {
+    return;
+  }
+  if (!status.unschedulable_message.empty() && status.unschedulable_message != written.message) {
+    out.events->push_back({GroupApiVersion(status.api), "PodGroup", status.namespace_, status.name,
+                           group.meta.uid, "Warning", "Unschedulable",
+                           status.unschedulable_message});
+  }
+  written.phase = status.phase;
+  written.running = status.running;
+  written.message = status.unschedulable_message;
+  out.groups->push_back(std::move(status));
+}
+
+}  // namespace gantry
