@@ -39,7 +39,10 @@ inline constexpr uint32_t kNone = UINT32_MAX;
 
 inline constexpr int32_t kGpuMilliWhole = 1000;  // one whole GPU, in thousandths
 
-// The process-wide table of GPU model names ("A100-80GB", "G2", ...).
+// The process's GPU model names ("A100-80GB", "G2", ...): one vocabulary for every
+// cluster, decoder and spec of the process, like ResourceNames() and for the same reason
+// (specs name models by id and are compared with every cluster's devices). Append-only:
+// names come from nodes' GPU product labels, scenarios and traces, never from pods.
 Interner& GpuModels();
 
 struct GpuDevice {

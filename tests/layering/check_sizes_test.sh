@@ -17,15 +17,14 @@ class() {
   echo "};"
 }
 
-# A clean tree: a file and a class at the limits, the class the checker knows to be larger
-# (KNOWN_LARGE), and a daemon/ file past both limits (not checked).
+# A clean tree: a file and a class at the limits, and the class the checker knows to be
+# larger (KNOWN_LARGE).
 clean() {
   rm -rf "$work/src"
   mkdir -p "$work/src/model" "$work/src/engine" "$work/src/daemon"
   lines 600 >"$work/src/engine/long.cc"
   class AtTheLimit 250 >"$work/src/engine/at_the_limit.h"
   class ClusterState 300 >"$work/src/model/cluster.h"
-  { lines 700; class Huge 400; } >"$work/src/daemon/huge.cc"
 }
 
 # expect NAME STATUS TEXT: the checker exits STATUS on $work/src and its output has TEXT.
@@ -48,6 +47,11 @@ expect clean 0 "files within 600 lines, classes within 250"
 clean
 echo "int one_more = 0;" >>"$work/src/engine/long.cc"
 expect file-too-long 1 "src/engine/long.cc: 601 lines, over 600"
+
+# Every folder is checked, the daemon's included (it was skipped while it was being split).
+clean
+{ lines 700; class Huge 400; } >"$work/src/daemon/huge.cc"
+expect daemon-checked 1 "src/daemon/huge.cc: 1100 lines, over 600"
 
 clean
 class TooLong 251 >"$work/src/engine/too_long.h"
