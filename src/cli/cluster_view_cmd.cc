@@ -5,8 +5,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "explain/explanation_json.h"
 #include "k8s/client.h"
-#include "sim/explain_json.h"
 
 namespace gantry {
 namespace {

@@ -6,10 +6,11 @@
 #include "cli/commands.h"
 #include "engine/explain.h"
 #include "engine/session.h"
+#include "explain/explanation_json.h"
 #include "k8s/json_text.h"
 #include "sim/decisions_json.h"
-#include "sim/explain_json.h"
-#include "sim/scenario.h"
+#include "sim/scenario_expect.h"
+#include "sim/scenario_reader.h"
 
 namespace gantry {
 namespace {

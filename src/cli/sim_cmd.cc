@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "cli/commands.h"
+#include "engine/registry.h"
 #include "k8s/json_text.h"
 #include "model/input_file.h"
 #include "sim/cluster_file.h"
@@ -18,7 +19,7 @@
 #include "sim/protocol.h"
 #include "sim/replay.h"
 #include "sim/report.h"
-#include "sim/scenario.h"
+#include "sim/scenario_reader.h"
 #include "sim/sim_options.h"
 #include "sim/summary.h"
 #include "sim/trace_csv.h"

@@ -9,11 +9,11 @@
 
 #include "cli/commands.h"
 #include "daemon/config.h"
-#include "engine/yaml_load.h"
 #include "k8s/json_text.h"
 #include "k8s/objects.h"
 #include "k8s/yaml_json.h"
 #include "model/limits.h"
+#include "yaml/yaml_load.h"
 
 namespace gantry {
 namespace {

@@ -8,9 +8,10 @@
 #include <optional>
 
 #include "daemon/http_listener.h"
-#include "engine/yaml_load.h"
 #include "k8s/yaml_json.h"
 #include "model/limits.h"
+#include "yaml/scheduler_config_yaml.h"
+#include "yaml/yaml_load.h"
 
 namespace gantry {
 namespace {

@@ -42,7 +42,7 @@ struct DaemonConfig {
 // The longest workload profile half-life.
 inline constexpr double kMaxWorkloadProfileHalfLifeS = 30 * 86400.0;
 
-// Parses YAML text (engine/yaml_load.h: one document, no duplicate keys); `source` names
+// Parses YAML text (yaml/yaml_load.h: one document, no duplicate keys); `source` names
 // it in errors. Durations are positive and at most 24h.
 Status ParseDaemonConfig(const std::string& text, const std::string& source, DaemonConfig* out);
 Status LoadDaemonConfig(const std::string& path, DaemonConfig* out);

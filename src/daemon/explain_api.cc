@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "sim/explain_json.h"
+#include "explain/explanation_json.h"
 
 namespace gantry {
 namespace {

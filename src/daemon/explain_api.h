@@ -1,5 +1,5 @@
 // `/api/explain/NAMESPACE/NAME` on the page server: why a pod or a PodGroup is pending, as
-// the scheduler's last explaining cycle saw it (engine/explain.h, sim/explain_json.h).
+// the scheduler's last explaining cycle saw it (engine/explain.h, explain/explanation_json.h).
 // The scheduler thread builds an ExplainIndex (BuildExplainIndex, from the cluster model
 // and the cycle's decisions) and publishes it; the server's threads answer from the
 // published index only, never from the live cache.

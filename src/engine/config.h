@@ -1,5 +1,6 @@
 // The engine's configuration: which actions run, in which order, and which plugins
-// with which arguments. Read from YAML and validated before any session opens.
+// with which arguments. Validated before any session opens. The engine receives it parsed:
+// yaml/scheduler_config_yaml.h reads it from YAML (scenarios, the daemon's configuration).
 #pragma once
 
 #include <cstdint>
@@ -7,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/yaml_load.h"
+#include "engine/plugin_argument.h"
 #include "model/status.h"
 
 namespace gantry {
 
 struct PluginConfig {
   std::string name;
-  std::map<std::string, std::string> arguments;
+  std::map<std::string, PluginArgument> arguments;
 };
 
 struct SchedulerConfig {
@@ -47,22 +48,5 @@ struct SchedulerConfig {
   // (weight 3).
   static SchedulerConfig Default();
 };
-
-// Reads a configuration mapping:
-//   actions: [enqueue, allocate, backfill]
-//   plugins: [gang, {name: binpack, arguments: {weight: 2, nvidia.com/gpu: 4}}, ...]
-//   nodesToScore: 100
-//   tieBreak: lowest | random | shuffled
-//   preemptionGraceSeconds: 0
-//   starvationSeconds: 0
-//   defragmentEvictionsPerHour: 10
-// Missing keys keep their defaults. Errors name `source`, the line, the column and the
-// field, and list the known names when a name is unknown. `node` comes from
-// ParseYamlNode (engine/yaml_load.h), which has refused duplicate keys.
-Status ParseSchedulerConfig(const YAML::Node& node, const std::string& source,
-                            SchedulerConfig* out);
-
-// Checks names and plugin arguments (each plugin parses its own). Parse calls it.
-Status ValidateSchedulerConfig(const SchedulerConfig& config);
 
 }  // namespace gantry

@@ -1,4 +1,7 @@
-#include "engine/diagnosis.h"
+// PlacementSearch::DiagnoseNoNode (placement_search.h): why a task fits no node, in words,
+// counted per reason over every node of the scope. Only on the path where a search found
+// nothing.
+#include "engine/placement_search.h"
 
 #include <algorithm>
 #include <iterator>
@@ -37,9 +40,11 @@ std::optional<std::set<std::string>> NodesNamedBy(const NodeAffinity& affinity) 
 
 }  // namespace
 
-std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& state,
-                           PlacementSearch& search, const TaskSpec& spec, SpecId spec_id,
-                           const SearchScope& scope) {
+std::string PlacementSearch::DiagnoseNoNode(const TaskSpec& spec, SpecId spec_id,
+                                            const SearchScope& scope) {
+  const ClusterState& cluster = state_.cluster();
+  const WorkingState& state = state_;
+  PlacementSearch& search = *this;
   // Runs every predicate on every node to count why each one was rejected. Counted by
   // (code, detail) and described once per kind. Kinds are few (a handful per task), so a
   // flat list searched from the last hit beats a map: this runs for every node.
@@ -63,7 +68,7 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
   int64_t looked_at = 0;
   const PlacementSearch::SpecFilter filter = search.FilterFor(spec, spec_id);
   auto count = [&](NodeId n) {
-    if (state.node(n).removed) return;  // gone: not a node anyone should hear of
+    if (state.searched_node(n).removed) return;  // gone: not a node anyone should hear of
     ++looked_at;
     if (named && !named->count(cluster.node(n).name)) {
       ++not_named;
@@ -75,11 +80,11 @@ std::string DiagnoseNoNode(const ClusterState& cluster, const WorkingState& stat
     }
     if (r.code == FilterCode::kInsufficient || r.code == FilterCode::kTooManyPods) {
       // A pod's "pods" request (the daemon's ask for one) is the pod count's reason.
-      bool full = state.node(n).pods_full();
+      bool full = state.searched_node(n).pods_full();
       bool short_of_any = false;
       for (size_t i = 0; i < requested.size(); ++i) {
         const ResourceVector::Entry& e = requested[i];
-        if (e.amount <= state.free(n, e.id)) continue;
+        if (e.amount <= state.searched_free(n, e.id)) continue;
         if (e.id == kPods) {
           full = true;
         } else {

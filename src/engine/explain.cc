@@ -82,7 +82,7 @@ PendingExplainer::Rejections PendingExplainer::CountRejections(const TaskSpec& s
   const ClusterState& c = session_.cluster();
   Rejections out;
   for (NodeId n = 0; n < c.nodes().size(); ++n) {
-    if (session_.node(n).removed) continue;
+    if (session_.free_node(n).removed) continue;
     ++out.looked_at;
     const FilterResult r = session_.Filter(spec, spec_id, n);
     if (r.ok()) {
@@ -91,12 +91,12 @@ PendingExplainer::Rejections PendingExplainer::CountRejections(const TaskSpec& s
     }
     if (r.code == FilterCode::kInsufficient || r.code == FilterCode::kTooManyPods) {
       bool counted = false;
-      if (session_.node(n).pods_full()) {
+      if (session_.free_node(n).pods_full()) {
         out.nodes_by_reason[DescribeFilter(FilterResult::Fail(FilterCode::kTooManyPods), spec)]++;
         counted = true;
       }
       for (const ResourceVector::Entry& e : spec.requests.entries()) {
-        if (e.id == kPods || e.amount <= session_.free(n, e.id)) continue;
+        if (e.id == kPods || e.amount <= session_.free_now(n, e.id)) continue;
         out.nodes_by_reason[DescribeFilter(FilterResult::Fail(FilterCode::kInsufficient, e.id),
                                            spec)]++;
         counted = true;
@@ -115,7 +115,7 @@ std::vector<NodeShortfall> PendingExplainer::ClosestNodes(const TaskSpec& spec, 
   using Key = std::tuple<int64_t, int64_t, int64_t, NodeId>;
   std::vector<std::pair<Key, std::string>> close;
   for (NodeId n = 0; n < c.nodes().size(); ++n) {
-    if (session_.node(n).removed) continue;
+    if (session_.free_node(n).removed) continue;
     const FilterResult r = session_.Filter(spec, spec_id, n);
     if (!RoomRejection(r.code)) continue;
     // Too small even when empty: never close, however little it lacks now.
@@ -123,7 +123,7 @@ std::vector<NodeShortfall> PendingExplainer::ClosestNodes(const TaskSpec& spec, 
     std::string lacks;
     int64_t gpus_short = 0, resources_short = 0, relative = 0;
     if (spec.gpu.count > 0) {
-      const NodeGpus gpus = session_.node_gpus(n);
+      const NodeGpus gpus = session_.free_gpus(n);
       int64_t whole_free = 0;
       for (size_t i = 0; i < gpus.devices.size(); ++i) {
         if (gpus.free_milli[i] >= 1000 && spec.gpu.AllowsModel(gpus.devices[i].model)) {
@@ -140,7 +140,7 @@ std::vector<NodeShortfall> PendingExplainer::ClosestNodes(const TaskSpec& spec, 
       lacks = "no single GPU has the share it asks";
     }
     for (const ResourceVector::Entry& e : spec.requests.entries()) {
-      const Milli free = session_.free(n, e.id);
+      const Milli free = session_.free_now(n, e.id);
       if (e.amount <= free) continue;
       ++resources_short;
       relative += (e.amount - free) * 1000 / e.amount;
@@ -149,7 +149,7 @@ std::vector<NodeShortfall> PendingExplainer::ClosestNodes(const TaskSpec& spec, 
           (e.id == kPods ? std::string("pod limit reached")
                          : ResourceName(e.id) + " " + Amount(e.id, e.amount - free) + " short");
     }
-    if (session_.node(n).pods_full() && lacks.find("pod limit") == std::string::npos) {
+    if (session_.free_node(n).pods_full() && lacks.find("pod limit") == std::string::npos) {
       lacks += (lacks.empty() ? "" : ", ") + std::string("pod limit reached");
       ++resources_short;
     }

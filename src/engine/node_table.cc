@@ -83,7 +83,7 @@ NodeTable BuildNodeTable(const ClusterState& c) {
 
 const NodeTable& NodeTableCache::Sync(const ClusterState& c) {
   const size_t n = c.nodes().size();
-  bool rebuild = stamps_.size() != n;
+  bool rebuild = stamps_.size() != n || counter_ != c.stamp_counter();
   std::vector<NodeId> changed;
   for (NodeId i = 0; i < n && !rebuild; ++i) {
     if (stamps_[i] == c.node_stamp(i)) continue;
@@ -94,6 +94,7 @@ const NodeTable& NodeTableCache::Sync(const ClusterState& c) {
   }
   if (rebuild) {
     table_ = BuildNodeTable(c);
+    counter_ = c.stamp_counter();
     stamps_.resize(n);
     for (NodeId i = 0; i < n; ++i) stamps_[i] = c.node_stamp(i);
   } else {

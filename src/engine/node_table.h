@@ -8,6 +8,7 @@
 // session to session instead, refreshing only the nodes whose stamp moved.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -62,12 +63,16 @@ class NodeTableCache {
  public:
   // Brings the table up to date with `cluster` and returns it. Refreshes the nodes whose
   // stamp changed since the last call; rebuilds all when nodes were added, a node's
-  // device count changed or a node has a resource without a column.
+  // device count changed, a node has a resource without a column, or `cluster` is not
+  // the one of the last call or a copy of it (its stamps come from another counter).
   const NodeTable& Sync(const ClusterState& cluster);
 
  private:
   NodeTable table_;
   std::vector<uint64_t> stamps_;  // per node, the stamp the table reflects
+  // The counter those stamps came from (ClusterState::stamp_counter): another cluster's
+  // stamps are another count, so a cluster with another counter is built from scratch.
+  std::shared_ptr<std::atomic<uint64_t>> counter_;
 };
 
 }  // namespace gantry

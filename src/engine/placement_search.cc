@@ -1,10 +1,5 @@
 #include "engine/placement_search.h"
 
-#include <optional>
-
-#include "engine/diagnosis.h"
-#include "engine/session.h"
-
 namespace gantry {
 namespace {
 
@@ -80,7 +75,7 @@ std::vector<PlacementSearch::StaticVerdict>& PlacementSearch::StaticVerdictsOf(S
 const FilterResult& PlacementSearch::StaticResult(const TaskSpec& spec,
                                                   std::vector<StaticVerdict>& verdicts,
                                                   NodeId node) {
-  StaticVerdict& v = verdicts[state_.node(node).shape_class];
+  StaticVerdict& v = verdicts[state_.searched_node(node).shape_class];
   if (!v.known) {
     for (const NodePredicate* p : plugins_.predicates()) {
       v.result = p->FilterStatic(spec, state_.cluster().node(node));
@@ -144,7 +139,7 @@ void PlacementSearch::ForEachCandidate(const TaskSpec& spec, const SearchScope& 
   const size_t n = state_.cluster().nodes().size();
   if (scope.nodes != nullptr) {
     for (NodeId node : *scope.nodes) {
-      if (node >= n || state_.node(node).removed) continue;
+      if (node >= n || state_.searched_node(node).removed) continue;
       if (!fn(node)) return;
     }
     return;
@@ -157,7 +152,7 @@ void PlacementSearch::ForEachCandidate(const TaskSpec& spec, const SearchScope& 
     const size_t start = packing == GpuPacking::kNone ? static_cast<size_t>(rotation_ % n) : 0;
     for (size_t k = 0; k < n; ++k) {
       const auto node = static_cast<NodeId>((start + k) % n);
-      if (state_.node(node).removed) continue;
+      if (state_.searched_node(node).removed) continue;
       if (!fn(node)) return;
     }
     return;
@@ -208,7 +203,7 @@ bool PlacementSearch::ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuCho
   *chosen = ChosenScore{};
   const GpuPacking packing =
       plugins_.packing() == GpuPacking::kNone ? GpuPacking::kTight : plugins_.packing();
-  return ChooseGpus(spec.gpu, session_.node_gpus(node), packing, out);
+  return ChooseGpus(spec.gpu, state_.searched_gpus(node), packing, out);
 }
 
 bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* out,
@@ -219,7 +214,7 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   // The memo is of searches over every node's free room; others neither read nor write
   // it. Nor do specs that placements can unblock: their "fits nowhere" may not last.
   // Nor while nodes are held for a job (reserve): a verdict for one job is not another's.
-  const bool held = session_.HasReservations();
+  const bool held = state_.HasReservations();
   const JobId job = c.task(task_id).job;
   const bool memo =
       scope.nodes == nullptr && !scope.future && !held && !PluginsOf(spec_id, spec).unblockable;
@@ -227,8 +222,7 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
     *why_not = unschedulable_why_[spec_id];
     return false;
   }
-  std::optional<WorkingState::FutureView> future;
-  if (scope.future) future.emplace(&state_);
+  const WorkingState::FutureSearch future(&state_, scope.future);
   const auto& scorers = plugins_.scorers();
   const auto& weights = plugins_.scorer_weights();
   const SpecPlugins& active = PluginsOf(spec_id, spec);
@@ -254,7 +248,7 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
       scope.nodes == nullptr && !scope.future ? active.visit_first : nullptr;
   auto visit = [&](NodeId n) {
     ++visited;
-    if (held && session_.ReservedFor(n) != kNone && session_.ReservedFor(n) != job) {
+    if (held && state_.ReservedFor(n) != kNone && state_.ReservedFor(n) != job) {
       ++held_for_others;
       return true;
     }
@@ -286,7 +280,7 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   } else {
     if (visit_first_mark_.size() < c.nodes().size()) visit_first_mark_.resize(c.nodes().size());
     for (NodeId n : *first) {
-      if (n >= c.nodes().size() || state_.node(n).removed) continue;
+      if (n >= c.nodes().size() || state_.searched_node(n).removed) continue;
       visit_first_mark_[n] = 1;
       visit(n);
     }
@@ -316,20 +310,20 @@ bool PlacementSearch::Find(TaskId task_id, const SearchScope& scope, Placement* 
   }
   if (best.best() == kNone) {
     if (held_for_others == 0) {
-      *why_not = DiagnoseNoNode(c, state_, *this, spec, spec_id, scope);
+      *why_not = DiagnoseNoNode(spec, spec_id, scope);
     } else {  // rare: the words of the nodes not held, after the count of those held
       std::vector<NodeId> others;
       const size_t n = scope.nodes ? scope.nodes->size() : c.nodes().size();
       for (size_t i = 0; i < n; ++i) {
         const NodeId node = scope.nodes ? (*scope.nodes)[i] : static_cast<NodeId>(i);
-        const JobId holder = session_.ReservedFor(node);
+        const JobId holder = state_.ReservedFor(node);
         if (holder == kNone || holder == job) others.push_back(node);
       }
       *why_not =
           std::to_string(held_for_others) + " node(s) are reserved for a job that waited too long";
       if (!others.empty()) {
-        *why_not += "; the others: " + DiagnoseNoNode(c, state_, *this, spec, spec_id,
-                                                      SearchScope{&others, scope.future});
+        *why_not +=
+            "; the others: " + DiagnoseNoNode(spec, spec_id, SearchScope{&others, scope.future});
       }
     }
     if (memo) {

@@ -39,7 +39,13 @@ class PlacementSearch {
   // Finds the best node for a task, or returns false and explains why none fits
   // ("0/5000 nodes are available: 4000 Insufficient cpu, ...").
   bool Find(TaskId task, const SearchScope& scope, Placement* out, std::string* why_not);
-  // Every predicate's verdict on one node, in the current view.
+  // Why a task fits no node, in kube-scheduler's words (its FitError) over the scope's
+  // nodes (every live node when it names none), in the searched room: "0/5000 nodes are
+  // available: 1000 node(s) had untolerated taint(s), 4000 Insufficient free whole GPUs
+  // (nvidia.com/gpu)."; with no node at all, "no nodes available to schedule pods". Only on
+  // the path where a search found nothing (diagnosis.cc).
+  std::string DiagnoseNoNode(const TaskSpec& spec, SpecId spec_id, const SearchScope& scope);
+  // Every predicate's verdict on one node, in the searched room.
   FilterResult Filter(const TaskSpec& spec, SpecId spec_id, NodeId node) {
     return FilterFor(spec, spec_id)(node);
   }

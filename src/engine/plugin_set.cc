@@ -2,12 +2,11 @@
 
 #include <algorithm>
 
-#include "engine/session.h"
 #include "model/cluster.h"
 
 namespace gantry {
 
-PluginSet::PluginSet(const Policy& policy) {
+PluginSet::PluginSet(const Policy& policy, const ClusterState& cluster) : cluster_(cluster) {
   for (const auto& prototype : policy.plugin_prototypes()) {
     plugins_.push_back(prototype->NewSessionCopy());
   }
@@ -87,8 +86,8 @@ int PluginSet::CompareJobs(const Session& s, JobId a, JobId b) const {
   for (const JobOrder* order : job_orders_) {
     if (int r = order->CompareJobs(s, a, b)) return r;
   }
-  const Job& ja = s.cluster().job(a);
-  const Job& jb = s.cluster().job(b);
+  const Job& ja = cluster_.job(a);
+  const Job& jb = cluster_.job(b);
   if (ja.creation != jb.creation) return ja.creation < jb.creation ? -1 : 1;
   return a < b ? -1 : (a > b ? 1 : 0);
 }

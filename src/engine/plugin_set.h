@@ -15,8 +15,8 @@ namespace gantry {
 
 class PluginSet {
  public:
-  // Copies the policy's plugin prototypes for one session.
-  explicit PluginSet(const Policy& policy);
+  // Copies the policy's plugin prototypes for one session on `cluster`.
+  PluginSet(const Policy& policy, const ClusterState& cluster);
   PluginSet(const PluginSet&) = delete;
   PluginSet& operator=(const PluginSet&) = delete;
 
@@ -57,6 +57,7 @@ class PluginSet {
   // Fills the lists by extension point from the plugins (those active in the session).
   void Collect(bool only_active);
 
+  const ClusterState& cluster_;
   std::vector<std::unique_ptr<Plugin>> plugins_;
   std::vector<const QueueOrder*> queue_orders_;
   std::vector<const JobOrder*> job_orders_;

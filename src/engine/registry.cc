@@ -1,7 +1,10 @@
 #include "engine/registry.h"
 
+#include <set>
+
 #include "engine/actions/actions.h"
 #include "engine/plugins/plugins.h"
+#include "model/limits.h"
 
 namespace gantry {
 namespace {
@@ -9,6 +12,9 @@ namespace {
 struct PluginEntry {
   std::string_view name;
   Result<std::unique_ptr<Plugin>> (*make)(const PluginConfig&);
+  // An argument it reads as a list that configurations may give as text (see
+  // IsStructuredArgument); empty: none.
+  std::string_view structured_argument = {};
 };
 
 constexpr PluginEntry kPlugins[] = {
@@ -31,7 +37,7 @@ constexpr PluginEntry kPlugins[] = {
     {"nodeaffinity", NewNodeAffinityPlugin},
     {"tainttoleration", NewTaintTolerationPlugin},
     {"interpodaffinity", NewInterPodAffinityPlugin},
-    {"podtopologyspread", NewPodTopologySpreadPlugin},
+    {"podtopologyspread", NewPodTopologySpreadPlugin, "defaultConstraints"},
     {"disruptionbudget", NewDisruptionBudgetPlugin},
     {"numa", NewNumaPlugin},
     {"datalocality", NewDataLocalityPlugin},
@@ -43,12 +49,9 @@ struct ActionEntry {
 };
 
 constexpr ActionEntry kActions[] = {
-    {"enqueue", NewEnqueueAction},
-    {"allocate", NewAllocateAction},
-    {"backfill", NewBackfillAction},
-    {"preempt", NewPreemptAction},
-    {"reclaim", NewReclaimAction},
-    {"reserve", NewReserveAction},
+    {"enqueue", NewEnqueueAction},       {"allocate", NewAllocateAction},
+    {"backfill", NewBackfillAction},     {"preempt", NewPreemptAction},
+    {"reclaim", NewReclaimAction},       {"reserve", NewReserveAction},
     {"defragment", NewDefragmentAction},
 };
 
@@ -95,6 +98,38 @@ Result<std::unique_ptr<Plugin>> MakePlugin(const PluginConfig& config) {
   }
   return Status::Invalid("unknown plugin \"" + config.name +
                          "\" (known: " + JoinNames(KnownPlugins()) + ")");
+}
+
+bool IsStructuredArgument(std::string_view plugin, std::string_view argument) {
+  for (const auto& e : kPlugins) {
+    if (e.name == plugin)
+      return !e.structured_argument.empty() && e.structured_argument == argument;
+  }
+  return false;
+}
+
+Status ValidateSchedulerConfig(const SchedulerConfig& config) {
+  for (const std::string& a : config.actions) GANTRY_RETURN_IF_ERROR(MakeAction(a).status());
+  std::set<std::string> seen;
+  for (const PluginConfig& p : config.plugins) {
+    GANTRY_RETURN_IF_ERROR(MakePlugin(p).status());
+    if (!seen.insert(p.name).second) {
+      return Status::Invalid("plugin " + p.name + " is listed twice");
+    }
+  }
+  if (!seen.count("predicates")) {
+    return Status::Invalid(
+        "the predicates plugin is required (without it tasks could be placed where they do not "
+        "fit)");
+  }
+  if (config.nodes_to_score < 0) return Status::Invalid("nodesToScore must not be negative");
+  if (config.defragment_evictions_per_hour < 0 ||
+      config.defragment_evictions_per_hour > kMaxDefragmentEvictionsPerHour) {
+    return Status::Invalid(
+        "defragmentEvictionsPerHour " + std::to_string(config.defragment_evictions_per_hour) +
+        " is out of range [0, " + std::to_string(kMaxDefragmentEvictionsPerHour) + "]");
+  }
+  return Status::Ok();
 }
 
 }  // namespace gantry

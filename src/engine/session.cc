@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "engine/statement.h"
-
 namespace gantry {
 
 Session::Session(const Snapshot& snapshot, const Policy& policy, SessionOptions options)
@@ -13,14 +11,11 @@ Session::Session(const Snapshot& snapshot, const Policy& policy, SessionOptions 
       rng_(options.seed),
       topology_(snapshot.cluster()),
       state_(snapshot.cluster(), snapshot.node_table(), policy.jobs_wait_for_admission()),
-      plugins_(policy),
-      search_(*this, state_, plugins_, policy.config(), options.seed, rng_),
-      devices_of_(snapshot.cluster().nodes().size(), nullptr) {
+      plugins_(policy, snapshot.cluster()),
+      search_(*this, state_, plugins_, policy.config(), options.seed, rng_) {
   // Task order needs the plugins, which exist by now.
   for (JobId job : state_.pending_jobs()) {
-    std::vector<TaskId>& unplaced = state_.mutable_job(job).unplaced;
-    std::stable_sort(unplaced.begin(), unplaced.end(),
-                     [this](TaskId a, TaskId b) { return CompareTasks(a, b) < 0; });
+    state_.SortUnplaced(job, [this](TaskId a, TaskId b) { return CompareTasks(a, b) < 0; });
   }
   plugins_.Open(*this);
 }
@@ -48,13 +43,17 @@ Decisions Session::Run() {
     if (it != out.pending.end() && it->job == job) it->reason += "; " + note;
   }
   reservation_notes_.clear();
-  for (NodeId node = 0; node < static_cast<NodeId>(reserved_.size()); ++node) {
-    const JobId job = reserved_[node];
-    if (job == kNone) continue;
-    auto it = std::lower_bound(out.reservations.begin(), out.reservations.end(), job,
-                               [](const Reservation& r, JobId j) { return r.job < j; });
-    if (it == out.reservations.end() || it->job != job) it = out.reservations.insert(it, {job, {}});
-    it->nodes.push_back(node);
+  if (state_.HasReservations()) {
+    for (NodeId node = 0; node < static_cast<NodeId>(cluster().nodes().size()); ++node) {
+      const JobId job = state_.ReservedFor(node);
+      if (job == kNone) continue;
+      auto it = std::lower_bound(out.reservations.begin(), out.reservations.end(), job,
+                                 [](const Reservation& r, JobId j) { return r.job < j; });
+      if (it == out.reservations.end() || it->job != job) {
+        it = out.reservations.insert(it, {job, {}});
+      }
+      it->nodes.push_back(node);
+    }
   }
   // After the pending jobs, so that a plugin may say more about why they wait.
   plugins_.Close(*this, &out);
@@ -63,18 +62,36 @@ Decisions Session::Run() {
 
 ResourceVector Session::free_vector(NodeId id) const {
   ResourceVector out;
-  for (ResourceId r = 0; r < state_.resource_count(); ++r) out.Set(r, free(id, r));
+  for (ResourceId r = 0; r < state_.resource_count(); ++r) out.Set(r, free_now(id, r));
   return out;
 }
 
-NodeGpus Session::node_gpus(NodeId id) const {
-  // The devices' static properties live in the Node, far from the session's arrays:
-  // remember where, so that a node visited for many tasks is looked up once.
-  const GpuDevice*& devices = devices_of_[id];
-  if (devices == nullptr) devices = cluster().node(id).gpus.data();
-  const auto count = static_cast<size_t>(state_.node(id).gpu_count);
-  return NodeGpus{std::span<const GpuDevice>(devices, count), state_.gpu_free_milli(id),
-                  state_.gpu_free_memory(id), state_.node(id).one_nvlink_domain};
+void Session::ApplyChange(StatementKey, Change change, TaskId task, const Placement& placement,
+                          uint64_t unschedulable_mark, int sign) {
+  StateChange told = StateChange::kAllocate;
+  switch (change) {
+    case Change::kAllocate:
+      state_.Allocate(task, placement, sign);
+      break;
+    case Change::kPipeline:
+      state_.Pipeline(task, placement, sign);
+      told = StateChange::kPipeline;
+      break;
+    case Change::kEvict:
+      state_.Evict(task, sign);
+      told = StateChange::kEvict;
+      break;
+    case Change::kHold:  // plugins are told of it as an allocation
+      state_.Hold(task, placement, sign);
+      break;
+  }
+  plugins_.Notify(*this, told, task, placement.node, placement.gpus, sign);
+  // Room came back: verdicts that rested on its absence are void. Undoing a placement
+  // voids those made since it; an eviction may void any.
+  const bool gives_room = (change == Change::kEvict) == (sign > 0);
+  if (gives_room) {
+    search_.ForgetUnschedulableSince(change == Change::kEvict ? 0 : unschedulable_mark);
+  }
 }
 
 bool Session::AdmitJob(JobId job, std::string* reason) {
@@ -82,27 +99,12 @@ bool Session::AdmitJob(JobId job, std::string* reason) {
     SetJobReason(job, "not admitted: " + *reason);
     return false;
   }
-  state_.mutable_job(job).inqueue = true;
+  state_.AdmitJob(job);
   return true;
-}
-
-void Session::MarkSkippedOverused(JobId job, const std::string& reason) {
-  JobWork& w = state_.mutable_job(job);
-  w.skipped_overused = true;
-  w.reason = reason;
-}
-
-Statement Session::NewStatement() {
-  return Statement(this);
 }
 
 void Session::NoteReservation(JobId job, std::string note) {
   reservation_notes_.emplace_back(job, std::move(note));
-}
-
-void Session::Reserve(NodeId node, JobId job) {
-  if (reserved_.empty()) reserved_.assign(cluster().nodes().size(), kNone);
-  reserved_[node] = job;
 }
 
 }  // namespace gantry

@@ -3,8 +3,9 @@
 //   WorkingState     (working_state.h)    everything the cycle can touch, as changed so far;
 //   PluginSet        (plugin_set.h)       the plugins, asked through typed extension points;
 //   PlacementSearch  (placement_search.h) finding the best node for a task;
-//   DiagnoseNoNode   (diagnosis.h)        why a task fits nowhere, in words;
-//   Statement        (statement.h)        the only way actions change the working state.
+//   (diagnosis.cc)   PlacementSearch::DiagnoseNoNode: why a task fits nowhere, in words;
+//   Statement        (statement.h)        the only way actions change the working state,
+//                                         through the few functions it holds a key to.
 // The Session ties them together and is what actions and plugins see.
 //
 // Deterministic: the same snapshot, policy and options give the same decisions.
@@ -52,29 +53,39 @@ class Session {
   const SessionOptions& options() const { return options_; }
   const SchedulerConfig& config() const { return policy_.config(); }
   const WorkingState& state() const { return state_; }
-  // A node as the current view sees it: the room a task may take now, or, during a
-  // search for a pipelined placement, the room once releasing tasks end (viewing_future).
-  const NodeWork& node(NodeId id) const { return state_.node(id); }
-  Milli free(NodeId id, ResourceId r) const { return state_.free(id, r); }
-  Milli allocatable(NodeId id, ResourceId r) const { return state_.allocatable(id, r); }
-  bool viewing_future() const { return state_.viewing_future(); }
-  // All of a node's free resources as a vector (for tests and messages; not fast).
-  ResourceVector free_vector(NodeId id) const;
-  // The first resource of `requests` that the node has less of free, or -1: the same as
-  // requests.FirstExceeding(free_vector(id), /*named_only=*/false), without building it.
-  int64_t FirstShort(const ResourceVector& requests, NodeId id) const {
+  // ---- The room a placement search reads (WorkingState, "Room on nodes"): the room a
+  // task may take now, or during a search for a pipelined placement (searching_future)
+  // the room once releasing tasks end. Predicates and scorers read these.
+  const NodeWork& searched_node(NodeId id) const { return state_.searched_node(id); }
+  Milli searched_free(NodeId id, ResourceId r) const { return state_.searched_free(id, r); }
+  bool searching_future() const { return state_.searching_future(); }
+  // The first resource of `requests` that the node has less of searched free, or -1: what
+  // requests.FirstExceeding(free room as a vector, /*named_only=*/false) gives, without
+  // building it.
+  int64_t FirstShortInSearched(const ResourceVector& requests, NodeId id) const {
     const uint32_t n = state_.resource_count();
-    const Milli* row = state_.free_row(id);
+    const Milli* row = state_.searched_free_row(id);
     for (const ResourceVector::Entry& e : requests.entries()) {
       if (e.amount > (e.id < n ? row[e.id] : 0)) return e.id;
     }
     return -1;
   }
-  NodeGpus node_gpus(NodeId id) const;
-  // A GPU node's used share of its GPUs, in milli-GPUs.
-  Milli gpu_used_milli(NodeId id) const { return state_.node(id).gpu_used; }
-  // Any job, running or pending.
+  NodeGpus searched_gpus(NodeId id) const { return state_.searched_gpus(id); }
+  // A GPU node's used share of its GPUs, in milli-GPUs, in the searched room.
+  Milli searched_gpu_used_milli(NodeId id) const { return state_.searched_node(id).gpu_used; }
+  // ---- The room free now, whatever a search reads (actions and explanations, outside
+  // searches).
+  const NodeWork& free_node(NodeId id) const { return state_.free_table().nodes[id]; }
+  Milli free_now(NodeId id, ResourceId r) const { return state_.free_now(id, r); }
+  // All of a node's free resources as a vector (for tests and messages; not fast).
+  ResourceVector free_vector(NodeId id) const;
+  NodeGpus free_gpus(NodeId id) const { return state_.free_gpus(id); }
+  Milli allocatable(NodeId id, ResourceId r) const { return state_.allocatable(id, r); }
+  // Any job pending as the session opened, or one the session has changed or noted.
+  // REQUIRES: as WorkingState::job's.
   const JobWork& job(JobId id) const { return state_.job(id); }
+  // Any job's ready tasks (a victim's: WorkingState::ready_tasks).
+  int32_t ready_tasks(JobId id) const { return state_.ready_tasks(id); }
   TaskStatus task_status(TaskId id) const { return state_.task_status(id); }
   const QueueWork& queue(QueueId id) const { return state_.queue(id); }
   // Jobs with pending tasks, in id order.
@@ -126,25 +137,42 @@ class Session {
   // ---- What actions note on a job (never its amounts: those change by Statements).
   // Asks the admission plugins; an admitted job is inqueue, a refused one keeps `reason`.
   bool AdmitJob(JobId job, std::string* reason);
-  void SetJobReason(JobId job, std::string reason) {
-    state_.mutable_job(job).reason = std::move(reason);
-  }
-  void MarkAttempted(JobId job) { state_.mutable_job(job).attempted = true; }
+  void SetJobReason(JobId job, std::string reason) { state_.SetJobReason(job, std::move(reason)); }
+  void MarkAttempted(JobId job) { state_.MarkJobAttempted(job); }
   // Allocate passed the job over because its queue had its deserved share.
-  void MarkSkippedOverused(JobId job, const std::string& reason);
+  void MarkSkippedOverused(JobId job, const std::string& reason) {
+    state_.MarkJobSkippedOverused(job, reason);
+  }
 
-  // Opens a transaction of changes (see Statement).
+  // Opens a transaction of changes (see Statement; defined in statement.cc).
   Statement NewStatement();
   // The evictions committed so far in this session (the cluster's memory of who evicted
   // whom, Job::evicted_by, learns of them only after the session).
   const std::vector<EvictDecision>& committed_evictions() const { return decisions_.evictions; }
 
+  // ---- What a Statement does to the session, and nothing else may: only a Statement can
+  // make the key. Applies one change (+1) or undoes it (-1): the working state, then the
+  // plugins told, then the search's verdicts that rested on room that came back forgotten.
+  class StatementKey {
+    friend class Statement;
+    StatementKey() = default;
+  };
+  enum class Change : uint8_t { kAllocate, kPipeline, kEvict, kHold };
+  void ApplyChange(StatementKey, Change change, TaskId task, const Placement& placement,
+                   uint64_t unschedulable_mark, int sign);
+  // The search's "fits nowhere" log length (PlacementSearch::UnschedulableMark).
+  uint64_t UnschedulableMark(StatementKey) const { return search_.UnschedulableMark(); }
+  // Where committed operations become decisions, and their jobs' placed tasks leave the
+  // unplaced lists.
+  Decisions& committed(StatementKey) { return decisions_; }
+  void DropPlaced(StatementKey, JobId job) { state_.DropPlaced(job); }
+
   // ---- Reservations against starvation (the reserve action): a node held for a job
-  // takes no other job's tasks for the rest of the session.
-  JobId ReservedFor(NodeId node) const { return reserved_.empty() ? kNone : reserved_[node]; }
-  bool HasReservations() const { return !reserved_.empty(); }
+  // takes no other job's tasks for the rest of the session (WorkingState keeps them).
+  JobId ReservedFor(NodeId node) const { return state_.ReservedFor(node); }
+  bool HasReservations() const { return state_.HasReservations(); }
   // REQUIRES: the node is not held for another job.
-  void Reserve(NodeId node, JobId job);
+  void Reserve(NodeId node, JobId job) { state_.Reserve(node, job); }
   // Why the job's nodes are held (or not): kept past later actions' reasons, and added
   // to the job's pending reason at the session's end.
   void NoteReservation(JobId job, std::string note);
@@ -152,8 +180,6 @@ class Session {
   int64_t WaitedSeconds(JobId job) const { return options_.now - cluster().job(job).submitted; }
 
  private:
-  friend class Statement;
-
   const Snapshot& snapshot_;
   const Policy& policy_;
   SessionOptions options_;
@@ -162,9 +188,7 @@ class Session {
   WorkingState state_;
   PluginSet plugins_;
   PlacementSearch search_;
-  std::vector<JobId> reserved_;  // by node once some node is held; empty until then
   std::vector<std::pair<JobId, std::string>> reservation_notes_;
-  mutable std::vector<const GpuDevice*> devices_of_;  // per node, once looked up
   Decisions decisions_;
 };
 

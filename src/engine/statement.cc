@@ -37,43 +37,20 @@ Status RequireStatus(const Session& s, TaskId task, TaskStatus wanted, const cha
 }  // namespace
 
 void Statement::Apply(const Op& op, int sign) {
-  WorkingState& state = session_->state_;
-  StateChange change = StateChange::kAllocate;
-  switch (op.kind) {
-    case Kind::kAllocate:
-      state.Allocate(op.task, op.placement, sign);
-      break;
-    case Kind::kPipeline:
-      state.Pipeline(op.task, op.placement, sign);
-      change = StateChange::kPipeline;
-      break;
-    case Kind::kEvict:
-      state.Evict(op.task, sign);
-      change = StateChange::kEvict;
-      break;
-    case Kind::kHold:
-      state.Hold(op.task, op.placement, sign);
-      break;
-  }
-  session_->plugins_.Notify(*session_, change, op.task, op.placement.node, op.placement.gpus, sign);
-  // Room came back: verdicts that rested on its absence are void. Undoing a placement
-  // voids those made since it; an eviction may void any.
-  const bool gives_room = (op.kind == Kind::kEvict) == (sign > 0);
-  if (gives_room) {
-    session_->search_.ForgetUnschedulableSince(op.kind == Kind::kEvict ? 0 : op.unschedulable_mark);
-  }
+  session_->ApplyChange(Session::StatementKey(), op.kind, op.task, op.placement,
+                        op.unschedulable_mark, sign);
 }
 
 void Statement::Record(Kind kind, TaskId task, Placement placement, std::string reason,
                        JobId for_job, EvictionCause cause) {
   ops_.push_back(Op{kind, task, std::move(placement), std::move(reason), for_job, cause,
-                    session_->search_.UnschedulableMark()});
+                    session_->UnschedulableMark(Session::StatementKey())});
   Apply(ops_.back(), +1);
 }
 
 Status Statement::Allocate(TaskId task, Placement placement) {
   GANTRY_RETURN_IF_ERROR(RequireStatus(*session_, task, TaskStatus::kPending, "allocated"));
-  if (!session_->state_.Fits(task, placement, /*future=*/false)) {
+  if (!session_->state().Fits(task, placement, /*future=*/false)) {
     return Status::Invalid(TaskText(*session_, task) + " does not fit the free room of " +
                            NodeText(*session_, placement.node));
   }
@@ -83,7 +60,7 @@ Status Statement::Allocate(TaskId task, Placement placement) {
 
 Status Statement::Pipeline(TaskId task, Placement placement) {
   GANTRY_RETURN_IF_ERROR(RequireStatus(*session_, task, TaskStatus::kPending, "pipelined"));
-  if (!session_->state_.Fits(task, placement, /*future=*/true)) {
+  if (!session_->state().Fits(task, placement, /*future=*/true)) {
     return Status::Invalid(TaskText(*session_, task) + " does not fit the room " +
                            NodeText(*session_, placement.node) +
                            " will have once releasing tasks end");
@@ -94,7 +71,7 @@ Status Statement::Pipeline(TaskId task, Placement placement) {
 
 Status Statement::Evict(TaskId task, std::string reason, JobId for_job, EvictionCause cause) {
   GANTRY_RETURN_IF_ERROR(RequireStatus(*session_, task, TaskStatus::kRunning, "evicted"));
-  Record(Kind::kEvict, task, session_->state_.placement_of(task), std::move(reason), for_job,
+  Record(Kind::kEvict, task, session_->state().placement_of(task), std::move(reason), for_job,
          cause);
   return Status::Ok();
 }
@@ -104,7 +81,7 @@ Status Statement::Hold(TaskId task, Placement placement) {
   if (status != TaskStatus::kRunning && status != TaskStatus::kReleasing) {
     return RequireStatus(*session_, task, TaskStatus::kReleasing, "held room for");
   }
-  if (!session_->state_.Fits(task, placement, /*future=*/false)) {
+  if (!session_->state().Fits(task, placement, /*future=*/false)) {
     return Status::Invalid(TaskText(*session_, task) + " does not fit the free room of " +
                            NodeText(*session_, placement.node));
   }
@@ -122,7 +99,7 @@ void Statement::Rollback(size_t checkpoint) {
 void Statement::Commit() {
   if (ops_.empty()) return;
   const ClusterState& c = session_->cluster();
-  Decisions& out = session_->decisions_;
+  Decisions& out = session_->committed(Session::StatementKey());
   // Jobs whose tasks were placed: usually one, so the list is made only for a second.
   JobId first_job = kNone;
   std::vector<JobId> more_jobs;
@@ -157,18 +134,16 @@ void Statement::Commit() {
   }
   // The placed tasks leave their jobs' unplaced lists: one pass per job, not one per
   // operation.
-  auto drop_placed = [&](JobId job) {
-    std::vector<TaskId>& unplaced = session_->state_.mutable_job(job).unplaced;
-    unplaced.erase(
-        std::remove_if(unplaced.begin(), unplaced.end(),
-                       [&](TaskId t) { return session_->task_status(t) != TaskStatus::kPending; }),
-        unplaced.end());
-  };
+  auto drop_placed = [&](JobId job) { session_->DropPlaced(Session::StatementKey(), job); };
   if (first_job != kNone) drop_placed(first_job);
   std::sort(more_jobs.begin(), more_jobs.end());
   more_jobs.erase(std::unique(more_jobs.begin(), more_jobs.end()), more_jobs.end());
   for (JobId job : more_jobs) drop_placed(job);
   ops_.clear();
+}
+
+Statement Session::NewStatement() {
+  return Statement(this);
 }
 
 }  // namespace gantry

@@ -8,7 +8,9 @@
 //
 // Every cache a change can make wrong is kept right both ways: the node index by the
 // working state, plugin state through PlacementListener, and the search's "fits nowhere"
-// verdicts, forgotten when room comes back (an eviction, or undoing a placement).
+// verdicts, forgotten when room comes back (an eviction, or undoing a placement). The
+// session does that (Session::ApplyChange); a statement reaches the session only through
+// the functions that take a Session::StatementKey, which only a Statement can make.
 #pragma once
 
 #include <string>
@@ -53,7 +55,7 @@ class Statement {
   size_t size() const { return ops_.size(); }
 
  private:
-  enum class Kind : uint8_t { kAllocate, kPipeline, kEvict, kHold };
+  using Kind = Session::Change;
   struct Op {
     Kind kind;
     TaskId task;

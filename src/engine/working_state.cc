@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
 
 namespace gantry {
 namespace {
@@ -73,7 +75,8 @@ WorkingState::WorkingState(const ClusterState& c, const NodeTable* cached,
       // A cache that has never seen a node holds no table: nothing is read then.
       allocatable_(shown_.allocatable ? shown_.allocatable->data() : nullptr),
       jobs_(c.jobs_with_pending().size()),
-      job_slots_(c.jobs_with_pending().size()) {
+      job_slots_(c.jobs_with_pending().size()),
+      devices_of_(c.nodes().size(), nullptr) {
   const size_t n = shown_.nodes.size();
   std::vector<int32_t> whole_free(n), gpu_count(n);
   std::vector<uint8_t> partial(n);
@@ -93,7 +96,7 @@ WorkingState::WorkingState(const ClusterState& c, const NodeTable* cached,
   }
   pending_jobs_.assign(c.jobs_with_pending().begin(), c.jobs_with_pending().end());
   for (JobId id : pending_jobs_) {
-    const JobWork& w = job(id);
+    const JobWork& w = EnterJob(id);
     for (TaskId t : w.unplaced) {
       const TaskSpec& spec = c.spec_of(t);
       const int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
@@ -121,12 +124,49 @@ JobWork WorkingState::MakeJobWork(JobId id) const {
   return w;
 }
 
-JobWork& WorkingState::NewJob(JobId id) const {
+JobWork& WorkingState::EnterJob(JobId id) {
+  const uint32_t found = job_slots_.Find(id);
+  if (found != IdSlots::kAbsent) return *job_at_[found];
   const auto slot = static_cast<uint32_t>(jobs_.size());
   JobWork& work = jobs_.push_back(MakeJobWork(id));
   job_at_.push_back(&work);
   job_slots_.Insert(id, slot);
   return work;
+}
+
+void WorkingState::NoJobEntry(JobId id) const {
+  std::fprintf(stderr,
+               "gantry: engine invariant broken: job %u (%s) was read with job(), but the "
+               "session has no entry for it (read ready_tasks, or make its entry first)\n",
+               id, id < cluster_.jobs().size() ? cluster_.job(id).name.c_str() : "?");
+  std::abort();
+}
+
+NodeGpus WorkingState::free_gpus(NodeId id) const {
+  const NodeTable& t = free_table();
+  const NodeWork& w = t.nodes[id];
+  const auto begin = static_cast<size_t>(w.gpu_begin);
+  const auto count = static_cast<size_t>(w.gpu_count);
+  return GpusIn(w, std::span<const int32_t>(t.gpu_free_milli).subspan(begin, count),
+                std::span<const int64_t>(t.gpu_free_memory).subspan(begin, count), id);
+}
+
+void WorkingState::Reserve(NodeId node, JobId job) {
+  if (reserved_.empty()) reserved_.assign(cluster_.nodes().size(), kNone);
+  reserved_[node] = job;
+}
+
+void WorkingState::MarkJobSkippedOverused(JobId job, std::string reason) {
+  JobWork& w = EnterJob(job);
+  w.skipped_overused = true;
+  w.reason = std::move(reason);
+}
+
+void WorkingState::DropPlaced(JobId job) {
+  std::vector<TaskId>& unplaced = EnterJob(job).unplaced;
+  unplaced.erase(std::remove_if(unplaced.begin(), unplaced.end(),
+                                [&](TaskId t) { return task_status(t) != TaskStatus::kPending; }),
+                 unplaced.end());
 }
 
 TaskStatus WorkingState::task_status(TaskId id) const {
@@ -176,7 +216,7 @@ Placement WorkingState::placement_of(TaskId id) const {
 }
 
 NodeTable& WorkingState::Future() {
-  assert(!viewing_future_);
+  assert(!searching_future_);
   if (!future_) {
     now_ = std::make_unique<NodeTable>(shown_);
     future_ = std::make_unique<NodeTable>(shown_);
@@ -184,11 +224,11 @@ NodeTable& WorkingState::Future() {
   return *future_;
 }
 
-void WorkingState::ShowFuture(bool show) {
-  if (show == viewing_future_) return;
-  if (show) Future();
+void WorkingState::SearchFuture(bool search) {
+  if (search == searching_future_) return;
+  if (search) Future();
   std::swap(shown_, *future_);  // O(1): the tables' vectors trade buffers
-  viewing_future_ = show;
+  searching_future_ = search;
 }
 
 void WorkingState::RecomputeFree(NodeId node) {
@@ -223,7 +263,7 @@ void WorkingState::ChargeJob(TaskId task, ResourceVector JobWork::*field,
                              ResourceVector QueueWork::*queue_field, const ResourceVector& amount,
                              int sign) {
   const JobId job_id = cluster_.task(task).job;
-  JobWork& job = mutable_job(job_id);
+  JobWork& job = EnterJob(job_id);
   QueueWork& queue = queues_[cluster_.job(job_id).queue];
   ++job.changes;
   ++queue.changes;
@@ -275,21 +315,21 @@ void WorkingState::TakeNow(const Placement& p, const ResourceVector& accounted, 
 }
 
 void WorkingState::Allocate(TaskId task, const Placement& p, int sign) {
-  assert(!viewing_future_);  // a search only reads
+  assert(!searching_future_);  // a search only reads
   const ResourceVector accounted = AccountedOf(task, p);
   TakeNow(p, accounted, sign);
   TaskWork& t = MutableTask(task);
   assert(t.status == (sign > 0 ? TaskStatus::kPending : TaskStatus::kAllocated));
   t.status = sign > 0 ? TaskStatus::kAllocated : TaskStatus::kPending;
   t.placement = sign > 0 ? p : Placement{};
-  JobWork& job = mutable_job(cluster_.task(task).job);
+  JobWork& job = EnterJob(cluster_.task(task).job);
   job.ready += sign;
   job.placed += sign;
   ChargeJob(task, &JobWork::allocated, &QueueWork::allocated, accounted, sign);
 }
 
 void WorkingState::Pipeline(TaskId task, const Placement& p, int sign) {
-  assert(!viewing_future_);  // a search only reads
+  assert(!searching_future_);  // a search only reads
   const ResourceVector accounted = AccountedOf(task, p);
   Take(&Future(), p.node, accounted, p.gpus, sign);
   RecomputeFree(p.node);
@@ -298,17 +338,17 @@ void WorkingState::Pipeline(TaskId task, const Placement& p, int sign) {
   assert(t.status == (sign > 0 ? TaskStatus::kPending : TaskStatus::kPipelined));
   t.status = sign > 0 ? TaskStatus::kPipelined : TaskStatus::kPending;
   t.placement = sign > 0 ? p : Placement{};
-  mutable_job(cluster_.task(task).job).pipelined_tasks += sign;
+  EnterJob(cluster_.task(task).job).pipelined_tasks += sign;
   ChargeJob(task, &JobWork::pipelined, &QueueWork::pipelined, accounted, sign);
 }
 
 void WorkingState::Hold(TaskId task, const Placement& p, int sign) {
-  assert(!viewing_future_);  // a search only reads
+  assert(!searching_future_);  // a search only reads
   TakeNow(p, AccountedOf(task, p), sign);
 }
 
 void WorkingState::Evict(TaskId task, int sign) {
-  assert(!viewing_future_);  // a search only reads
+  assert(!searching_future_);  // a search only reads
   const Placement p = placement_of(task);
   const ResourceVector accounted = AccountedOf(task, p);
   // Its room comes back once it has terminated: in the future table only.
@@ -318,7 +358,7 @@ void WorkingState::Evict(TaskId task, int sign) {
   TaskWork& t = MutableTask(task);
   assert(t.status == (sign > 0 ? TaskStatus::kRunning : TaskStatus::kReleasing));
   t.status = sign > 0 ? TaskStatus::kReleasing : TaskStatus::kRunning;
-  JobWork& job = mutable_job(cluster_.task(task).job);
+  JobWork& job = EnterJob(cluster_.task(task).job);
   job.ready -= sign;
   job.releasing_tasks += sign;
   ChargeJob(task, &JobWork::allocated, &QueueWork::allocated, accounted, -sign);

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "engine/yaml_load.h"
+#include "yaml/yaml_load.h"
 
 namespace gantry::k8s {
 namespace {

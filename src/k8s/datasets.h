@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "k8s/objects.h"
+#include "k8s/object_meta.h"
 #include "model/datasets.h"
 #include "model/status.h"
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "k8s/json_fields.h"
+#include "k8s/resource_list.h"
 
 namespace gantry::k8s {
 namespace {

@@ -7,7 +7,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 
-#include "k8s/objects.h"
+#include "k8s/object_meta.h"
 #include "model/numa.h"
 #include "model/status.h"
 

@@ -1,8 +1,11 @@
 // Kubernetes objects as the scheduler sees them: decoded from the API's JSON into the
 // few fields scheduling needs, with errors that name the object and the field.
 //
-// Pods, Nodes and PriorityClasses (core), Volcano's scheduling.volcano.sh/v1beta1
-// PodGroup and Queue, and scheduler-plugins' scheduling.x-k8s.io/v1alpha1 PodGroup.
+// Pods (pod_object.cc), Nodes (node_object.cc) and PriorityClasses (core), Volcano's
+// scheduling.volcano.sh/v1beta1 PodGroup and Queue, and scheduler-plugins'
+// scheduling.x-k8s.io/v1alpha1 PodGroup (objects.cc). What every object has is in
+// object_meta.h, resource lists in resource_list.h; volumes, NUMA, topology, datasets and
+// workloads in their own files.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "k8s/object_meta.h"
 #include "k8s/pod_rules.h"
+#include "k8s/resource_list.h"
 #include "model/cluster.h"
 #include "model/resources.h"
 #include "model/status.h"
@@ -38,19 +43,6 @@ inline constexpr const char* kMovableAnnotation = "gantry.dev/movable";
 inline constexpr const char* kGpuProductLabel = "nvidia.com/gpu.product";
 inline constexpr const char* kGpuMemoryLabel = "nvidia.com/gpu.memory";  // MiB per device
 
-struct ObjectMeta {
-  std::string namespace_;  // empty for cluster-scoped objects
-  std::string name;
-  std::string uid;
-  std::string resource_version;
-  bool deleting = false;  // has a deletionTimestamp
-  // metadata.creationTimestamp in seconds since 1970 (UTC), for pods and PodGroups (their
-  // decoders read it); 0 when absent.
-  int64_t created = 0;
-  // "namespace/name", or "name" when cluster-scoped: the key informers use.
-  std::string Key() const { return namespace_.empty() ? name : namespace_ + "/" + name; }
-};
-
 enum class GroupApi { kNone, kVolcano, kCoscheduling };
 
 // The controllers whose selectors kube-scheduler's default topology spreading reads
@@ -63,24 +55,6 @@ struct SpreadOwner {
   SpreadOwnerKind kind = SpreadOwnerKind::kNone;
   std::string name;
   bool operator==(const SpreadOwner&) const = default;
-};
-
-// What could not be read of a pod's requests: amounts that are malformed, negative, too
-// large or whose sum overflows, and resource names that were refused. A pod bound to a
-// node counts as holding all of that node's amount of each (ClusterCache).
-struct UnreadableRequests {
-  bool all = false;                       // a requests, limits or overhead that is not a map
-  bool gpus = false;                      // how many GPUs, or what share of one
-  std::vector<ResourceId> ids;            // known resources, sorted
-  std::vector<std::string> names;         // names that were refused (at most kMaxNames)
-  static constexpr size_t kMaxNames = 8;  // beyond: `all`
-
-  bool empty() const { return !all && !gpus && ids.empty() && names.empty(); }
-  void AddId(ResourceId id);
-  void AddName(const std::string& name);
-  void Merge(const UnreadableRequests& other);
-  // "cpu, nvidia.com/gpu" or "every resource", for messages.
-  std::string ToString() const;
 };
 
 struct PodInfo {
@@ -150,10 +124,6 @@ struct PriorityClassInfo {
   int32_t value = 0;
 };
 
-Result<ObjectMeta> ParseMeta(const nlohmann::json& object);
-// ParseMeta for an object of `kind` (in errors: "persistentvolume: ..."), with its name and
-// namespace held to the API server's limit (kMaxNameLength).
-Result<ObjectMeta> NamedMeta(const nlohmann::json& object, const char* kind);
 // Reads what can be read of a pod, however malformed the rest of it is: an error only
 // without metadata.name. Requests are read apart from the scheduling constraints, so that
 // a pod bound to a node always counts there with what it asks for (what cannot be read
@@ -172,13 +142,6 @@ Result<QueueInfo> ParseQueue(const nlohmann::json& object);
 // the value.
 Result<bool> ParseMovableAnnotation(const nlohmann::json& annotations, const std::string& where);
 Result<PriorityClassInfo> ParsePriorityClass(const nlohmann::json& object);
-
-// A ResourceList (`{"cpu": "500m", "nvidia.com/gpu": 2}`: strings or numbers) into a
-// vector; nvidia.com/gpu is counted in milli-GPUs. Names are interned as coming from
-// `source` (nodes and Queues: kTrusted; pods and PodGroups: kWorkload). `where` prefixes
-// errors.
-Status ParseResourceList(const nlohmann::json& list, const std::string& where, NameSource source,
-                         ResourceVector* out);
 
 // "0,3" <-> {0, 3}.
 std::string FormatDeviceList(const std::vector<int32_t>& devices);

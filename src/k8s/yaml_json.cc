@@ -6,8 +6,8 @@
 #include <charconv>
 #include <cstdlib>
 
-#include "engine/yaml_load.h"
 #include "model/limits.h"
+#include "yaml/yaml_load.h"
 
 namespace gantry::k8s {
 namespace {
@@ -120,6 +120,5 @@ Result<std::vector<YamlDocument>> LoadYamlDocuments(const std::string& path) {
   if (!text.ok()) return text.status();
   return ParseYamlDocuments(*text, path);
 }
-
 
 }  // namespace gantry::k8s

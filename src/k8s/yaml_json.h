@@ -30,12 +30,11 @@ struct YamlDocument {
   int LineOf(const std::string& pointer) const;
 };
 
-// Every non-empty document of a text, loaded with ParseYamlNodes (engine/yaml_load.h: its
+// Every non-empty document of a text, loaded with ParseYamlNodes (yaml/yaml_load.h: its
 // limits, no duplicate keys). Errors name `source`, the line and the column.
 Result<std::vector<YamlDocument>> ParseYamlDocuments(std::string_view text,
                                                      const std::string& source);
 // The same from a file.
 Result<std::vector<YamlDocument>> LoadYamlDocuments(const std::string& path);
-
 
 }  // namespace gantry::k8s

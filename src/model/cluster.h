@@ -6,8 +6,10 @@
 // Release); the engine only reads it, through a Session's private working copy.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <set>
 #include <span>
 #include <string>
@@ -37,7 +39,10 @@ inline constexpr uint32_t kNone = UINT32_MAX;
 
 inline constexpr int32_t kGpuMilliWhole = 1000;  // one whole GPU, in thousandths
 
-// The process-wide table of GPU model names ("A100-80GB", "G2", ...).
+// The process's GPU model names ("A100-80GB", "G2", ...): one vocabulary for every
+// cluster, decoder and spec of the process, like ResourceNames() and for the same reason
+// (specs name models by id and are compared with every cluster's devices). Append-only:
+// names come from nodes' GPU product labels, scenarios and traces, never from pods.
 Interner& GpuModels();
 
 struct GpuDevice {
@@ -168,7 +173,7 @@ struct Queue {
   // An explicit deserved amount per resource it names (Volcano's spec.deserved): the queue
   // deserves that much (up to its demand) instead of a share by weight.
   ResourceVector deserved;
-  // The queue tree (engine/queue_tree.h): kNone for a top-level queue. Jobs belong to leaf
+  // The queue tree (model/queue_tree.h): kNone for a top-level queue. Jobs belong to leaf
   // queues only.
   QueueId parent = kNone;
   // Set by a loader when the queue names a parent it does not know: the queue and what is
@@ -319,10 +324,14 @@ class ClusterState {
   JobId FindJob(std::string_view name) const;
 
   // Changes whenever the node does (added, a task placed or released). Stamps come from
-  // one process-wide counter, so equal stamps mean the same node state, even across
-  // copies of a ClusterState: a cache of per-node state refreshes only the nodes whose
-  // stamp moved (see engine/node_table.h).
+  // the counter a cluster and its copies share (stamp_counter), so equal stamps of one
+  // counter mean the same node state, even across copies of a ClusterState: a cache of
+  // per-node state refreshes only the nodes whose stamp moved (see engine/node_table.h).
   uint64_t node_stamp(NodeId id) const { return node_stamps_[id]; }
+  // Made with the cluster and shared by its copies (copies run side by side on threads,
+  // hence atomic). A cache keyed by stamps keeps it, and starts over for a cluster whose
+  // counter is another: stamps of two clusters built apart say nothing of each other.
+  const std::shared_ptr<std::atomic<uint64_t>>& stamp_counter() const { return stamp_counter_; }
   // The running tasks on a node, in no particular order.
   const std::vector<TaskId>& tasks_on(NodeId node) const { return tasks_on_node_[node]; }
   // Jobs that have at least one pending task, in id order.
@@ -476,6 +485,8 @@ class ClusterState {
   void Unaccount(TaskId task);
   // Gives a node a new stamp: its state changed.
   void Touch(NodeId id);
+  // The next stamp of stamp_counter_: never 0, never given twice by it.
+  uint64_t NextStamp() { return stamp_counter_->fetch_add(1, std::memory_order_relaxed) + 1; }
 
   std::vector<std::string> topology_keys_;
   std::vector<Node> nodes_;
@@ -501,6 +512,8 @@ class ClusterState {
   std::vector<JobId> free_job_ids_;
   std::vector<std::vector<TaskId>> tasks_on_node_;
   std::vector<uint64_t> node_stamps_;
+  std::shared_ptr<std::atomic<uint64_t>> stamp_counter_ =
+      std::make_shared<std::atomic<uint64_t>>(0);
   ResourceVector capacity_;
   std::vector<Int128> exact_capacity_;  // by resource id
   WorkloadProfile profile_;

@@ -63,7 +63,7 @@ inline constexpr int kMaxQueueDepth = 16;
 // One input file (scenario, node or pod list, job CSV, configuration, manifest).
 inline constexpr int64_t kMaxInputFileBytes = int64_t{1} << 30;  // 1 GiB
 
-// YAML (src/engine/yaml_load.h). Lists and mappings nested in each other, aliases
+// YAML (src/yaml/yaml_load.h). Lists and mappings nested in each other, aliases
 // expanded: Gantry's own files nest under 10 levels and Kubernetes objects (CRD schemas
 // included) under 40; deeper input would only cost stack in every recursive walk.
 inline constexpr int kMaxYamlDepth = 100;

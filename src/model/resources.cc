@@ -8,17 +8,17 @@
 
 namespace gantry {
 
-Interner& ResourceNames() {
-  static Interner* names = [] {
-    auto* table = new Interner();
-    // Fixed ids for the well-known resources; order must match the constants.
-    table->Intern("cpu");
-    table->Intern("memory");
-    table->Intern(kGpuResourceName);
-    table->Intern("pods");
-    return table;
-  }();
-  return *names;
+ResourceNameTable::ResourceNameTable() {
+  // Fixed ids for the well-known resources; order must match the constants.
+  names_.Intern("cpu");
+  names_.Intern("memory");
+  names_.Intern(kGpuResourceName);
+  names_.Intern("pods");
+}
+
+ResourceNameTable& ProcessResourceNames() {
+  static ResourceNameTable* table = new ResourceNameTable();
+  return *table;
 }
 
 ResourceId InternResource(std::string_view name) {
@@ -64,7 +64,7 @@ std::string ResourceNameProblem(std::string_view name) {
 
 }  // namespace
 
-Result<ResourceId> InternResourceName(std::string_view name, NameSource source) {
+Result<ResourceId> ResourceNameTable::InternChecked(std::string_view name, NameSource source) {
   // Printable and short, whatever was given, for the messages.
   auto quoted = [&] {
     std::string out = "\"";
@@ -74,28 +74,29 @@ Result<ResourceId> InternResourceName(std::string_view name, NameSource source) 
   if (std::string why = ResourceNameProblem(name); !why.empty()) {
     return Status::Invalid("resource name " + quoted() + " is not valid: " + why);
   }
-  Interner& names = ResourceNames();
-  if (int64_t known = names.Find(name); known >= 0) return static_cast<ResourceId>(known);
+  if (int64_t known = names_.Find(name); known >= 0) return static_cast<ResourceId>(known);
   // Check and add under one lock, so that two threads cannot both take the last slot.
-  static std::mutex mu;
-  static size_t added_by_workloads = 0;
-  std::lock_guard<std::mutex> lock(mu);
-  if (int64_t known = names.Find(name); known >= 0) return static_cast<ResourceId>(known);
-  if (names.size() >= kMaxResourceNames) {
+  std::lock_guard<std::mutex> lock(quota_mu_);
+  if (int64_t known = names_.Find(name); known >= 0) return static_cast<ResourceId>(known);
+  if (names_.size() >= kMaxResourceNames) {
     return Status::OutOfRange("resource name " + quoted() + " refused: already " +
                               std::to_string(kMaxResourceNames) +
                               " distinct resource names, the limit");
   }
   if (source == NameSource::kWorkload) {
-    if (added_by_workloads >= kMaxResourceNamesFromWorkloads) {
+    if (added_by_workloads_ >= kMaxResourceNamesFromWorkloads) {
       return Status::OutOfRange("resource name " + quoted() +
                                 " refused: no node offers it, and workloads have already named " +
                                 std::to_string(kMaxResourceNamesFromWorkloads) +
                                 " such resources, the limit");
     }
-    ++added_by_workloads;
+    ++added_by_workloads_;
   }
-  return names.Intern(name);
+  return names_.Intern(name);
+}
+
+Result<ResourceId> InternResourceName(std::string_view name, NameSource source) {
+  return ProcessResourceNames().InternChecked(name, source);
 }
 
 ResourceVector::ResourceVector(std::initializer_list<Entry> entries) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -22,16 +23,42 @@ inline constexpr ResourceId kGpu = 2;  // nvidia.com/gpu, counted in milli-GPUs
 inline constexpr ResourceId kPods = 3;
 inline constexpr std::string_view kGpuResourceName = "nvidia.com/gpu";
 
-// The process-wide table of resource names (append-only; see Interner).
-Interner& ResourceNames();
+// Where a resource name read from input comes from. Workloads (pods, scenario tasks, job
+// rows) may add fewer new names than nodes and configuration (see model/limits.h).
+enum class NameSource { kTrusted, kWorkload };
+
+// The resource names of the process: one vocabulary for every cluster, decoder and session
+// in it, so that a ResourceVector means the same thing wherever it goes (ids are compared in
+// the engine's hottest loops; a table per cluster would make every vector carry its table,
+// and the simulator's copies of a cluster share their specs). Append-only (see Interner),
+// and bounded: the well-known names at their fixed ids, at most kMaxResourceNames in all, of
+// which at most kMaxResourceNamesFromWorkloads added by workloads. The count of those is
+// the table's, kept with it under its own lock.
+class ResourceNameTable {
+ public:
+  ResourceNameTable();
+  ResourceNameTable(const ResourceNameTable&) = delete;
+  ResourceNameTable& operator=(const ResourceNameTable&) = delete;
+
+  // See InternResourceName.
+  Result<ResourceId> InternChecked(std::string_view name, NameSource source);
+  Interner& names() { return names_; }
+
+ private:
+  Interner names_;
+  std::mutex quota_mu_;  // held from the limit check to the add: no two take the last slot
+  size_t added_by_workloads_ = 0;
+};
+
+// The process's table (made on first use, never destroyed: ids outlive every static).
+ResourceNameTable& ProcessResourceNames();
+// Its names (append-only; see Interner).
+inline Interner& ResourceNames() { return ProcessResourceNames().names(); }
 // Interns a name the program itself spells (a constant, a test). Unchecked: input goes
 // through InternResourceName.
 ResourceId InternResource(std::string_view name);
 const std::string& ResourceName(ResourceId id);
 
-// Where a resource name read from input comes from. Workloads (pods, scenario tasks, job
-// rows) may add fewer new names than nodes and configuration (see model/limits.h).
-enum class NameSource { kTrusted, kWorkload };
 // Interns a resource name read from input, after checking that it is a Kubernetes
 // resource name ([prefix/]name: a DNS-subdomain prefix of at most 253 bytes, a name of at
 // most 63 of [A-Za-z0-9-_.]) and that a new name stays within the limits on distinct

@@ -1,7 +1,7 @@
 #include "sim/cluster_file.h"
 
 #include "model/input_file.h"
-#include "sim/scenario.h"
+#include "sim/scenario_reader.h"
 #include "sim/trace_csv.h"
 
 namespace gantry {

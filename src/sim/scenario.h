@@ -1,6 +1,8 @@
-// Scenario files: a cluster, a workload and optionally the expected decisions, written
-// down as YAML (see tests/scenario/ and README.md for the format). One file runs through
-// the engine directly (`gantry schedule`) and feeds the simulator's cluster.
+// A scenario: a cluster, a workload and optionally the expected decisions, as a scenario
+// file writes them down in YAML (see tests/scenario/ and README.md for the format). One
+// runs through the engine directly (`gantry schedule`) and feeds the simulator's cluster.
+// Read by sim/scenario_reader.h, written by sim/scenario_writer.h (snapshots); its
+// expectations are read and checked by sim/scenario_expect.h.
 #pragma once
 
 #include <map>
@@ -9,20 +11,17 @@
 #include <vector>
 
 #include "engine/config.h"
-#include "engine/decisions.h"
 #include "model/cluster.h"
 #include "sim/scenario_snapshot.h"
 
 namespace gantry {
-
-struct PendingExplanation;  // engine/explain.h
 
 struct ScenarioExpectations {
   bool present = false;
   // job -> tasks placed in the session: bound, or pipelined onto room being released.
   std::map<std::string, int32_t> placed;
   std::map<std::string, std::string> pending;  // job -> substring of its pending reason
-  // job -> substrings of its explanation in words (sim/explain_json.h: ExplanationText).
+  // job -> substrings of its explanation in words (explain/explanation_json.h: ExplanationText).
   std::map<std::string, std::vector<std::string>> explain;
   std::map<std::string, std::vector<std::string>> on_nodes;  // job -> allowed nodes
   // job -> its tasks placed in the session per node, exactly: a node it does not name
@@ -57,32 +56,5 @@ struct Scenario {
   // A snapshot's recent arrivals (sim/scenario_snapshot.h); its profile is the cluster's.
   ScenarioSnapshot snapshot;
 };
-
-// Reads and validates a scenario file. Errors say "FILE:LINE:COLUMN: FIELD: what".
-Result<Scenario> LoadScenario(const std::string& path);
-// The same from text; `source` names it in errors.
-Result<Scenario> ParseScenario(const std::string& text, const std::string& source);
-
-// What a queue file may set of the replay's configuration (the policies come from
-// --policy): unset fields leave the policy's own.
-struct QueueFileConfig {
-  std::vector<std::string> actions;           // empty: the policy's
-  std::optional<int64_t> preemption_grace_s;  // preemptionGraceSeconds
-  std::optional<int64_t> starvation_s;        // starvationSeconds
-};
-
-// A queue file for `gantry sim --queues`: a mapping with `queues:` (the scenario format's
-// list: weights, guarantees, capabilities, parents) and optionally `config:` with
-// `actions`, `preemptionGraceSeconds` and `starvationSeconds`. Adds the queues to
-// `cluster` and sets in `config` what the file names. Errors as ParseScenario's.
-Status ParseQueueFile(const std::string& text, const std::string& source, ClusterState* cluster,
-                      QueueFileConfig* config);
-
-// Checks decisions against the scenario's expectations. Returns one line per unmet
-// expectation ("job train-1: expected 4 placed, got 0"); empty when all are met.
-// `explanations`: the session's (engine/explain.h), for expect.explain; null: none.
-std::vector<std::string> CheckExpectations(
-    const Scenario& scenario, const Decisions& decisions,
-    const std::vector<PendingExplanation>* explanations = nullptr);
 
 }  // namespace gantry

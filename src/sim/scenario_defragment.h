@@ -1,6 +1,6 @@
 // The scenario format's part in defragmentation: the defragment action's memory of its
 // recent evictions, which its budget counts (`recentDefragmentEvictions`). Which tasks are
-// movable is read with the jobs and queues (`movable: true`, scenario.cc).
+// movable is read with the jobs and queues (`movable: true`, scenario_reader.cc).
 #pragma once
 
 #include "model/cluster.h"

@@ -6,8 +6,8 @@
 #include <unordered_set>
 
 #include "engine/topology_domains.h"
+#include "explain/explanation_json.h"
 #include "model/limits.h"
-#include "sim/explain_json.h"
 
 namespace gantry {
 

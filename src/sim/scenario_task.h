@@ -18,4 +18,9 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
                      int32_t job_priority, PreemptionPolicy job_policy, TaskSpec* spec,
                      int64_t* replicas);
 
+// preemptionPolicy: PreemptLowerPriority (the default) or Never, as a PriorityClass says
+// (a job's, or one task's).
+Status ParsePreemptionPolicy(const YamlReader& r, const YAML::Node& n, const std::string& f,
+                             PreemptionPolicy* out);
+
 }  // namespace gantry

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/yaml_load.h"
 #include "model/hypernodes.h"
 #include "model/limits.h"
+#include "yaml/yaml_load.h"
 
 namespace gantry {
 

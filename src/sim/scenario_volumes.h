@@ -25,7 +25,7 @@
 // The engine then checks them as kube-scheduler's VolumeBinding (node affinity; for
 // unbound claims the volume or the provisioning it would choose per node), VolumeZone and
 // VolumeRestrictions (ReadWriteOncePod) do, and NodeVolumeLimits against the nodes'
-// `csi:` (see scenario.h).
+// `csi:` (see scenario_nodes.h).
 #pragma once
 
 #include <string>

@@ -1,8 +1,9 @@
-// Writing a ClusterState in the scenario format (sim/scenario.h), so that a live cluster
-// (`gantry snapshot`) can be replayed and read back: parsing what WriteScenario writes
-// gives the same nodes, queues, jobs, running placements, topology levels and workload
-// profile. What the format cannot carry (pod affinity, volumes, NUMA, MIG layouts, ...)
-// is left out and listed, in the result and as comments at the top of the file.
+// Writing a ClusterState in the scenario format (sim/scenario.h; its reader is
+// sim/scenario_reader.h), so that a live cluster (`gantry snapshot`) can be replayed and read
+// back: parsing what WriteScenario writes gives the same nodes, queues, jobs, running
+// placements, topology levels and workload profile. What the format cannot carry (pod
+// affinity, volumes, NUMA, MIG layouts, ...) is left out and listed, in the result and as
+// comments at the top of the file.
 #pragma once
 
 #include <cstdint>

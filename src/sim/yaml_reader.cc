@@ -199,4 +199,12 @@ Status YamlReader::Tolerations(const YAML::Node& node, const std::string& field,
   return Status::Ok();
 }
 
+std::string LimitText(int64_t value, const char* what) {
+  return std::to_string(value) + " (the limit on " + what + ")";
+}
+
+size_t DigitCount(int64_t n) {
+  return std::to_string(n).size();
+}
+
 }  // namespace gantry

@@ -1,5 +1,5 @@
 // Reading typed values out of YAML with errors that say where: "FILE:LINE:COL: FIELD: what".
-// The tree comes from ParseYamlNode (engine/yaml_load.h), which has bounded its size and
+// The tree comes from ParseYamlNode (yaml/yaml_load.h), which has bounded its size and
 // depth and refused duplicate keys.
 #pragma once
 
@@ -8,11 +8,11 @@
 #include <initializer_list>
 #include <string>
 
-#include "engine/yaml_load.h"
 #include "model/cluster.h"
 #include "model/labels.h"
 #include "model/resources.h"
 #include "model/status.h"
+#include "yaml/yaml_load.h"
 
 namespace gantry {
 
@@ -55,5 +55,10 @@ class YamlReader {
  private:
   std::string source_;
 };
+
+// For messages about a format's limits: "VALUE (the limit on WHAT)".
+std::string LimitText(int64_t value, const char* what);
+// The decimal digits of n >= 0 (the length of a name made of a prefix and a number).
+size_t DigitCount(int64_t n);
 
 }  // namespace gantry

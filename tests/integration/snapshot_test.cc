@@ -13,7 +13,7 @@
 #include <fstream>
 #include <string>
 
-#include "sim/scenario.h"
+#include "sim/scenario_reader.h"
 #include "tests/integration/daemon_process.h"
 #include "tests/integration/testenv.h"
 

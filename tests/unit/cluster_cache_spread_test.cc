@@ -312,9 +312,11 @@ TEST(ClusterCacheSpread, SessionSpreadsTheReplicasOnePerNode) {
   SchedulerConfig config = SchedulerConfig::Default();
   for (PluginConfig& p : config.plugins) {
     if (p.name != "podtopologyspread") continue;
-    p.arguments["defaultingType"] = "List";
-    p.arguments["defaultConstraints"] =
-        "[{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule}]";
+    p = Must(PluginWithTextArguments("podtopologyspread",
+                                     {{"defaultingType", "List"},
+                                      {"defaultConstraints",
+                                       "[{maxSkew: 1, topologyKey: kubernetes.io/hostname, "
+                                       "whenUnsatisfiable: DoNotSchedule}]"}}));
     ASSERT_TRUE(PodTopologySpreadHasDefaults(p));
   }
   ClusterCache c = Spreading();
@@ -340,7 +342,8 @@ TEST(ClusterCacheSpread, SessionSpreadsTheReplicasOnePerNode) {
 
 TEST(PodTopologySpreadHasDefaults, SystemOrANonEmptyList) {
   auto has = [](std::map<std::string, std::string> args) {
-    return PodTopologySpreadHasDefaults(PluginConfig{"podtopologyspread", std::move(args)});
+    return PodTopologySpreadHasDefaults(
+        Must(PluginWithTextArguments("podtopologyspread", std::move(args))));
   };
   EXPECT_TRUE(has({}));
   EXPECT_TRUE(has({{"defaultingType", "System"}}));

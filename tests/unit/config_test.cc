@@ -10,6 +10,7 @@
 #include "engine/plugins/plugins.h"
 #include "engine/registry.h"
 #include "tests/unit/test_util.h"
+#include "yaml/scheduler_config_yaml.h"
 
 namespace gantry {
 namespace {
@@ -53,7 +54,8 @@ TEST(SchedulerConfigTest, DefaultIsValid) {
       want = {{"weight", "2"}};
     }
     if (p.name == "tainttoleration") want = {{"weight", "3"}};
-    EXPECT_EQ(p.arguments, want) << p.name;
+    for (const auto& [key, value] : p.arguments) EXPECT_TRUE(value.is_scalar()) << p.name;
+    EXPECT_EQ(ArgumentTexts(p), want) << p.name;
   }
   EXPECT_EQ(c.nodes_to_score, 100);
   EXPECT_TRUE(ValidateSchedulerConfig(c).ok());
@@ -118,8 +120,9 @@ nodesToScore: 50
   EXPECT_EQ(PluginNames(c),
             (std::vector<std::string>{"gang", "predicates", "binpack", "proportion"}));
   EXPECT_TRUE(c.plugins[0].arguments.empty());
-  EXPECT_EQ(c.plugins[2].arguments, (std::map<std::string, std::string>{
-                                        {"weight", "2"}, {"nvidia.com/gpu", "4"}, {"cpu", "0"}}));
+  EXPECT_EQ(
+      ArgumentTexts(c.plugins[2]),
+      (std::map<std::string, std::string>{{"weight", "2"}, {"nvidia.com/gpu", "4"}, {"cpu", "0"}}));
   EXPECT_TRUE(c.plugins[3].arguments.empty());
   EXPECT_EQ(c.nodes_to_score, 50);
 }
@@ -227,7 +230,7 @@ TEST(SchedulerConfigTest, BinpackAcceptsResourceNameArguments) {
   Status st = Parse(yaml, &c);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(c.plugins[1].arguments.size(), 7u);
-  EXPECT_EQ(c.plugins[1].arguments.at("example.com/fpga"), "5");
+  EXPECT_EQ(c.plugins[1].arguments.at("example.com/fpga").scalar(), "5");
 }
 
 // kube-scheduler's PodTopologySpreadArgs write defaultConstraints as a YAML list; the
@@ -248,7 +251,7 @@ TEST(SchedulerConfigTest, DefaultConstraintsMayBeAYamlList) {
   ASSERT_TRUE(st.ok()) << st.message();
   ASSERT_EQ(c.plugins.size(), 2u);
   EXPECT_TRUE(PodTopologySpreadHasDefaults(c.plugins[1]));
-  const std::string text = c.plugins[1].arguments.at("defaultConstraints");
+  const std::string text = c.plugins[1].arguments.at("defaultConstraints").Text();
   EXPECT_TRUE(Contains(text, "maxSkew: 2")) << text;
   EXPECT_TRUE(Contains(text, "topology.kubernetes.io/zone")) << text;
 
@@ -259,6 +262,40 @@ TEST(SchedulerConfigTest, DefaultConstraintsMayBeAYamlList) {
       &quoted);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_TRUE(PodTopologySpreadHasDefaults(quoted.plugins[1]));
+}
+
+// Plugin arguments are parsed once, as the configuration is read, into a tree that knows
+// where each value was written: a plugin's error about a value in a list names the
+// configuration file's line and column of that value. (Before, the list was turned back
+// into text and parsed again, and the message named a place in that text.)
+TEST(SchedulerConfigTest, ArgumentErrorsNameTheConfigurationsLineAndColumn) {
+  const char* yaml =
+      "plugins:\n"
+      "- predicates\n"
+      "- name: podtopologyspread\n"
+      "  arguments:\n"
+      "    defaultConstraints:\n"
+      "    - maxSkew: 1\n"
+      "      topologyKey: zone\n"
+      "      whenUnsatisfiable: DoNotSchedule\n"
+      "    - maxSkew: 0\n"
+      "      topologyKey: rack\n"
+      "      whenUnsatisfiable: DoNotSchedule\n";
+  SchedulerConfig c;
+  Status st = Parse(yaml, &c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "sched.yaml:9:16: defaultConstraints[1].maxSkew: must be "
+                                     "between 1 and"));
+  // A key the plugin does not know is named where the key is.
+  st = Parse(
+      "plugins:\n"
+      "- predicates\n"
+      "- name: podtopologyspread\n"
+      "  arguments:\n"
+      "    defaultConstraints: [{maxSkew: 1, colour: red}]\n",
+      &c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_TRUE(Contains(st.message(), "sched.yaml:5:39: defaultConstraints[0].colour: unknown"));
 }
 
 TEST(SchedulerConfigTest, DuplicatePluginIsAnError) {

@@ -153,7 +153,7 @@ engine:
   EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"allocate", "backfill"}));
   EXPECT_EQ(PluginNames(c.engine), (std::vector<std::string>{"gang", "predicates", "binpack"}));
   ASSERT_EQ(c.engine.plugins.size(), 3u);
-  EXPECT_EQ(c.engine.plugins[2].arguments.at("weight"), "2");
+  EXPECT_EQ(c.engine.plugins[2].arguments.at("weight").scalar(), "2");
   EXPECT_EQ(c.engine.nodes_to_score, 0);
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "k8s/json_text.h"
-#include "sim/scenario.h"
+#include "sim/scenario_reader.h"
 #include "tests/unit/test_util.h"
 
 namespace gantry {

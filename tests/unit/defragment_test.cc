@@ -246,7 +246,7 @@ TEST(DefragmentHoldTest, HoldTakesFreeRoomForAnEvictedTaskAndRollbackGivesItBack
   there.gpus.devices = {3, 4};
   there.gpus.milli_each = kGpuMilliWhole;
   ASSERT_TRUE(st.Hold(task, there).ok());
-  EXPECT_EQ(s.free(n1, kGpu), 6 * kGpuMilliWhole);
+  EXPECT_EQ(s.free_now(n1, kGpu), 6 * kGpuMilliWhole);
   EXPECT_EQ(s.task_status(task), TaskStatus::kReleasing);  // the task itself is unchanged
   // Held room is taken: the same devices cannot be held again.
   EXPECT_FALSE(st.Hold(task, there).ok());

@@ -1,5 +1,5 @@
 // ExplainPending (engine/explain.h) after Session::Run, and its JSON and words
-// (sim/explain_json.h). Expected values are written by hand from the clusters.
+// (explain/explanation_json.h). Expected values are written by hand from the clusters.
 #include "engine/explain.h"
 
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/explain_json.h"
+#include "explain/explanation_json.h"
 #include "tests/unit/test_cluster.h"
 #include "tests/unit/test_util.h"
 

@@ -13,7 +13,7 @@
 
 #include "sim/policies.h"
 #include "sim/replay.h"
-#include "sim/scenario.h"
+#include "sim/scenario_reader.h"
 #include "sim/sim_options.h"
 #include "sim/workload.h"
 #include "tests/unit/test_util.h"

@@ -87,7 +87,9 @@ SchedulerConfig AffinityScoreOnly(std::map<std::string, std::string> arguments =
   SchedulerConfig config = SchedulerConfig::Default();
   std::erase_if(config.plugins, [](const PluginConfig& p) { return p.name == "binpack"; });
   for (PluginConfig& p : config.plugins) {
-    if (p.name == "interpodaffinity") p.arguments = std::move(arguments);
+    if (p.name != "interpodaffinity") continue;
+    p.arguments.clear();
+    for (const auto& [key, value] : arguments) p.arguments[key] = value;
   }
   config.nodes_to_score = 0;
   return config;

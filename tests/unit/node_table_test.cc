@@ -151,5 +151,35 @@ TEST_F(NodeTableTest, CacheGrowsWithNodesAndResources) {
   EXPECT_EQ(Text(synced), Text(BuildNodeTable(c_)));
 }
 
+// Stamps are counted per cluster (and its copies): two clusters built apart give their
+// first nodes the same stamps, and a cache synced with one must not take the other's
+// nodes for unchanged. A copy shares its cluster's counter, so the cache follows it.
+TEST(NodeTableCacheTest, ClustersBuiltApartAreNotTakenForEachOther) {
+  auto one_node = [](Milli cpu) {
+    ClusterState c;
+    Node node;
+    node.name = "node-0";
+    node.allocatable = ResourceVector{{kCpu, cpu}, {kMemory, 8 * kGi}};
+    Must(c.AddNode(std::move(node)));
+    return c;
+  };
+  const ClusterState a = one_node(4000);
+  const ClusterState b = one_node(16000);
+  ASSERT_EQ(a.node_stamp(0), b.node_stamp(0));  // what makes the case: the same stamps
+  NodeTableCache cache;
+  EXPECT_EQ(Text(cache.Sync(a)), Text(BuildNodeTable(a)));
+  EXPECT_EQ(Text(cache.Sync(b)), Text(BuildNodeTable(b)));
+  EXPECT_NE(Text(BuildNodeTable(a)), Text(BuildNodeTable(b)));
+
+  ClusterState copy = b;
+  EXPECT_EQ(copy.stamp_counter(), b.stamp_counter());
+  Node more;
+  more.name = "node-1";
+  more.allocatable = ResourceVector{{kCpu, 1000}};
+  Must(copy.AddNode(std::move(more)));
+  EXPECT_NE(copy.node_stamp(1), b.node_stamp(0));  // one counter: no stamp given twice
+  EXPECT_EQ(Text(cache.Sync(copy)), Text(BuildNodeTable(copy)));
+}
+
 }  // namespace
 }  // namespace gantry

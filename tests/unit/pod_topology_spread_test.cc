@@ -474,12 +474,12 @@ TEST(PodTopologySpreadTest, OnlyFilteringDefaultsMakeASpecUnblockable) {
     EXPECT_NE(predicate, nullptr);
     return predicate != nullptr && predicate->PlacementsCanUnblock(spec);
   };
-  const PluginConfig system{"podtopologyspread", {}};
-  const PluginConfig list{
+  const PluginConfig system = Must(PluginWithTextArguments("podtopologyspread", {}));
+  const PluginConfig list = Must(PluginWithTextArguments(
       "podtopologyspread",
       {{"defaultingType", "List"},
        {"defaultConstraints",
-        "[{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]"}}};
+        "[{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]"}}));
   EXPECT_FALSE(ServicePod("web").placements_can_unblock()) << "the spec alone cannot say";
   EXPECT_FALSE(unblockable(system, ServicePod("web")));
   EXPECT_TRUE(unblockable(list, ServicePod("web")));
@@ -494,11 +494,11 @@ TEST(PodTopologySpreadTest, ListDefaultConstraintsFilter) {
   const NodeId a = AddZoneNode(c, "node1", "zoneA");
   AddZoneNode(c, "node2", "zoneB");
   RunOn(c, q, ServicePod("web"), a);
-  const PluginConfig list{
+  const PluginConfig list = Must(PluginWithTextArguments(
       "podtopologyspread",
       {{"defaultingType", "List"},
        {"defaultConstraints",
-        "[{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]"}}};
+        "[{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]"}}));
   const SchedulerConfig config = ConfigWith(list);
   EXPECT_EQ(Verdicts(c, ServicePod("web"), config), (std::vector<FilterCode>{kSkew, kOk}));
   // Another Service's pods are not counted.
@@ -518,8 +518,8 @@ TEST(PodTopologySpreadTest, ListDefaultConstraintsFilter) {
   // The system defaults never filter.
   EXPECT_EQ(Verdicts(c, ServicePod("web")), (std::vector<FilterCode>{kOk, kOk}));
   // defaultConstraints: [] with List turns default spreading off.
-  const PluginConfig off{"podtopologyspread",
-                         {{"defaultingType", "List"}, {"defaultConstraints", "[]"}}};
+  const PluginConfig off = Must(PluginWithTextArguments(
+      "podtopologyspread", {{"defaultingType", "List"}, {"defaultConstraints", "[]"}}));
   EXPECT_TRUE(Scores(c, ServicePod("web"), {0, 1}, off).empty());
 }
 
@@ -545,11 +545,11 @@ TEST(PodTopologySpreadTest, SystemDefaultConstraintsScore) {
   EXPECT_EQ(Scores(c, ServicePod("web"), {n1, n2, n3, n4}), want);
   // With a List of the same constraints every candidate needs both keys: node4 scores 0
   // and the zone's weight is log 4.
-  const PluginConfig list{
+  const PluginConfig list = Must(PluginWithTextArguments(
       "podtopologyspread",
       {{"defaultConstraints",
         "[{maxSkew: 3, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway},"
-        " {maxSkew: 5, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}]"}}};
+        " {maxSkew: 5, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}]"}}));
   const std::vector<int64_t> scored = Scores(c, ServicePod("web"), {n1, n2, n3, n4}, list);
   ASSERT_EQ(scored.size(), 4u);
   EXPECT_EQ(scored[3], 0);
@@ -617,10 +617,12 @@ TEST(PodTopologySpreadTest, ArgumentErrors) {
       {{{"strict", "1"}}, "unknown argument \"strict\""},
   };
   for (const Case& k : cases) {
-    auto made = MakePlugin(PluginConfig{"podtopologyspread", k.arguments});
+    // A list's text that is no YAML is refused as the configuration is read.
+    Result<PluginConfig> config = PluginWithTextArguments("podtopologyspread", k.arguments);
+    const Status made = config.ok() ? MakePlugin(*config).status() : config.status();
     ASSERT_FALSE(made.ok()) << k.message;
-    EXPECT_TRUE(Contains(made.status().message(), k.message));
-    EXPECT_TRUE(Contains(made.status().message(), "plugin podtopologyspread"));
+    EXPECT_TRUE(Contains(made.message(), k.message));
+    EXPECT_TRUE(Contains(made.message(), "plugin podtopologyspread"));
   }
   // A block scalar in a configuration file, as kube-scheduler's args read.
   SchedulerConfig config;
@@ -652,7 +654,7 @@ TEST(PodTopologySpreadTest, InTheDefaultPluginsAfterPredicatesWithWeightTwo) {
   const auto spread = std::find(names.begin(), names.end(), "podtopologyspread");
   ASSERT_NE(spread, names.end());
   EXPECT_LT(predicates, spread);
-  EXPECT_EQ(config.plugins[spread - names.begin()].arguments.at("weight"), "2");
+  EXPECT_EQ(config.plugins[spread - names.begin()].arguments.at("weight").scalar(), "2");
 }
 
 }  // namespace

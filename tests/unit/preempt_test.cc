@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/actions/evict_for.h"
+#include "engine/actions/place_job_evicting.h"
+#include "engine/actions/victims.h"
 #include "engine/session.h"
 #include "engine/statement.h"
 #include "model/limits.h"

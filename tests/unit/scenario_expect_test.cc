@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/scenario.h"
+#include "sim/scenario_expect.h"
+#include "sim/scenario_reader.h"
 #include "tests/unit/test_util.h"
 
 namespace gantry {

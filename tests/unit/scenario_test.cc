@@ -1,7 +1,7 @@
-// Scenario files (sim/scenario.h): what is refused, with messages that say where and why.
+// Scenario files (sim/scenario_reader.h): what is refused, with messages that say where and why.
 // The user-visible errors also have files in tests/scenario/invalid/; these are the ones
 // that need large or generated text, or look inside the result.
-#include "sim/scenario.h"
+#include "sim/scenario_reader.h"
 
 #include <gtest/gtest.h>
 

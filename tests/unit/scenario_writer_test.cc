@@ -10,7 +10,7 @@
 #include <string>
 
 #include "model/quantity.h"
-#include "sim/scenario.h"
+#include "sim/scenario_reader.h"
 
 namespace gantry {
 namespace {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/registry.h"
 #include "engine/statement.h"
 #include "tests/unit/test_cluster.h"
 #include "tests/unit/test_util.h"
@@ -203,12 +204,12 @@ TEST_F(SessionGangTest, FailedGangLeavesNoTrace) {
             "nodes are available: 2 Insufficient free whole GPUs (nvidia.com/gpu).");
   // The working state is as it was before the session tried.
   for (NodeId n : {0u, 1u}) {
-    EXPECT_EQ(s.node(n).whole_free, 4) << n;
-    EXPECT_EQ(s.node(n).partial_count, 0) << n;
-    EXPECT_EQ(s.node(n).tasks, 0) << n;
-    EXPECT_EQ(s.gpu_used_milli(n), 0) << n;
+    EXPECT_EQ(s.free_node(n).whole_free, 4) << n;
+    EXPECT_EQ(s.free_node(n).partial_count, 0) << n;
+    EXPECT_EQ(s.free_node(n).tasks, 0) << n;
+    EXPECT_EQ(s.free_node(n).gpu_used, 0) << n;
     EXPECT_EQ(s.free_vector(n), c_.node(n).allocatable) << n;
-    for (int32_t free : s.node_gpus(n).free_milli) EXPECT_EQ(free, 1000) << n;
+    for (int32_t free : s.free_gpus(n).free_milli) EXPECT_EQ(free, 1000) << n;
   }
   EXPECT_TRUE(s.queue(q_).allocated.empty());
   EXPECT_EQ(s.job(a).placed, 0);
@@ -272,12 +273,12 @@ std::string WorkingState(const Session& s) {
   const ClusterState& c = s.cluster();
   std::string out;
   for (NodeId n = 0; n < c.nodes().size(); ++n) {
-    const NodeWork& w = s.node(n);
+    const NodeWork& w = s.free_node(n);
     out += c.node(n).name + ": free " + s.free_vector(n).ToString() + ", whole " +
            std::to_string(w.whole_free) + ", partial " + std::to_string(w.partial_count) +
-           ", tasks " + std::to_string(w.tasks) + ", used " + std::to_string(s.gpu_used_milli(n)) +
-           ", devices";
-    NodeGpus g = s.node_gpus(n);
+           ", tasks " + std::to_string(w.tasks) + ", used " +
+           std::to_string(s.free_node(n).gpu_used) + ", devices";
+    NodeGpus g = s.free_gpus(n);
     for (size_t i = 0; i < g.devices.size(); ++i) {
       out += " " + std::to_string(g.free_milli[i]) + "/" + std::to_string(g.free_memory_mib[i]);
     }
@@ -341,21 +342,21 @@ TEST_F(StatementTest, AllocateAppliesAtOnceAndDiscardRestoresExactly) {
   EXPECT_EQ(st.size(), 3u);
 
   // gpu-0: 32000 - 4000 - 1000 CPU; devices 0 and 1 taken, device 2 a quarter used.
-  const NodeWork& g = s.node(gpu_);
-  EXPECT_EQ(s.free(gpu_, kCpu), 27000);
-  EXPECT_EQ(s.free(gpu_, kMemory), 256 * kGi);
+  const NodeWork& g = s.free_node(gpu_);
+  EXPECT_EQ(s.free_now(gpu_, kCpu), 27000);
+  EXPECT_EQ(s.free_now(gpu_, kMemory), 256 * kGi);
   EXPECT_EQ(g.whole_free, 5);
   EXPECT_EQ(g.partial_count, 1);
   EXPECT_EQ(g.tasks, 2);
-  EXPECT_EQ(s.gpu_used_milli(gpu_), 2250);
-  NodeGpus devices = s.node_gpus(gpu_);
+  EXPECT_EQ(s.free_node(gpu_).gpu_used, 2250);
+  NodeGpus devices = s.free_gpus(gpu_);
   EXPECT_EQ(std::vector<int32_t>(devices.free_milli.begin(), devices.free_milli.end()),
             (std::vector<int32_t>{0, 0, 750, 1000, 1000, 1000, 1000, 1000}));
   EXPECT_EQ(devices.free_memory_mib[0], 80000);  // whole GPUs take no memory of their own
   EXPECT_EQ(devices.free_memory_mib[2], 60000);
-  EXPECT_EQ(s.free(cpu_, kCpu), 14000);
-  EXPECT_EQ(s.free(cpu_, kMemory), 63 * kGi);
-  EXPECT_EQ(s.node(cpu_).tasks, 1);
+  EXPECT_EQ(s.free_now(cpu_, kCpu), 14000);
+  EXPECT_EQ(s.free_now(cpu_, kMemory), 63 * kGi);
+  EXPECT_EQ(s.free_node(cpu_).tasks, 1);
   const ResourceVector all{{kCpu, 7000}, {kMemory, 1 * kGi}, {kGpu, 2250}};
   EXPECT_EQ(s.job(job_).placed, 3);
   EXPECT_EQ(s.job(job_).ready, 3);
@@ -367,10 +368,10 @@ TEST_F(StatementTest, AllocateAppliesAtOnceAndDiscardRestoresExactly) {
   st.Discard();
   EXPECT_EQ(st.size(), 0u);
   EXPECT_EQ(WorkingState(s), before);
-  EXPECT_EQ(s.node(gpu_).whole_free, 8);
-  EXPECT_EQ(s.node(gpu_).partial_count, 0);
-  EXPECT_EQ(s.gpu_used_milli(gpu_), 0);
-  EXPECT_EQ(s.free(gpu_, kCpu), 32000);
+  EXPECT_EQ(s.free_node(gpu_).whole_free, 8);
+  EXPECT_EQ(s.free_node(gpu_).partial_count, 0);
+  EXPECT_EQ(s.free_node(gpu_).gpu_used, 0);
+  EXPECT_EQ(s.free_now(gpu_, kCpu), 32000);
   EXPECT_TRUE(s.queue(q_).allocated.empty());
   EXPECT_EQ(s.job(job_).placed, 0);
   // Discarding twice (or destroying after a discard) changes nothing more.
@@ -406,9 +407,9 @@ TEST_F(StatementTest, CommitKeepsPlacementsAndRecordsBindsInOrder) {
     EXPECT_EQ(st.size(), 0u);
     EXPECT_TRUE(s.job(job_).unplaced.empty());
   }  // destroying a committed statement takes nothing back
-  EXPECT_EQ(s.node(gpu_).whole_free, 5);
-  EXPECT_EQ(s.gpu_used_milli(gpu_), 2250);
-  EXPECT_EQ(s.node(cpu_).tasks, 1);
+  EXPECT_EQ(s.free_node(gpu_).whole_free, 5);
+  EXPECT_EQ(s.free_node(gpu_).gpu_used, 2250);
+  EXPECT_EQ(s.free_node(cpu_).tasks, 1);
   EXPECT_EQ(s.job(job_).placed, 3);
   Decisions d = s.Run();
   EXPECT_EQ(Binds(c_, d), "t0@gpu-0[0,1] t1@gpu-0[2] t2@cpu-0[]");
@@ -429,8 +430,8 @@ TEST_F(StatementTest, DiscardLeavesAnotherCommittedStatementAlone) {
   second.Allocate(t2_, MakePlacement(cpu_, {}, 0, 0));
   second.Discard();
   EXPECT_EQ(WorkingState(s), committed);
-  EXPECT_EQ(s.node(gpu_).whole_free, 6);
-  EXPECT_EQ(s.node(gpu_).partial_count, 0);
+  EXPECT_EQ(s.free_node(gpu_).whole_free, 6);
+  EXPECT_EQ(s.free_node(gpu_).partial_count, 0);
   EXPECT_EQ(s.job(job_).placed, 1);
   EXPECT_EQ(s.job(job_).unplaced, (std::vector<TaskId>{t1_, t2_}));
   EXPECT_EQ(s.queue(q_).allocated, (ResourceVector{{kCpu, 4000}, {kGpu, 2000}}));

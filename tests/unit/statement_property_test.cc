@@ -151,7 +151,7 @@ class Recomputed {
       }
     }
     for (const auto& [j, a] : jobs_) {
-      const JobWork& have = s.job(j);
+      const JobWork have = s.state().CopyOfJob(j);  // an untouched job: as the cluster has it
       const std::string where = "job " + c_.job(j).name;
       if (have.allocated != a.allocated) return where + ": allocated " + have.allocated.ToString();
       if (have.pipelined != a.pipelined) return where + ": pipelined " + have.pipelined.ToString();
@@ -219,9 +219,9 @@ bool FitsSomewhere(Session& s, TaskId task) {
   const SpecId spec_id = s.cluster().task(task).spec;
   const TaskSpec& spec = s.cluster().spec(spec_id);
   for (NodeId n = 0; n < s.cluster().nodes().size(); ++n) {
-    if (s.node(n).removed || !s.Filter(spec, spec_id, n).ok()) continue;
+    if (s.free_node(n).removed || !s.Filter(spec, spec_id, n).ok()) continue;
     GpuChoice choice;
-    if (ChooseGpus(spec.gpu, s.node_gpus(n), GpuPacking::kTight, &choice)) return true;
+    if (ChooseGpus(spec.gpu, s.free_gpus(n), GpuPacking::kTight, &choice)) return true;
   }
   return false;
 }

@@ -109,8 +109,8 @@ TEST_F(StatementOpsTest, EvictionAddsFutureRoomNotFreeRoom) {
   const WorkingState& w = s.state();
   EXPECT_EQ(w.idle(gpu_node_, kGpu), 2 * kGpuMilliWhole);  // the victim still holds 6
   EXPECT_EQ(w.future_free(gpu_node_, kGpu), 8 * kGpuMilliWhole);
-  EXPECT_EQ(s.free(gpu_node_, kGpu), 2 * kGpuMilliWhole);
-  EXPECT_EQ(s.node(gpu_node_).whole_free, 2);
+  EXPECT_EQ(s.free_now(gpu_node_, kGpu), 2 * kGpuMilliWhole);
+  EXPECT_EQ(s.free_node(gpu_node_).whole_free, 2);
 
   Placement p;
   std::string why;
@@ -141,7 +141,7 @@ TEST_F(StatementOpsTest, AnAllocationNeverTakesRoomPromisedToAPipelinedTask) {
   ASSERT_TRUE(st.Pipeline(whole_, On(gpu_node_, Devices(0, 8))).ok());
   // Two devices are idle now, but all eight are promised to "whole".
   EXPECT_EQ(s.state().idle(gpu_node_, kGpu), 2 * kGpuMilliWhole);
-  EXPECT_EQ(s.free(gpu_node_, kGpu), 0);
+  EXPECT_EQ(s.free_now(gpu_node_, kGpu), 0);
   const std::string before = WorkingStateText(s);
   EXPECT_FALSE(st.Allocate(small_, On(gpu_node_, {6})).ok());
   EXPECT_EQ(WorkingStateText(s), before);  // a refused operation changes nothing
@@ -216,9 +216,10 @@ TEST_F(StatementOpsTest, JobsAndQueuesCountAllocatedPipelinedAndReleasing) {
   Snapshot snapshot(c_);
   Session s(snapshot, policy_);
   Statement st = s.NewStatement();
-  // The victim's job has no pending task: it has a working state all the same.
-  EXPECT_EQ(s.job(victim_job_).ready, 1);
-  EXPECT_EQ(s.job(victim_job_).allocated.Get(kGpu), 6 * kGpuMilliWhole);
+  // The victim's job has no pending task: no entry until a change touches it, and its
+  // readers see it as the cluster has it all the same.
+  EXPECT_EQ(s.ready_tasks(victim_job_), 1);
+  EXPECT_EQ(s.state().CopyOfJob(victim_job_).allocated.Get(kGpu), 6 * kGpuMilliWhole);
   ASSERT_TRUE(st.Evict(victim_, "test").ok());
   ASSERT_TRUE(st.Pipeline(big_, On(gpu_node_, Devices(0, 7))).ok());
   ASSERT_TRUE(st.Allocate(small_, On(gpu_node_, {7})).ok());
@@ -241,6 +242,17 @@ TEST_F(StatementOpsTest, JobsAndQueuesCountAllocatedPipelinedAndReleasing) {
   EXPECT_EQ(s.task_status(big_), TaskStatus::kPipelined);
   EXPECT_EQ(s.task_status(small_), TaskStatus::kAllocated);
   EXPECT_EQ(s.task_status(whole_), TaskStatus::kPending);
+}
+
+// WorkingState::job() reads, it never makes an entry (that is EnterJob's, behind the
+// changes and the notes): asking it for a job the session has not touched is a bug in the
+// engine, and stops the process with the job's name rather than reading made-up state.
+TEST_F(StatementOpsTest, ReadingAJobTheSessionHasNotTouchedStopsNamingIt) {
+  Snapshot snapshot(c_);
+  Session s(snapshot, policy_);
+  EXPECT_EQ(s.ready_tasks(victim_job_), 1);  // the readers meant for it answer
+  EXPECT_EQ(s.state().CopyOfJob(victim_job_).ready, 1);
+  EXPECT_DEATH(s.job(victim_job_), "job [0-9]+ \\(" + c_.job(victim_job_).name + "\\).*no entry");
 }
 
 TEST_F(StatementOpsTest, CommitRecordsEvictionsPipelinedTasksAndBindsInOrder) {

@@ -4,14 +4,18 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "engine/config.h"
 #include "engine/policy.h"
+#include "engine/registry.h"
 #include "engine/session.h"
 #include "model/cluster.h"
 #include "model/status.h"
+#include "yaml/scheduler_config_yaml.h"
 
 namespace gantry {
 
@@ -33,6 +37,33 @@ inline ::testing::AssertionResult Contains(const std::string& text, const std::s
   if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
          << "\"" << text.substr(0, 2000) << "\" does not contain \"" << part << "\"";
+}
+
+// A plugin's configuration with its arguments written as text, as a configuration file
+// gives them: an argument the plugin reads as a list (IsStructuredArgument) is parsed from
+// its text as the configuration readers parse it; the others are scalars.
+inline Result<PluginConfig> PluginWithTextArguments(
+    std::string name, const std::map<std::string, std::string>& arguments) {
+  PluginConfig config{std::move(name), {}};
+  for (const auto& [key, text] : arguments) {
+    if (!IsStructuredArgument(config.name, key)) {
+      config.arguments[key] = text;
+      continue;
+    }
+    Result<PluginArgument> parsed =
+        ParsePluginArgument(text, "plugin " + config.name + ": argument " + key);
+    if (!parsed.ok()) return parsed.status();
+    config.arguments[key] = std::move(parsed).value();
+  }
+  return config;
+}
+
+// A plugin's arguments as text: each scalar's, and each list's or mapping's in flow style
+// (PluginArgument::Text), for comparing with what a test writes.
+inline std::map<std::string, std::string> ArgumentTexts(const PluginConfig& config) {
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : config.arguments) out[key] = value.Text();
+  return out;
 }
 
 // The value of a Result that the test needs to go on; fails the test loudly otherwise.

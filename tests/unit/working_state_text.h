@@ -47,7 +47,7 @@ inline std::string WorkingStateText(const Session& s) {
     out << '\n';
   }
   for (JobId j = 0; j < c.jobs().size(); ++j) {
-    const JobWork& w = s.job(j);
+    const JobWork w = state.CopyOfJob(j);  // the same whether the session made its entry
     out << "job " << c.job(j).name << ": inqueue " << w.inqueue << " ready " << w.ready
         << " placed " << w.placed << " pipelined " << w.pipelined_tasks << " releasing "
         << w.releasing_tasks << " allocated " << w.allocated.ToString() << " pipelined "

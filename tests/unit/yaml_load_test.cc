@@ -1,6 +1,6 @@
-// The one way YAML is loaded (engine/yaml_load.h): its limits on size, nesting and alias
+// The one way YAML is loaded (yaml/yaml_load.h): its limits on size, nesting and alias
 // expansion, duplicate keys, byte-order marks, second documents, and typed scalars.
-#include "engine/yaml_load.h"
+#include "yaml/yaml_load.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>

@@ -15,7 +15,7 @@ std::unique_ptr<Action> NewAllocateAction();
 // capacity still idle (borrowing), within their queue's capability.
 std::unique_ptr<Action> NewBackfillAction();
 // Inside each queue, places pending jobs (in job order) by evicting running tasks of jobs
-// of lower priority, pipelined onto the room they release (see evict_for.h).
+// of lower priority, pipelined onto the room they release (see place_job_evicting.h).
 std::unique_ptr<Action> NewPreemptAction();
 // Queues below their deserved share (in queue order) take back from queues above theirs,
 // whatever the priorities, never past either queue's deserved share.

@@ -2,15 +2,16 @@
 // and does not fit, although the cluster's free room in total would hold it, gets a node
 // (or a domain) freed by moving movable tasks elsewhere: evicted, with the job pipelined
 // onto their room, when they all fit elsewhere at once, within a budget of evictions per
-// hour. The eviction search is preempt's and reclaim's (evict_for.h, cause kDefragment).
+// hour. The eviction search is preempt's and reclaim's (place_job_evicting.h), each
+// task's room made by moving (make_room.h: MakeRoomByMoving).
 #include <algorithm>
 #include <cstdint>
 #include <map>
 #include <tuple>
 
 #include "engine/actions/actions.h"
-#include "engine/actions/evict_for.h"
 #include "engine/actions/job_allocation.h"
+#include "engine/actions/place_job_evicting.h"
 
 namespace gantry {
 namespace {
@@ -58,7 +59,7 @@ void FreeTotals(const Session& s, Milli (&out)[3]) {
   for (size_t r = 0; r < 3; ++r) out[r] = 0;
   for (NodeId n = 0; n < c.nodes().size(); ++n) {
     if (c.node(n).removed || c.node(n).unschedulable) continue;
-    for (size_t r = 0; r < 3; ++r) out[r] += std::max<Milli>(0, s.free(n, kGated[r]));
+    for (size_t r = 0; r < 3; ++r) out[r] += std::max<Milli>(0, s.free_now(n, kGated[r]));
   }
 }
 

@@ -91,7 +91,7 @@ int32_t DomainOfPlacedTasks(Session& s, JobId job, int level) {
 // The free measure over some nodes.
 Milli FreeOver(const Session& s, const std::vector<NodeId>& nodes, ResourceId measure) {
   Milli free = 0;
-  for (NodeId n : nodes) free += s.free(n, measure);
+  for (NodeId n : nodes) free += s.free_now(n, measure);
   return free;
 }
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/actions/evict_for.h"
+#include "engine/actions/victims.h"
 #include "engine/statement.h"
 
 namespace gantry {

@@ -1,4 +1,4 @@
-// The defragment action's checks on the tasks it moves (shared with evict_for.cc, where
+// The defragment action's checks on the tasks it moves (shared with make_room.cc, where
 // its evictions are searched): the GPU share a task holds, cheap bounds on which nodes are
 // worth a trial, and whether the tasks it would evict all fit elsewhere at once.
 #pragma once

@@ -1,6 +1,6 @@
 #include "engine/actions/actions.h"
-#include "engine/actions/evict_for.h"
 #include "engine/actions/job_allocation.h"
+#include "engine/actions/place_job_evicting.h"
 
 namespace gantry {
 namespace {

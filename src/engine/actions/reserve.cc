@@ -11,8 +11,8 @@
 #include <map>
 
 #include "engine/actions/actions.h"
-#include "engine/actions/evict_for.h"
 #include "engine/actions/job_allocation.h"
+#include "engine/actions/victims.h"
 #include "engine/statement.h"
 
 namespace gantry {

@@ -8,21 +8,22 @@ Status PluginArgs::Int(const std::string& key, int64_t* out) {
   taken_.insert(key);
   auto it = config_.arguments.find(key);
   if (it == config_.arguments.end()) return Status::Ok();
-  const std::string& text = it->second;
+  const std::string& text = it->second.scalar();
   int64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < 0) {
+  if (!it->second.is_scalar() || ec != std::errc() || end != text.data() + text.size() ||
+      value < 0) {
     return Status::Invalid("plugin " + config_.name + ": argument " + key +
-                           " must be a non-negative integer, got \"" + text + "\"");
+                           " must be a non-negative integer, got \"" + it->second.Text() + "\"");
   }
   *out = value;
   return Status::Ok();
 }
 
-std::map<std::string, std::string> PluginArgs::Rest() const {
-  std::map<std::string, std::string> rest;
+std::vector<std::string> PluginArgs::Rest() const {
+  std::vector<std::string> rest;
   for (const auto& [k, v] : config_.arguments) {
-    if (!taken_.count(k)) rest.emplace(k, v);
+    if (!taken_.count(k)) rest.push_back(k);
   }
   return rest;
 }

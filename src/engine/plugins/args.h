@@ -2,9 +2,9 @@
 // so a misspelt argument is never silently ignored.
 #pragma once
 
-#include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "engine/config.h"
 #include "model/status.h"
@@ -15,10 +15,11 @@ class PluginArgs {
  public:
   explicit PluginArgs(const PluginConfig& config) : config_(config) {}
 
-  // Reads a non-negative integer argument, or keeps *out when absent.
+  // Reads a non-negative integer argument (a scalar), or keeps *out when absent.
   Status Int(const std::string& key, int64_t* out);
-  // The arguments not read yet (for plugins that take free-form keys, like resource weights).
-  std::map<std::string, std::string> Rest() const;
+  // The names of the arguments not read yet (for plugins that take free-form keys, like
+  // resource weights), in name order.
+  std::vector<std::string> Rest() const;
   // Marks a key as read.
   void Take(const std::string& key) { taken_.insert(key); }
   // An error naming the first argument nobody read.

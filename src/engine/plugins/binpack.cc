@@ -25,7 +25,7 @@ class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
 
   int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId id,
                     const GpuChoice& gpus) const override {
-    const NodeWork& w = s.node(id);
+    const NodeWork& w = s.searched_node(id);
     // CPU-only tasks score zero on GPU nodes, so that they go to CPU nodes when those
     // have room and leave GPU nodes' CPU and memory to GPU tasks.
     if (!spec.gpu.wants_gpu() && spec.mig_resources.ids.empty() && w.gpu_count > 0) return 0;
@@ -37,10 +37,10 @@ class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
       Milli total = s.allocatable(id, rw.id);
       if (rw.id == kGpu) {
         request = static_cast<Milli>(gpus.devices.size()) * gpus.milli_each;
-        used = s.gpu_used_milli(id);
+        used = s.searched_gpu_used_milli(id);
       } else {
         request = spec.requests.Get(rw.id);
-        used = total - s.free(id, rw.id);
+        used = total - s.searched_free(id, rw.id);
       }
       AddMeasure(request, used, total, rw.weight, &sum, &weights);
     }
@@ -83,7 +83,8 @@ class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
                                [&](const ResourceWeight& rw) { return rw.id == mig; });
       if (named) continue;
       Milli total = s.allocatable(id, mig);
-      AddMeasure(spec.requests.Get(mig), total - s.free(id, mig), total, gpu_weight, sum, weights);
+      AddMeasure(spec.requests.Get(mig), total - s.searched_free(id, mig), total, gpu_weight, sum,
+                 weights);
     }
   }
 
@@ -98,7 +99,7 @@ Result<std::unique_ptr<Plugin>> NewUsageScorer(const PluginConfig& config, bool 
   GANTRY_RETURN_IF_ERROR(args.Int("weight", &weight));
   std::map<std::string, int64_t> by_name = {
       {"cpu", 1}, {"memory", 1}, {std::string(kGpuResourceName), 2}};
-  for (const auto& [key, value] : args.Rest()) {
+  for (const std::string& key : args.Rest()) {
     // Resource names: the core ones, hugepages, or a domain-qualified extended resource.
     bool resource_name = key == "cpu" || key == "memory" || key == "pods" ||
                          key == "ephemeral-storage" || key.rfind("hugepages-", 0) == 0 ||

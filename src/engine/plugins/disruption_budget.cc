@@ -10,7 +10,7 @@
 #include "engine/plugins/args.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
-#include "engine/yaml_load.h"
+#include "model/quote.h"
 
 namespace gantry {
 namespace {

@@ -34,12 +34,12 @@ double FgdScorer::Frag(Milli cpu_free, GpuModelId model,
 
 double FgdScorer::FragOf(const Session& s, NodeId node) const {
   // The cache holds the room a task may take now; a search onto room being released
-  // (Session::viewing_future) sees another state of the node, so it is not cached.
-  const bool cached = !s.viewing_future();
+  // (Session::searching_future) sees another state of the node, so it is not cached.
+  const bool cached = !s.searching_future();
   if (!cached || !frag_known_[node]) {
-    NodeGpus gpus = s.node_gpus(node);
+    NodeGpus gpus = s.searched_gpus(node);
     GpuModelId model = gpus.devices.empty() ? 0 : gpus.devices[0].model;
-    const double frag = Frag(s.free(node, kCpu), model, gpus.free_milli);
+    const double frag = Frag(s.searched_free(node, kCpu), model, gpus.free_milli);
     if (!cached) return frag;
     frag_[node] = frag;
     frag_known_[node] = 1;
@@ -49,9 +49,9 @@ double FgdScorer::FragOf(const Session& s, NodeId node) const {
 
 int64_t FgdScorer::ScoreChoice(const Session& s, const TaskSpec& spec, NodeId node,
                                const GpuChoice& choice) const {
-  const NodeGpus gpus = s.node_gpus(node);
+  const NodeGpus gpus = s.searched_gpus(node);
   const double before = FragOf(s, node);
-  const Milli cpu_after = s.free(node, kCpu) - spec.requests.Get(kCpu);
+  const Milli cpu_after = s.searched_free(node, kCpu) - spec.requests.Get(kCpu);
   const GpuModelId model = gpus.devices.empty() ? 0 : gpus.devices[0].model;
   free_.assign(gpus.free_milli.begin(), gpus.free_milli.end());
   for (int32_t d : choice.devices) free_[static_cast<size_t>(d)] -= choice.milli_each;
@@ -65,9 +65,9 @@ int64_t FgdScorer::ScoreChange(const Session& /*s*/, const TaskSpec& /*spec*/, N
 
 bool FgdScorer::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId node, GpuChoice* out,
                               int64_t* score) const {
-  const NodeGpus gpus = s.node_gpus(node);
+  const NodeGpus gpus = s.searched_gpus(node);
   const double before = FragOf(s, node);
-  const Milli cpu_after = s.free(node, kCpu) - spec.requests.Get(kCpu);
+  const Milli cpu_after = s.searched_free(node, kCpu) - spec.requests.Get(kCpu);
   const GpuModelId model = gpus.devices.empty() ? 0 : gpus.devices[0].model;
   free_.assign(gpus.free_milli.begin(), gpus.free_milli.end());
   out->Clear();

@@ -52,7 +52,7 @@ class GangPlugin : public SessionCopyable<GangPlugin>,
     for (TaskId v : *victims) candidates[c.task(v).job]++;
     std::map<JobId, int32_t> spare;  // per job, how many of its candidates may go
     for (const auto& [job, count] : candidates) {
-      const int32_t ready = s.job(job).ready;
+      const int32_t ready = s.ready_tasks(job);  // a victim's job: maybe untouched
       spare[job] = count >= ready ? count : std::max(0, ready - c.job(job).min_member);
     }
     std::erase_if(*victims, [&](TaskId v) { return spare[c.task(v).job]-- <= 0; });

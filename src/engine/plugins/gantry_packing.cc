@@ -65,11 +65,11 @@ class GantryPackingScorer : public SessionCopyable<GantryPackingScorer, FgdScore
                       double after) const override {
     constexpr int64_t kTieRange = 1'000'000;  // tie-breakers stay below one FGD step
     const int64_t fgd = FgdScore(before, after) * kTieRange;
-    const NodeWork& w = s.node(node);
+    const NodeWork& w = s.searched_node(node);
     if (!spec.gpu.wants_gpu()) {
       if (!cpu_only_minority_) return fgd;
       const Milli gpu_free = static_cast<Milli>(w.gpu_count) * kGpuMilliWhole - w.gpu_used;
-      const Milli cpu_free = s.free(node, kCpu);
+      const Milli cpu_free = s.searched_free(node, kCpu);
       // CPU per free milli-GPU; a node without free GPUs is best of all.
       return fgd + (gpu_free <= 0 ? kTieRange - 1
                                   : static_cast<Milli>(std::min<Int128>(
@@ -96,11 +96,11 @@ class GantryPackingScorer : public SessionCopyable<GantryPackingScorer, FgdScore
   // Cosine similarity of the node's free (CPU, GPU) and the task's request, each as a
   // share of the node's capacity.
   static double ShapeCosine(const Session& s, const TaskSpec& spec, NodeId node) {
-    const NodeWork& w = s.node(node);
+    const NodeWork& w = s.searched_node(node);
     const Milli gpu_total = static_cast<Milli>(w.gpu_count) * kGpuMilliWhole;
     const double cpu_cap = static_cast<double>(std::max<Milli>(1, s.allocatable(node, kCpu)));
     const double gpu_cap = static_cast<double>(std::max<Milli>(1, gpu_total));
-    const double c = static_cast<double>(s.free(node, kCpu)) / cpu_cap;
+    const double c = static_cast<double>(s.searched_free(node, kCpu)) / cpu_cap;
     const double g = static_cast<double>(gpu_total - w.gpu_used) / gpu_cap;
     const double rc = static_cast<double>(spec.requests.Get(kCpu)) / cpu_cap;
     const double rg =

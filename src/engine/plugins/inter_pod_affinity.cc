@@ -95,7 +95,7 @@ class InterPodAffinityPlugin : public SessionCopyable<InterPodAffinityPlugin>,
         if (s.cluster().spec_of(q).priority >= spec.priority) nominated_.push_back(q);
       }
     }
-    return index.Filter(spec, node, s.viewing_future(), nominated_);
+    return index.Filter(spec, node, s.searching_future(), nominated_);
   }
 
   bool FiltersDynamically(const Session& s, const TaskSpec& spec) const override {
@@ -108,7 +108,7 @@ class InterPodAffinityPlugin : public SessionCopyable<InterPodAffinityPlugin>,
   int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId node,
                     const GpuChoice& /*gpus*/) const override {
     if (!Terms(s).Scores(spec)) return 0;
-    return Counted(s).Score(spec, node, s.viewing_future());
+    return Counted(s).Score(spec, node, s.searching_future());
   }
 
   // (s - min) * kMaxNodeScore / (max - min) over the candidates; all zero when they are

@@ -39,7 +39,7 @@ class NodePortsPlugin : public SessionCopyable<NodePortsPlugin>,
 
   FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId node) const override {
     if (spec.host_ports.empty()) return FilterResult::Ok();
-    const bool future = s.viewing_future();
+    const bool future = s.searching_future();
     const auto& uses = ports_.On(s, node);
     for (size_t i = 0; i < spec.host_ports.size(); ++i) {
       for (const auto& use : uses) {

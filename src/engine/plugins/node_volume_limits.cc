@@ -60,7 +60,7 @@ class NodeVolumeLimitsPlugin : public SessionCopyable<NodeVolumeLimitsPlugin>,
       }
     }
     if (!any || !csi.has_limits()) return FilterResult::Ok();
-    const bool future = s.viewing_future();
+    const bool future = s.searching_future();
     const auto& uses = volumes_.On(s, id);
     auto used_by_tasks = [&](const AttachableVolume& v) {
       return std::any_of(uses.begin(), uses.end(), [&](const auto& use) {

@@ -171,7 +171,7 @@ bool NumaPlugin::Fit(const Session& s, const TaskSpec& spec, NodeId node,
   *units = NumaUnitsOf(spec.numa, spec.requests, spec.gpu.count, n.numa.scope);
   *needs = NeedsAlignment(n.numa, *units, spec.numa.guaranteed);
   if (!*needs) return true;
-  ZoneRoom room = RoomOf(s, node, s.viewing_future(), s.node_gpus(node).free_milli, nullptr);
+  ZoneRoom room = RoomOf(s, node, s.searching_future(), s.searched_gpus(node).free_milli, nullptr);
   return FitZones(n.numa, *units, spec.numa.guaranteed, &room, zones);
 }
 
@@ -209,7 +209,7 @@ bool NumaPlugin::ChooseDevices(const Session& s, const TaskSpec& spec, NodeId no
   std::vector<int32_t> zones;
   bool needs = false;
   if (!Fit(s, spec, node, &units, &zones, &needs) || !needs) return false;
-  const NodeGpus gpus = s.node_gpus(node);
+  const NodeGpus gpus = s.searched_gpus(node);
   // Each unit's GPUs on its NUMA node: the other devices (and those taken by an earlier
   // unit) look full to the usual choice.
   std::vector<int32_t> masked(gpus.free_milli.begin(), gpus.free_milli.end());

@@ -59,8 +59,9 @@ Result<std::unique_ptr<Plugin>> NewBinpackPlugin(const PluginConfig& config);
 Result<std::unique_ptr<Plugin>> NewSpreadPlugin(const PluginConfig& config);
 // kube-scheduler's PodTopologySpread: DoNotSchedule constraints filter, ScheduleAnyway
 // ones score (see pod_topology_spread.cc). Arguments: weight; defaultingType (System, the
-// default, or List) and defaultConstraints (a YAML list, or its text quoted, as kube-scheduler's
-// PodTopologySpreadArgs) for pods without constraints of their own.
+// default, or List) and defaultConstraints (a list of constraints, as kube-scheduler's
+// PodTopologySpreadArgs; a configuration may write it as YAML text in a string, which its
+// reader parses: IsStructuredArgument) for pods without constraints of their own.
 Result<std::unique_ptr<Plugin>> NewPodTopologySpreadPlugin(const PluginConfig& config);
 // Whether a podtopologyspread plugin so configured gives pods without constraints of their
 // own default constraints (System, or a List that is not empty), so that the selector they

@@ -34,12 +34,13 @@
 #include <functional>
 #include <set>
 
+#include "engine/plugin_argument.h"
 #include "engine/plugins/args.h"
 #include "engine/plugins/plugins.h"
 #include "engine/plugins/spread_index.h"
 #include "engine/session.h"
-#include "engine/yaml_load.h"
 #include "model/limits.h"
+#include "model/quote.h"
 
 namespace gantry {
 namespace {
@@ -373,86 +374,90 @@ bool IsLabelKey(std::string_view key) {
   return true;
 }
 
-Status ParseDefaultConstraint(const YAML::Node& node, const std::string& source,
+Status ParseDefaultConstraint(const PluginArgument& node, const std::string& source,
                               const std::string& field, Constraint* out) {
-  if (!node.IsMap()) return YamlError(source, node, field, "expected a mapping");
+  if (!node.is_map()) return ArgumentError(source, node, field, "expected a mapping");
   bool has_skew = false, has_key = false, has_when = false;
-  for (const auto& kv : node) {
-    const std::string key = kv.first.Scalar();
-    const YAML::Node& value = kv.second;
+  for (size_t i = 0; i < node.keys().size(); ++i) {
+    const PluginArgument::Key& key_at = node.keys()[i];
+    const std::string& key = key_at.name;
+    // The key itself, for messages about it.
+    const PluginArgument key_node = PluginArgument::Scalar(key, false, key_at.where);
+    const PluginArgument& value = node.items()[i];
     const std::string at = field + "." + key;
     auto policy = [&](bool* honor) {
-      const std::string v = value.IsScalar() ? value.Scalar() : "";
+      const std::string v = value.is_scalar() ? value.scalar() : "";
       if (v != "Honor" && v != "Ignore") {
-        return YamlError(source, value, at, "expected Honor or Ignore, got " + QuoteForMessage(v));
+        return ArgumentError(source, value, at,
+                             "expected Honor or Ignore, got " + QuoteForMessage(v));
       }
       *honor = v == "Honor";
       return Status::Ok();
     };
     if (key == "maxSkew") {
       int64_t skew = 0;
-      GANTRY_RETURN_IF_ERROR(ReadYamlInt(value, source, at, 1, INT32_MAX, &skew));
+      GANTRY_RETURN_IF_ERROR(ReadArgumentInt(value, source, at, 1, INT32_MAX, &skew));
       out->max_skew = static_cast<int32_t>(skew);
       has_skew = true;
     } else if (key == "topologyKey") {
-      const std::string v = value.IsScalar() ? value.Scalar() : "";
+      const std::string v = value.is_scalar() ? value.scalar() : "";
       if (!IsLabelKey(v)) {
-        return YamlError(source, value, at, "expected a label key, got " + QuoteForMessage(v));
+        return ArgumentError(source, value, at, "expected a label key, got " + QuoteForMessage(v));
       }
       out->topology_key = v;
       has_key = true;
     } else if (key == "whenUnsatisfiable") {
-      const std::string v = value.IsScalar() ? value.Scalar() : "";
+      const std::string v = value.is_scalar() ? value.scalar() : "";
       if (v != "DoNotSchedule" && v != "ScheduleAnyway") {
-        return YamlError(source, value, at,
-                         "expected DoNotSchedule or ScheduleAnyway, got " + QuoteForMessage(v));
+        return ArgumentError(source, value, at,
+                             "expected DoNotSchedule or ScheduleAnyway, got " + QuoteForMessage(v));
       }
       out->when_unsatisfiable = v == "DoNotSchedule" ? When::kDoNotSchedule : When::kScheduleAnyway;
       has_when = true;
     } else if (key == "minDomains") {
       int64_t min = 0;
-      GANTRY_RETURN_IF_ERROR(ReadYamlInt(value, source, at, 1, INT32_MAX, &min));
+      GANTRY_RETURN_IF_ERROR(ReadArgumentInt(value, source, at, 1, INT32_MAX, &min));
       out->min_domains = static_cast<int32_t>(min);
     } else if (key == "nodeAffinityPolicy") {
       GANTRY_RETURN_IF_ERROR(policy(&out->honor_node_affinity));
     } else if (key == "nodeTaintsPolicy") {
       GANTRY_RETURN_IF_ERROR(policy(&out->honor_node_taints));
     } else if (key == "labelSelector" || key == "matchLabelKeys") {
-      return YamlError(source, kv.first, at,
-                       "a default constraint takes no selector: each pod's comes from its "
-                       "Services and owners");
+      return ArgumentError(source, key_node, at,
+                           "a default constraint takes no selector: each pod's comes from its "
+                           "Services and owners");
     } else {
-      return YamlError(source, kv.first, at,
-                       "unknown field (known: maxSkew, topologyKey, whenUnsatisfiable, minDomains, "
-                       "nodeAffinityPolicy, nodeTaintsPolicy)");
+      return ArgumentError(source, key_node, at,
+                           "unknown field (known: maxSkew, topologyKey, whenUnsatisfiable, "
+                           "minDomains, nodeAffinityPolicy, nodeTaintsPolicy)");
     }
   }
-  if (!has_skew) return YamlError(source, node, field + ".maxSkew", "missing");
-  if (!has_key) return YamlError(source, node, field + ".topologyKey", "missing");
-  if (!has_when) return YamlError(source, node, field + ".whenUnsatisfiable", "missing");
+  if (!has_skew) return ArgumentError(source, node, field + ".maxSkew", "missing");
+  if (!has_key) return ArgumentError(source, node, field + ".topologyKey", "missing");
+  if (!has_when) return ArgumentError(source, node, field + ".whenUnsatisfiable", "missing");
   return Status::Ok();
 }
 
-Result<std::vector<Constraint>> ParseDefaultConstraints(const std::string& text) {
+// The constraints as configured: a list (null: none). The configuration's reader parsed
+// them (yaml/scheduler_config_yaml.h), a list given as text included.
+Result<std::vector<Constraint>> ParseDefaultConstraints(const PluginArgument& root) {
   const std::string source = "plugin podtopologyspread: argument defaultConstraints";
-  Result<YAML::Node> parsed = ParseYamlNode(text, source);
-  if (!parsed.ok()) return parsed.status();
-  const YAML::Node& root = *parsed;
   std::vector<Constraint> out;
-  if (!root || root.IsNull()) return out;
-  if (!root.IsSequence()) {
-    return YamlError(source, root, "defaultConstraints", "expected a list of constraints");
+  if (root.is_null()) return out;
+  if (!root.is_list()) {
+    return ArgumentError(source, root, "defaultConstraints", "expected a list of constraints");
   }
-  for (size_t i = 0; i < root.size(); ++i) {
+  for (size_t i = 0; i < root.items().size(); ++i) {
     const std::string field = "defaultConstraints[" + std::to_string(i) + "]";
     Constraint c;
-    GANTRY_RETURN_IF_ERROR(ParseDefaultConstraint(root[i], source, field, &c));
+    GANTRY_RETURN_IF_ERROR(ParseDefaultConstraint(root.items()[i], source, field, &c));
     for (const Constraint& earlier : out) {
       if (earlier.topology_key == c.topology_key &&
           earlier.when_unsatisfiable == c.when_unsatisfiable) {
-        return YamlError(source, root[i], field,
-                         "a second constraint for topologyKey " + QuoteForMessage(c.topology_key) +
-                             " with the same whenUnsatisfiable");
+        return ArgumentError(source, root.items()[i], field,
+                             "a second constraint for topologyKey " +
+                                 QuoteForMessage(c.topology_key) +
+                                 " with the same whenUnsatisfiable");
       }
     }
     out.push_back(std::move(c));
@@ -479,7 +484,7 @@ Result<std::unique_ptr<Plugin>> NewPodTopologySpreadPlugin(const PluginConfig& c
   // As kube-scheduler defaults it: List when constraints are given, else System.
   std::string defaulting = constraints.empty() ? "System" : "List";
   auto type = config.arguments.find("defaultingType");
-  if (type != config.arguments.end()) defaulting = type->second;
+  if (type != config.arguments.end()) defaulting = type->second.Text();
   if (defaulting == "System") {
     if (!constraints.empty()) {
       return Status::Invalid(
@@ -508,7 +513,7 @@ bool PodTopologySpreadHasDefaults(const PluginConfig& config) {
   }
   std::string defaulting = constraints.empty() ? "System" : "List";
   auto type = config.arguments.find("defaultingType");
-  if (type != config.arguments.end()) defaulting = type->second;
+  if (type != config.arguments.end()) defaulting = type->second.Text();
   if (defaulting == "System") return constraints.empty();
   return defaulting == "List" && !constraints.empty();
 }

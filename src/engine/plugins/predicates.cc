@@ -63,9 +63,9 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
 
   // The node's room now: its pod count, free resources and GPUs.
   FilterResult FilterRoom(const Session& s, const TaskSpec& spec, NodeId id) const {
-    const NodeWork& w = s.node(id);
+    const NodeWork& w = s.searched_node(id);
     if (w.pods_full()) return FilterResult::Fail(FilterCode::kTooManyPods);
-    int64_t over = s.FirstShort(spec.requests, id);
+    int64_t over = s.FirstShortInSearched(spec.requests, id);
     if (over >= 0)
       return FilterResult::Fail(FilterCode::kInsufficient, static_cast<uint32_t>(over));
     const GpuRequest& gpu = spec.gpu;
@@ -79,7 +79,7 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
       return w.max_free_milli >= gpu.milli ? FilterResult::Ok()
                                            : FilterResult::Fail(FilterCode::kNoGpuShareFits);
     }
-    NodeGpus gpus = s.node_gpus(id);
+    NodeGpus gpus = s.searched_gpus(id);
     for (size_t i = 0; i < gpus.devices.size(); ++i) {
       if (SharedFitOn(gpu, gpus, i) > 0) return FilterResult::Ok();
     }
@@ -162,7 +162,7 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   // VolumeRestrictions' isVolumeConflict against the tasks on the node.
   bool DiskInUse(const Session& s, const TaskSpec& spec, NodeId id) const {
     if (spec.inline_disks.empty()) return false;
-    const bool future = s.viewing_future();
+    const bool future = s.searching_future();
     for (const auto& use : disks_.On(s, id)) {
       if (!use.HeldIn(future)) continue;
       for (const InlineDisk& disk : spec.inline_disks) {

@@ -35,72 +35,13 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
  public:
   std::string_view name() const override { return "proportion"; }
 
-  void OnSessionOpen(Session& s) override {
-    const auto& queues = s.cluster().queues();
-    const size_t n = queues.size();
-    tree_ = BuildQueueTree(queues);
-    admitted_.assign(n, {});
-    shares_.assign(n, {});
-    held_.assign(n, {});
-    remembers_.assign(n, false);
-    for (size_t q = 0; q < n; ++q) {
-      const auto id = static_cast<QueueId>(q);
-      remembers_[q] = tree_.in_tree(id) && TreeUsageHalfLife(s.cluster(), id) > 0;
-    }
-    std::vector<ResourceVector> requests(n);
-    for (size_t q = 0; q < n; ++q) requests[q] = s.queue(static_cast<QueueId>(q)).request;
-    deserved_ = DeservedShares(queues, tree_, requests, s.capacity());
-  }
+  void OnSessionOpen(Session& s) override;
 
   // Hierarchical DRF: the two queues compare as their ancestors do just below the lowest
   // ancestor they share, so that the least of all queues is the one reached by going down
   // the best child at each level. A queue out of the tree compares as a top-level one.
-  int CompareQueues(const Session& s, QueueId a, QueueId b) const override {
-    if (a == b) return 0;
-    const auto& queues = s.cluster().queues();
-    auto depth = [&](QueueId q) { return tree_.in_tree(q) ? tree_.depth[q] : 1; };
-    auto up = [&](QueueId q) { return tree_.in_tree(q) ? queues[q].parent : kNone; };
-    QueueId x = a, y = b;
-    int dx = depth(x), dy = depth(y);
-    for (; dx > dy; --dx) x = up(x);
-    for (; dy > dx; --dy) y = up(y);
-    if (x == y) return a == x ? -1 : 1;  // one is inside the other: the inner queue first
-    while (up(x) != up(y)) x = up(x), y = up(y);
-    return CompareSiblings(s, x, y);
-  }
-  bool Admit(Session& s, JobId job_id, std::string* reason) override {
-    const Job& job = s.cluster().job(job_id);
-    if (!UsableQueue(s, job.queue, reason)) return false;
-    // What the job needs to start: its first (minMember - running) tasks in task order.
-    ResourceVector need;
-    int32_t missing = job.min_member - s.job(job_id).ready;
-    for (TaskId t : s.job(job_id).unplaced) {
-      if (missing-- <= 0) break;
-      const TaskSpec& spec = s.cluster().spec_of(t);
-      int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
-      need.Add(ClusterState::Accounted(spec, n_gpus, s.cluster().EstimatedGpuShare(spec.gpu)));
-    }
-    // Within the capability of the queue and of each of its ancestors.
-    for (QueueId q = job.queue; q != kNone; q = s.cluster().queue(q).parent) {
-      const Queue& queue = s.cluster().queue(q);
-      if (queue.capability.empty()) continue;  // no limit to check
-      const ResourceVector& allocated = SubtreeAllocated(s, q);
-      ResourceVector total = allocated;
-      total.Add(admitted_[q]);
-      total.Add(need);
-      int64_t over = total.FirstExceeding(queue.capability, /*named_only=*/true);
-      if (over >= 0) {
-        auto r = static_cast<ResourceId>(over);
-        *reason = "queue " + queue.name + " capability: " + Amount(r, queue.capability.Get(r)) +
-                  " " + ResourceName(r) + " (allocated " + Amount(r, allocated.Get(r)) +
-                  ", admitted " + Amount(r, admitted_[q].Get(r)) + ", this job needs " +
-                  Amount(r, need.Get(r)) + ")";
-        return false;
-      }
-    }
-    for (QueueId q = job.queue; q != kNone; q = s.cluster().queue(q).parent) admitted_[q].Add(need);
-    return true;
-  }
+  int CompareQueues(const Session& s, QueueId a, QueueId b) const override;
+  bool Admit(Session& s, JobId job_id, std::string* reason) override;
 
   bool Grants(EvictionCause cause) const override { return cause == EvictionCause::kReclaim; }
 
@@ -114,87 +55,15 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   // reclaimable (or below one that is not) keeps what it borrowed. Preemption stays inside
   // one queue: no opinion.
   void FilterVictims(const Session& s, EvictionCause cause, TaskId preemptor,
-                     std::vector<TaskId>* victims) const override {
-    if (cause != EvictionCause::kReclaim) return;
-    const ClusterState& c = s.cluster();
-    const QueueId own = c.job(c.task(preemptor).job).queue;
-    const ResourceVector need = RequestOf(s, preemptor);
-    std::vector<ResourceVector> left(c.queues().size());  // allocated, less victims kept
-    std::vector<uint8_t> known(c.queues().size(), 0);
-    std::erase_if(*victims, [&](TaskId v) {
-      const QueueId q = c.job(c.task(v).job).queue;
-      if (q == own) return true;
-      const QueueId shared = SharedAncestor(s, q, own);
-      for (QueueId x = own; x != shared; x = Up(s, x)) {
-        if (!WithinDeservedWith(s, x, need)) return true;
-      }
-      const Task& task = c.task(v);
-      const ResourceVector gives = ClusterState::Accounted(
-          c.spec_of(v), static_cast<int32_t>(task.gpus.size()), task.gpu_milli_each);
-      for (QueueId x = q; x != shared; x = Up(s, x)) {
-        if (!c.queue(x).reclaimable) return true;
-        if (!known[x]) left[x] = SubtreeAllocated(s, x), known[x] = 1;
-        if (!GivesOnlySurplus(left[x], deserved_[x], gives)) return true;
-      }
-      for (QueueId x = q; x != shared; x = Up(s, x)) left[x].Subtract(gives);
-      return false;
-    });
-  }
+                     std::vector<TaskId>* victims) const override;
 
   // The queue, or one of its ancestors, has its deserved share.
-  bool Overused(const Session& s, QueueId leaf, std::string* reason) const override {
-    if (!tree_.in_tree(leaf)) return false;  // its jobs wait for the tree (Allocatable)
-    for (QueueId q = leaf; q != kNone; q = s.cluster().queue(q).parent) {
-      if (q == leaf ? Share(s, q) < kShareScale
-                    : DeservedShare(SubtreeAllocated(s, q), q) < kShareScale) {
-        continue;
-      }
-      if (reason == nullptr) return true;
-      const ResourceVector& allocated = SubtreeAllocated(s, q);
-      const Queue& queue = s.cluster().queue(q);
-      ResourceId worst = 0;
-      int64_t worst_share = -1;
-      for (const auto& e : deserved_[q].entries()) {
-        int64_t share = Ratio(allocated.Get(e.id), e.amount);
-        if (share > worst_share) worst_share = share, worst = e.id;
-      }
-      *reason = "queue " + queue.name + " has its deserved share (" + ResourceName(worst) + ": " +
-                Amount(worst, allocated.Get(worst)) + " allocated of " +
-                Amount(worst, deserved_[q].Get(worst)) + " deserved at weight " +
-                std::to_string(queue.weight) + ")";
-      if (q != leaf) *reason += ", so queue " + s.cluster().queue(leaf).name + " below it has too";
-      return true;
-    }
-    return false;
-  }
+  bool Overused(const Session& s, QueueId leaf, std::string* reason) const override;
 
-  bool HoldsOwnShare(const Session& s, QueueId leaf, std::string* reason) const override {
-    if (!tree_.in_tree(leaf) || Share(s, leaf) < kShareScale) return false;
-    if (reason == nullptr) return true;
-    const Queue& queue = s.cluster().queue(leaf);
-    *reason = "queue " + queue.name + " has its deserved share";
-    return true;
-  }
+  bool HoldsOwnShare(const Session& s, QueueId leaf, std::string* reason) const override;
 
   bool Allocatable(const Session& s, QueueId leaf, const ResourceVector& request,
-                   std::string* reason) const override {
-    if (!UsableQueue(s, leaf, reason)) return false;
-    for (QueueId q = leaf; q != kNone; q = s.cluster().queue(q).parent) {
-      const Queue& queue = s.cluster().queue(q);
-      if (queue.capability.empty()) continue;  // no limit to check
-      const ResourceVector& allocated = SubtreeAllocated(s, q);
-      ResourceVector after = allocated;
-      after.Add(request);
-      int64_t over = after.FirstExceeding(queue.capability, /*named_only=*/true);
-      if (over < 0) continue;
-      auto r = static_cast<ResourceId>(over);
-      *reason = "queue " + queue.name + " would exceed its capability of " +
-                Amount(r, queue.capability.Get(r)) + " " + ResourceName(r) + " (allocated " +
-                Amount(r, allocated.Get(r)) + ", the task needs " + Amount(r, request.Get(r)) + ")";
-      return false;
-    }
-    return true;
-  }
+                   std::string* reason) const override;
 
   const ResourceVector& deserved(QueueId q) const { return deserved_[q]; }
   void OnSessionClose(const Session& /*session*/, Decisions* out) const override {
@@ -394,6 +263,152 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   mutable std::vector<Held> held_;          // by queue
   std::vector<bool> remembers_;             // by queue: its tree orders by usage with memory
 };
+
+void ProportionPlugin::OnSessionOpen(Session& s) {
+  const auto& queues = s.cluster().queues();
+  const size_t n = queues.size();
+  tree_ = BuildQueueTree(queues);
+  admitted_.assign(n, {});
+  shares_.assign(n, {});
+  held_.assign(n, {});
+  remembers_.assign(n, false);
+  for (size_t q = 0; q < n; ++q) {
+    const auto id = static_cast<QueueId>(q);
+    remembers_[q] = tree_.in_tree(id) && TreeUsageHalfLife(s.cluster(), id) > 0;
+  }
+  std::vector<ResourceVector> requests(n);
+  for (size_t q = 0; q < n; ++q) requests[q] = s.queue(static_cast<QueueId>(q)).request;
+  deserved_ = DeservedShares(queues, tree_, requests, s.capacity());
+}
+
+int ProportionPlugin::CompareQueues(const Session& s, QueueId a, QueueId b) const {
+  if (a == b) return 0;
+  const auto& queues = s.cluster().queues();
+  auto depth = [&](QueueId q) { return tree_.in_tree(q) ? tree_.depth[q] : 1; };
+  auto up = [&](QueueId q) { return tree_.in_tree(q) ? queues[q].parent : kNone; };
+  QueueId x = a, y = b;
+  int dx = depth(x), dy = depth(y);
+  for (; dx > dy; --dx) x = up(x);
+  for (; dy > dx; --dy) y = up(y);
+  if (x == y) return a == x ? -1 : 1;  // one is inside the other: the inner queue first
+  while (up(x) != up(y)) x = up(x), y = up(y);
+  return CompareSiblings(s, x, y);
+}
+
+bool ProportionPlugin::Admit(Session& s, JobId job_id, std::string* reason) {
+  const Job& job = s.cluster().job(job_id);
+  if (!UsableQueue(s, job.queue, reason)) return false;
+  // What the job needs to start: its first (minMember - running) tasks in task order.
+  ResourceVector need;
+  int32_t missing = job.min_member - s.job(job_id).ready;
+  for (TaskId t : s.job(job_id).unplaced) {
+    if (missing-- <= 0) break;
+    const TaskSpec& spec = s.cluster().spec_of(t);
+    int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
+    need.Add(ClusterState::Accounted(spec, n_gpus, s.cluster().EstimatedGpuShare(spec.gpu)));
+  }
+  // Within the capability of the queue and of each of its ancestors.
+  for (QueueId q = job.queue; q != kNone; q = s.cluster().queue(q).parent) {
+    const Queue& queue = s.cluster().queue(q);
+    if (queue.capability.empty()) continue;  // no limit to check
+    const ResourceVector& allocated = SubtreeAllocated(s, q);
+    ResourceVector total = allocated;
+    total.Add(admitted_[q]);
+    total.Add(need);
+    int64_t over = total.FirstExceeding(queue.capability, /*named_only=*/true);
+    if (over >= 0) {
+      auto r = static_cast<ResourceId>(over);
+      *reason = "queue " + queue.name + " capability: " + Amount(r, queue.capability.Get(r)) + " " +
+                ResourceName(r) + " (allocated " + Amount(r, allocated.Get(r)) + ", admitted " +
+                Amount(r, admitted_[q].Get(r)) + ", this job needs " + Amount(r, need.Get(r)) + ")";
+      return false;
+    }
+  }
+  for (QueueId q = job.queue; q != kNone; q = s.cluster().queue(q).parent) admitted_[q].Add(need);
+  return true;
+}
+
+void ProportionPlugin::FilterVictims(const Session& s, EvictionCause cause, TaskId preemptor,
+                                     std::vector<TaskId>* victims) const {
+  if (cause != EvictionCause::kReclaim) return;
+  const ClusterState& c = s.cluster();
+  const QueueId own = c.job(c.task(preemptor).job).queue;
+  const ResourceVector need = RequestOf(s, preemptor);
+  std::vector<ResourceVector> left(c.queues().size());  // allocated, less victims kept
+  std::vector<uint8_t> known(c.queues().size(), 0);
+  std::erase_if(*victims, [&](TaskId v) {
+    const QueueId q = c.job(c.task(v).job).queue;
+    if (q == own) return true;
+    const QueueId shared = SharedAncestor(s, q, own);
+    for (QueueId x = own; x != shared; x = Up(s, x)) {
+      if (!WithinDeservedWith(s, x, need)) return true;
+    }
+    const Task& task = c.task(v);
+    const ResourceVector gives = ClusterState::Accounted(
+        c.spec_of(v), static_cast<int32_t>(task.gpus.size()), task.gpu_milli_each);
+    for (QueueId x = q; x != shared; x = Up(s, x)) {
+      if (!c.queue(x).reclaimable) return true;
+      if (!known[x]) left[x] = SubtreeAllocated(s, x), known[x] = 1;
+      if (!GivesOnlySurplus(left[x], deserved_[x], gives)) return true;
+    }
+    for (QueueId x = q; x != shared; x = Up(s, x)) left[x].Subtract(gives);
+    return false;
+  });
+}
+
+bool ProportionPlugin::Overused(const Session& s, QueueId leaf, std::string* reason) const {
+  if (!tree_.in_tree(leaf)) return false;  // its jobs wait for the tree (Allocatable)
+  for (QueueId q = leaf; q != kNone; q = s.cluster().queue(q).parent) {
+    if (q == leaf ? Share(s, q) < kShareScale
+                  : DeservedShare(SubtreeAllocated(s, q), q) < kShareScale) {
+      continue;
+    }
+    if (reason == nullptr) return true;
+    const ResourceVector& allocated = SubtreeAllocated(s, q);
+    const Queue& queue = s.cluster().queue(q);
+    ResourceId worst = 0;
+    int64_t worst_share = -1;
+    for (const auto& e : deserved_[q].entries()) {
+      int64_t share = Ratio(allocated.Get(e.id), e.amount);
+      if (share > worst_share) worst_share = share, worst = e.id;
+    }
+    *reason = "queue " + queue.name + " has its deserved share (" + ResourceName(worst) + ": " +
+              Amount(worst, allocated.Get(worst)) + " allocated of " +
+              Amount(worst, deserved_[q].Get(worst)) + " deserved at weight " +
+              std::to_string(queue.weight) + ")";
+    if (q != leaf) *reason += ", so queue " + s.cluster().queue(leaf).name + " below it has too";
+    return true;
+  }
+  return false;
+}
+
+bool ProportionPlugin::HoldsOwnShare(const Session& s, QueueId leaf, std::string* reason) const {
+  if (!tree_.in_tree(leaf) || Share(s, leaf) < kShareScale) return false;
+  if (reason == nullptr) return true;
+  const Queue& queue = s.cluster().queue(leaf);
+  *reason = "queue " + queue.name + " has its deserved share";
+  return true;
+}
+
+bool ProportionPlugin::Allocatable(const Session& s, QueueId leaf, const ResourceVector& request,
+                                   std::string* reason) const {
+  if (!UsableQueue(s, leaf, reason)) return false;
+  for (QueueId q = leaf; q != kNone; q = s.cluster().queue(q).parent) {
+    const Queue& queue = s.cluster().queue(q);
+    if (queue.capability.empty()) continue;  // no limit to check
+    const ResourceVector& allocated = SubtreeAllocated(s, q);
+    ResourceVector after = allocated;
+    after.Add(request);
+    int64_t over = after.FirstExceeding(queue.capability, /*named_only=*/true);
+    if (over < 0) continue;
+    auto r = static_cast<ResourceId>(over);
+    *reason = "queue " + queue.name + " would exceed its capability of " +
+              Amount(r, queue.capability.Get(r)) + " " + ResourceName(r) + " (allocated " +
+              Amount(r, allocated.Get(r)) + ", the task needs " + Amount(r, request.Get(r)) + ")";
+    return false;
+  }
+  return true;
+}
 
 }  // namespace
 

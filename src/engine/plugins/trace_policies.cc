@@ -31,9 +31,10 @@ class TracePolicy : public Plugin, public NodeScorer {
   }
 
  protected:
-  static Milli CpuFree(const Session& s, NodeId n) { return s.free(n, kCpu); }
+  static Milli CpuFree(const Session& s, NodeId n) { return s.searched_free(n, kCpu); }
   static Milli GpuFree(const Session& s, NodeId n) {
-    return static_cast<Milli>(s.node(n).gpu_count) * kGpuMilliWhole - s.gpu_used_milli(n);
+    return static_cast<Milli>(s.searched_node(n).gpu_count) * kGpuMilliWhole -
+           s.searched_gpu_used_milli(n);
   }
   static Milli GpuRequestMilli(const GpuChoice& gpus) {
     return static_cast<Milli>(gpus.devices.size()) * gpus.milli_each;
@@ -57,7 +58,7 @@ class RandomPolicy : public SessionCopyable<RandomPolicy, TracePolicy>, public D
   bool ChooseDevices(const Session& s, const TaskSpec& spec, NodeId node, GpuChoice* out,
                      int64_t* /*score*/) const override {
     if (!spec.gpu.shared()) return false;
-    NodeGpus gpus = s.node_gpus(node);
+    NodeGpus gpus = s.searched_gpus(node);
     int32_t chosen = -1;
     uint64_t seen = 0;
     int32_t chosen_share = 0;
@@ -156,9 +157,9 @@ class GpuPackingPolicy : public SessionCopyable<GpuPackingPolicy, TracePolicy> {
   int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId n,
                     const GpuChoice&) const override {
     if (!spec.gpu.wants_gpu()) return 0;
-    NodeGpus gpus = s.node_gpus(n);
+    NodeGpus gpus = s.searched_gpus(n);
     const auto count = static_cast<int64_t>(gpus.devices.size());
-    if (s.gpu_used_milli(n) == 0) return std::max<int64_t>(33 - count, count);
+    if (s.searched_gpu_used_milli(n) == 0) return std::max<int64_t>(33 - count, count);
     order_.resize(gpus.devices.size());
     for (size_t i = 0; i < order_.size(); ++i) order_[i] = static_cast<int32_t>(i);
     std::stable_sort(order_.begin(), order_.end(),

@@ -13,6 +13,7 @@
 
 #include "daemon/config.h"
 #include "daemon/http_listener.h"
+#include "engine/registry.h"
 #include "engine/session.h"
 #include "tests/fuzz/fuzz_check.h"
 

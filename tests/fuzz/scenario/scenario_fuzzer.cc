@@ -1,4 +1,4 @@
-// Scenario files (sim/scenario.h): ParseScenario on any text.
+// Scenario files (sim/scenario_reader.h): ParseScenario on any text.
 //
 // Checks: a refusal names the file; what is accepted keeps the limits on input
 // (model/limits.h) and a consistent cluster (tests/fuzz/cluster_checks.h), with every
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/scenario.h"
+#include "sim/scenario_reader.h"
 #include "tests/fuzz/cluster_checks.h"
 #include "tests/fuzz/fuzz_check.h"
 

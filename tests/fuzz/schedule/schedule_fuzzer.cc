@@ -17,7 +17,8 @@
 #include "engine/filter.h"
 #include "engine/registry.h"
 #include "engine/session.h"
-#include "sim/scenario.h"
+#include "sim/scenario_expect.h"
+#include "sim/scenario_reader.h"
 #include "tests/fuzz/cluster_checks.h"
 #include "tests/fuzz/fuzz_check.h"
 

@@ -1,4 +1,4 @@
-#include "engine/yaml_scan.h"
+#include "yaml/yaml_scan.h"
 
 #include <algorithm>
 #include <cstdint>

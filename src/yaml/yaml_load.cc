@@ -1,4 +1,4 @@
-#include "engine/yaml_load.h"
+#include "yaml/yaml_load.h"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
@@ -10,8 +10,8 @@
 #include <streambuf>
 #include <unordered_map>
 
-#include "engine/yaml_scan.h"
 #include "model/limits.h"
+#include "yaml/yaml_scan.h"
 
 namespace gantry {
 namespace {
@@ -309,28 +309,6 @@ std::string YamlWhere(const std::string& source, const YAML::Node& node, const s
 Status YamlError(const std::string& source, const YAML::Node& node, const std::string& field,
                  const std::string& what) {
   return Status::Invalid(YamlWhere(source, node, field) + ": " + what);
-}
-
-std::string QuoteForMessage(std::string_view text) {
-  constexpr size_t kShown = 64;
-  std::string out = "\"";
-  for (char c : text.substr(0, kShown)) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-  if (text.size() > kShown) out += "... (" + std::to_string(text.size()) + " bytes)";
-  return out;
 }
 
 bool IsQuotedScalar(const YAML::Node& node) {

@@ -1,4 +1,4 @@
-#include "sim/explain_json.h"
+#include "explain/explanation_json.h"
 
 #include <algorithm>
 

@@ -1,6 +1,8 @@
 // A pending job's explanation (engine/explain.h) as JSON, by name, and the same in plain
 // words for a person. The daemon's /api/explain serves the JSON, `gantry explain` prints the
-// words, and scenarios (expect.explain) check them: one format, one set of words.
+// words, and scenarios (expect.explain) check them: one format, one set of words. In a layer
+// of its own (src/explain/, on the engine and the model only) so that the daemon and the
+// simulator share it without either depending on the other.
 #pragma once
 
 #include <nlohmann/json.hpp>

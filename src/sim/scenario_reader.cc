@@ -1,4 +1,4 @@
-#include "sim/scenario.h"
+#include "sim/scenario_reader.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -12,193 +12,15 @@
 #include "sim/scenario_datasets.h"
 #include "sim/scenario_defragment.h"
 #include "sim/scenario_expect.h"
-#include "sim/scenario_mig.h"
-#include "sim/scenario_numa.h"
+#include "sim/scenario_nodes.h"
 #include "sim/scenario_snapshot.h"
 #include "sim/scenario_task.h"
 #include "sim/scenario_topology.h"
-#include "sim/scenario_volumes.h"
 #include "sim/yaml_reader.h"
+#include "yaml/scheduler_config_yaml.h"
 
 namespace gantry {
 namespace {
-
-// Decimal digits of n >= 0.
-size_t DigitCount(int64_t n) {
-  return std::to_string(n).size();
-}
-
-std::string Limit(int64_t value, const char* what) {
-  return std::to_string(value) + " (the limit on " + what + ")";
-}
-
-// Before any node is built: the nodes the list makes, namePrefix's counts included, are
-// within kMaxNodes (a count of a million built a million nodes before).
-Status CheckNodeCount(const YamlReader& r, const YAML::Node& nodes) {
-  int64_t total = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const YAML::Node& n = nodes[i];
-    const std::string f = "nodes[" + std::to_string(i) + "]";
-    int64_t count = 1;
-    const bool counted = n.IsMap() && n["namePrefix"] && n["count"];
-    if (counted) GANTRY_RETURN_IF_ERROR(r.Int(n["count"], f + ".count", 1, kMaxNodes, &count));
-    if (total + count > kMaxNodes) {
-      return r.Error(counted ? n["count"] : n, counted ? f + ".count" : f,
-                     "the scenario would have " + std::to_string(total + count) +
-                         " nodes, more than " + Limit(kMaxNodes, "nodes in a cluster"));
-    }
-    total += count;
-  }
-  return Status::Ok();
-}
-
-// csi: {drivers: [{name, limit}], attached: [{driver, handle}]}: the node has a CSINode
-// object listing these drivers (limit: how many volumes each may attach; none: no limit),
-// and VolumeAttachments of these volumes.
-Status ParseNodeCsi(const YamlReader& r, const YAML::Node& node, const std::string& field,
-                    NodeCsi* out) {
-  GANTRY_RETURN_IF_ERROR(r.Map(node, field, {"drivers", "attached"}));
-  out->has_csi_node = true;
-  if (const YAML::Node& drivers = node["drivers"]) {
-    GANTRY_RETURN_IF_ERROR(r.List(drivers, field + ".drivers"));
-    for (size_t i = 0; i < drivers.size(); ++i) {
-      const std::string fi = field + ".drivers[" + std::to_string(i) + "]";
-      GANTRY_RETURN_IF_ERROR(r.Map(drivers[i], fi, {"name", "limit"}));
-      NodeCsiDriver driver;
-      if (!drivers[i]["name"]) return r.Error(drivers[i], fi + ".name", "required");
-      GANTRY_RETURN_IF_ERROR(r.String(drivers[i]["name"], fi + ".name", &driver.name));
-      if (driver.name.empty())
-        return r.Error(drivers[i]["name"], fi + ".name", "must not be empty");
-      if (out->FindDriver(driver.name) != nullptr) {
-        return r.Error(drivers[i]["name"], fi + ".name",
-                       "driver \"" + driver.name + "\" listed twice");
-      }
-      if (drivers[i]["limit"]) {
-        int64_t limit = 0;
-        GANTRY_RETURN_IF_ERROR(r.Int(drivers[i]["limit"], fi + ".limit", 0, INT32_MAX, &limit));
-        driver.limit = static_cast<int32_t>(limit);
-      }
-      out->drivers.push_back(std::move(driver));
-    }
-    std::sort(out->drivers.begin(), out->drivers.end(),
-              [](const NodeCsiDriver& a, const NodeCsiDriver& b) { return a.name < b.name; });
-  }
-  if (const YAML::Node& attached = node["attached"]) {
-    GANTRY_RETURN_IF_ERROR(r.List(attached, field + ".attached"));
-    for (size_t i = 0; i < attached.size(); ++i) {
-      const std::string fi = field + ".attached[" + std::to_string(i) + "]";
-      GANTRY_RETURN_IF_ERROR(r.Map(attached[i], fi, {"driver", "handle"}));
-      AttachableVolume v;
-      for (const char* key : {"driver", "handle"}) {
-        if (!attached[i][key]) return r.Error(attached[i], fi + "." + key, "required");
-      }
-      GANTRY_RETURN_IF_ERROR(r.String(attached[i]["driver"], fi + ".driver", &v.driver));
-      GANTRY_RETURN_IF_ERROR(r.String(attached[i]["handle"], fi + ".handle", &v.handle));
-      out->attached.push_back(std::move(v));
-    }
-    SortVolumesOnce(&out->attached);
-  }
-  return Status::Ok();
-}
-
-Status ParseNodes(const YamlReader& r, const YAML::Node& nodes, ClusterState* cluster) {
-  GANTRY_RETURN_IF_ERROR(r.List(nodes, "nodes"));
-  GANTRY_RETURN_IF_ERROR(CheckNodeCount(r, nodes));
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const YAML::Node& n = nodes[i];
-    const std::string f = "nodes[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(r.Map(n, f,
-                                 {"name", "namePrefix", "count", "allocatable", "gpus", "labels",
-                                  "taints", "unschedulable", "csi", "numa", "cachedDatasets"}));
-    Node node;
-    if (n["allocatable"]) {
-      GANTRY_RETURN_IF_ERROR(r.Resources(n["allocatable"], f + ".allocatable", NameSource::kTrusted,
-                                         &node.allocatable));
-      if (node.allocatable.Get(kGpu) != 0) {
-        return r.Error(n["allocatable"], f + ".allocatable.nvidia.com/gpu",
-                       "give GPUs as gpus: {count, model, memoryMiB}, not as allocatable");
-      }
-    } else {
-      return r.Error(n, f + ".allocatable", "required");
-    }
-    if (n["labels"]) GANTRY_RETURN_IF_ERROR(r.LabelMap(n["labels"], f + ".labels", &node.labels));
-    if (n["taints"]) GANTRY_RETURN_IF_ERROR(r.Taints(n["taints"], f + ".taints", &node.taints));
-    if (n["unschedulable"]) {
-      GANTRY_RETURN_IF_ERROR(r.Bool(n["unschedulable"], f + ".unschedulable", &node.unschedulable));
-    }
-    if (n["csi"]) GANTRY_RETURN_IF_ERROR(ParseNodeCsi(r, n["csi"], f + ".csi", &node.csi));
-    if (n["cachedDatasets"]) {
-      GANTRY_RETURN_IF_ERROR(ParseDatasetNames(r, n["cachedDatasets"], f + ".cachedDatasets", "",
-                                               kMaxCachedDatasetsPerNode, &node.cached_datasets));
-    }
-    if (const YAML::Node& g = n["gpus"]) {
-      const std::string gf = f + ".gpus";
-      GANTRY_RETURN_IF_ERROR(r.Map(g, gf, {"count", "model", "memoryMiB", "nvlinkDomains", "mig"}));
-      int64_t count = 0, memory = 0, domains = 1;
-      std::string model = "generic";
-      if (!g["count"]) return r.Error(g, gf + ".count", "required");
-      GANTRY_RETURN_IF_ERROR(r.Int(g["count"], gf + ".count", 0, 64, &count));
-      if (g["model"]) GANTRY_RETURN_IF_ERROR(r.Name(g["model"], gf + ".model", &model));
-      if (g["memoryMiB"]) {
-        GANTRY_RETURN_IF_ERROR(
-            r.Int(g["memoryMiB"], gf + ".memoryMiB", 0, int64_t{1} << 40, &memory));
-      }
-      if (g["nvlinkDomains"]) {
-        GANTRY_RETURN_IF_ERROR(r.Int(g["nvlinkDomains"], gf + ".nvlinkDomains", 1, 64, &domains));
-        if (count % domains != 0) {
-          return r.Error(g["nvlinkDomains"], gf + ".nvlinkDomains",
-                         "must divide count (" + std::to_string(count) + ")");
-        }
-      }
-      GpuModelId model_id = GpuModels().Intern(model);
-      for (int64_t d = 0; d < count; ++d) {
-        GpuDevice device;
-        device.model = model_id;
-        device.memory_mib = memory;
-        device.nvlink_domain = static_cast<int32_t>(d / (count / domains));
-        node.gpus.push_back(device);
-      }
-      if (g["mig"]) GANTRY_RETURN_IF_ERROR(ParseNodeMig(r, g["mig"], gf + ".mig", &node));
-    }
-    if (n["numa"]) {
-      // For the words of an error only: the names are read below.
-      const YAML::Node& named = n["name"] ? n["name"] : n["namePrefix"];
-      node.name = named && named.IsScalar() ? named.Scalar() + (n["name"] ? "" : "*") : "";
-      GANTRY_RETURN_IF_ERROR(ParseNodeNuma(r, n["numa"], f + ".numa", &node));
-    }
-    const bool named = static_cast<bool>(n["name"]);
-    const bool prefixed = static_cast<bool>(n["namePrefix"]);
-    if (named == prefixed) {
-      return r.Error(n, f, "give either name, or namePrefix with count");
-    }
-    if (named) {
-      if (n["count"])
-        return r.Error(n["count"], f + ".count", "count goes with namePrefix, not name");
-      GANTRY_RETURN_IF_ERROR(r.Name(n["name"], f + ".name", &node.name));
-      auto added = cluster->AddNode(node);
-      if (!added.ok()) return r.Error(n["name"], f + ".name", added.status().message());
-      continue;
-    }
-    std::string prefix;
-    int64_t count = 0;
-    GANTRY_RETURN_IF_ERROR(r.Name(n["namePrefix"], f + ".namePrefix", &prefix));
-    if (!n["count"]) return r.Error(n, f + ".count", "required with namePrefix");
-    GANTRY_RETURN_IF_ERROR(r.Int(n["count"], f + ".count", 1, kMaxNodes, &count));
-    if (prefix.size() + DigitCount(count - 1) > kMaxNameLength) {
-      return r.Error(n["namePrefix"], f + ".namePrefix",
-                     "names " + QuoteForMessage(prefix + std::to_string(count - 1)) +
-                         " would be longer than " + std::to_string(kMaxNameLength) +
-                         " bytes (the limit on names)");
-    }
-    for (int64_t k = 0; k < count; ++k) {
-      Node copy = node;
-      copy.name = prefix + std::to_string(k);
-      auto added = cluster->AddNode(std::move(copy));
-      if (!added.ok()) return r.Error(n["namePrefix"], f + ".namePrefix", added.status().message());
-    }
-  }
-  return Status::Ok();
-}
 
 Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* cluster) {
   GANTRY_RETURN_IF_ERROR(r.List(queues, "queues"));
@@ -274,151 +96,6 @@ Status ParseQueues(const YamlReader& r, const YAML::Node& queues, ClusterState* 
   }
   return Status::Ok();
 }
-
-// preemptionPolicy: PreemptLowerPriority (the default) or Never, as a PriorityClass says.
-Status ParsePreemptionPolicy(const YamlReader& r, const YAML::Node& n, const std::string& f,
-                             PreemptionPolicy* out) {
-  std::string value;
-  GANTRY_RETURN_IF_ERROR(r.String(n, f, &value));
-  if (value == "PreemptLowerPriority") {
-    *out = PreemptionPolicy::kPreemptLowerPriority;
-  } else if (value == "Never") {
-    *out = PreemptionPolicy::kNever;
-  } else {
-    return r.Error(n, f,
-                   "unknown preemption policy " + QuoteForMessage(value) +
-                       " (known: PreemptLowerPriority, Never)");
-  }
-  return Status::Ok();
-}
-
-}  // namespace
-
-Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string& f,
-                     int32_t job_priority, PreemptionPolicy job_policy, TaskSpec* spec,
-                     int64_t* replicas) {
-  GANTRY_RETURN_IF_ERROR(
-      r.Map(t, f, {"role",        "replicas",         "requests",
-                   "gpuFraction", "gpuMemoryMiB",     "gpuModels",
-                   "priority",    "preemptionPolicy", "nodeSelector",
-                   "tolerations", "nodeAffinity",     "namespace",
-                   "labels",      "affinity",         "topologySpreadConstraints",
-                   "ports",       "volumes",          "inlineDisks",
-                   "guaranteed",  "containers",       "datasets",
-                   "movable"}));  // movable: read by ParseJobs (it is the task's, not the spec's)
-  spec->role = "task";
-  if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
-  *replicas = 1;
-  if (t["replicas"]) {
-    GANTRY_RETURN_IF_ERROR(r.Int(t["replicas"], f + ".replicas", 1, kMaxTasksPerJob, replicas));
-  }
-  if (t["requests"]) {
-    GANTRY_RETURN_IF_ERROR(
-        r.Resources(t["requests"], f + ".requests", NameSource::kWorkload, &spec->requests));
-    Status mig = CheckMigRequests(spec->requests, "");
-    if (!mig.ok()) return r.Error(t["requests"], f + ".requests", mig.message());
-  }
-  GANTRY_RETURN_IF_ERROR(ParseTaskNuma(r, t, f, spec));
-  Milli gpu = spec->requests.Get(kGpu);
-  spec->requests.Set(kGpu, 0);
-  if (gpu % kMilliPerUnit != 0) {
-    return r.Error(t["requests"][std::string(kGpuResourceName)], f + ".requests.nvidia.com/gpu",
-                   "whole GPUs only; ask for a share of one GPU with gpuFraction");
-  }
-  if (gpu / kMilliPerUnit > 64) {
-    return r.Error(t["requests"], f + ".requests.nvidia.com/gpu", "at most 64 GPUs per task");
-  }
-  spec->gpu.count = static_cast<int32_t>(gpu / kMilliPerUnit);
-  if (t["gpuFraction"]) {
-    Milli fraction = 0;
-    GANTRY_RETURN_IF_ERROR(
-        r.Quantity(t["gpuFraction"], f + ".gpuFraction", &fraction, /*exact=*/true));
-    if (fraction <= 0 || fraction >= kMilliPerUnit) {
-      return r.Error(
-          t["gpuFraction"], f + ".gpuFraction",
-          "must be more than 0 and less than 1 (ask for whole GPUs with nvidia.com/gpu)");
-    }
-    if (spec->gpu.count > 0) {
-      return r.Error(t["gpuFraction"], f + ".gpuFraction", "cannot be combined with whole GPUs");
-    }
-    spec->gpu.milli = static_cast<int32_t>(fraction);
-  }
-  if (t["gpuMemoryMiB"]) {
-    if (spec->gpu.count > 0) {
-      return r.Error(t["gpuMemoryMiB"], f + ".gpuMemoryMiB", "applies only to a shared GPU");
-    }
-    GANTRY_RETURN_IF_ERROR(
-        r.Int(t["gpuMemoryMiB"], f + ".gpuMemoryMiB", 1, int64_t{1} << 40, &spec->gpu.memory_mib));
-  }
-  if (t["gpuModels"]) {
-    GANTRY_RETURN_IF_ERROR(r.List(t["gpuModels"], f + ".gpuModels"));
-    for (size_t k = 0; k < t["gpuModels"].size(); ++k) {
-      std::string model;
-      GANTRY_RETURN_IF_ERROR(
-          r.Name(t["gpuModels"][k], f + ".gpuModels[" + std::to_string(k) + "]", &model));
-      spec->gpu.models.push_back(GpuModels().Intern(model));
-    }
-    if (!spec->gpu.wants_gpu()) {
-      return r.Error(t["gpuModels"], f + ".gpuModels", "the task asks for no GPU");
-    }
-  }
-  int64_t priority = job_priority;
-  if (t["priority"]) {
-    GANTRY_RETURN_IF_ERROR(r.Int(t["priority"], f + ".priority", INT32_MIN, INT32_MAX, &priority));
-  }
-  spec->priority = static_cast<int32_t>(priority);
-  spec->preemption_policy = job_policy;
-  if (t["preemptionPolicy"]) {
-    GANTRY_RETURN_IF_ERROR(ParsePreemptionPolicy(r, t["preemptionPolicy"], f + ".preemptionPolicy",
-                                                 &spec->preemption_policy));
-  }
-  if (t["nodeSelector"]) {
-    GANTRY_RETURN_IF_ERROR(
-        r.LabelMap(t["nodeSelector"], f + ".nodeSelector", &spec->node_selector));
-  }
-  if (t["tolerations"]) {
-    GANTRY_RETURN_IF_ERROR(r.Tolerations(t["tolerations"], f + ".tolerations", &spec->tolerations));
-  }
-  const PodSpecReader pod(r);
-  // Kubernetes' names from here on: a pod spec's fields can be pasted.
-  spec->namespace_ = "default";
-  if (t["namespace"])
-    GANTRY_RETURN_IF_ERROR(pod.Namespace(t["namespace"], f + ".namespace", &spec->namespace_));
-  // Before the affinity terms and spread constraints, whose matchLabelKeys read them.
-  if (t["labels"]) GANTRY_RETURN_IF_ERROR(r.LabelMap(t["labels"], f + ".labels", &spec->labels));
-  if (t["nodeAffinity"]) {
-    // The scenario's shorthand for affinity.nodeAffinity's required terms.
-    if (t["affinity"] && t["affinity"].IsMap() && t["affinity"]["nodeAffinity"]) {
-      return r.Error(t["nodeAffinity"], f + ".nodeAffinity",
-                     "give required node affinity here or in affinity.nodeAffinity, not both");
-    }
-    GANTRY_RETURN_IF_ERROR(
-        pod.NodeSelectorTerms(t["nodeAffinity"], f + ".nodeAffinity", &spec->affinity.terms));
-  }
-  if (t["affinity"]) {
-    GANTRY_RETURN_IF_ERROR(pod.Affinity(t["affinity"], f + ".affinity", spec->labels,
-                                        &spec->affinity, &spec->pod_affinity));
-  }
-  if (t["topologySpreadConstraints"]) {
-    GANTRY_RETURN_IF_ERROR(pod.TopologySpreadConstraints(t["topologySpreadConstraints"],
-                                                         f + ".topologySpreadConstraints",
-                                                         spec->labels, &spec->spread));
-  }
-  if (t["ports"]) GANTRY_RETURN_IF_ERROR(pod.Ports(t["ports"], f + ".ports", &spec->host_ports));
-  if (t["inlineDisks"]) {
-    GANTRY_RETURN_IF_ERROR(ReadScenarioInlineDisks(r, t["inlineDisks"], f + ".inlineDisks", spec));
-  }
-  if (t["volumes"]) {
-    GANTRY_RETURN_IF_ERROR(ReadScenarioVolumes(r, pod, t["volumes"], f + ".volumes", spec));
-  }
-  if (t["datasets"]) {
-    GANTRY_RETURN_IF_ERROR(ParseDatasetNames(r, t["datasets"], f + ".datasets", spec->namespace_,
-                                             kMaxDatasetsPerTask, &spec->datasets));
-  }
-  return Status::Ok();
-}
-
-namespace {
 
 // namespaces: [{name, labels}], for pod affinity terms' namespaceSelector.
 Status ParseNamespaces(const YamlReader& r, const YAML::Node& namespaces, ClusterState* cluster) {
@@ -504,12 +181,12 @@ Status CheckTaskCount(const YamlReader& r, const YAML::Node& jobs) {
       if (job_tasks > kMaxTasksPerJob) {
         return r.Error(at, tf + ".replicas",
                        "job " + QuoteForMessage(name) + " would have " + std::to_string(job_tasks) +
-                           " tasks, more than " + Limit(kMaxTasksPerJob, "tasks of a job"));
+                           " tasks, more than " + LimitText(kMaxTasksPerJob, "tasks of a job"));
       }
       if (file_tasks > kMaxTasks) {
         return r.Error(at, tf + ".replicas",
                        "the scenario would have " + std::to_string(file_tasks) +
-                           " tasks, more than " + Limit(kMaxTasks, "tasks in a scenario"));
+                           " tasks, more than " + LimitText(kMaxTasks, "tasks in a scenario"));
       }
     }
   }

@@ -1,4 +1,4 @@
-// The first check of YAML text (engine/yaml_load.h), before yaml-cpp sees it: yaml-cpp's
+// The first check of YAML text (yaml/yaml_load.h), before yaml-cpp sees it: yaml-cpp's
 // scanner keeps every token of an open bracket (10 MB of "[" took 2.4 GB and 7 s before it
 // said "bad file"), so nesting and size are bounded by a linear scan of the text first,
 // with memory in proportion to the nesting.

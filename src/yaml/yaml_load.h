@@ -10,7 +10,8 @@
 //   - keys: none twice in one mapping, and each a single value (not a list or mapping);
 //   - aliases: none inside the node it names (a cycle).
 // A UTF-8 byte-order mark is skipped. Errors read "SOURCE:LINE:COL: what".
-// Text only: the engine does no I/O; callers read files (bounded by CheckInputSize).
+// Text only: callers read files (bounded by CheckInputSize). The engine never includes this
+// (it receives parsed configurations: yaml/scheduler_config_yaml.h reads its own).
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "model/input_file.h"
+#include "model/quote.h"  // QuoteForMessage: every YAML reader's messages quote alike
 #include "model/status.h"
 
 namespace gantry {
@@ -39,10 +41,6 @@ std::string YamlWhere(const std::string& source, const YAML::Node& node, const s
 // Status::Invalid("SOURCE:LINE:COL: field: what").
 Status YamlError(const std::string& source, const YAML::Node& node, const std::string& field,
                  const std::string& what);
-
-// A value quoted for a message: "like this", cut to its first 64 bytes ("...", and the
-// length) so that a 10 MB value does not make a 10 MB message; control bytes escaped.
-std::string QuoteForMessage(std::string_view text);
 
 // Where the schema wants an integer: a plain (unquoted) decimal integer, [-+]?[0-9]+,
 // between min and max. " 3", "3.0", "0x3" and the quoted "3" are errors that say so.
