@@ -38,13 +38,11 @@ std::optional<std::set<std::string>> NodesNamedBy(const NodeAffinity& affinity) 
   return named;
 }
 
-}  // namespace
-
-std::string PlacementSearch::DiagnoseNoNode(const TaskSpec& spec, SpecId spec_id,
-                                            const SearchScope& scope) {
-  const ClusterState& cluster = state_.cluster();
-  const WorkingState& state = state_;
-  PlacementSearch& search = *this;
+// DiagnoseNoNode's work, with what it reads passed in: the same code as when it was a free
+// function (as a member reading them through `this` it cost 1% more instructions).
+std::string Diagnose(const ClusterState& cluster, const WorkingState& state,
+                     PlacementSearch& search, const TaskSpec& spec, SpecId spec_id,
+                     const SearchScope& scope) {
   // Runs every predicate on every node to count why each one was rejected. Counted by
   // (code, detail) and described once per kind. Kinds are few (a handful per task), so a
   // flat list searched from the last hit beats a map: this runs for every node.
@@ -139,6 +137,13 @@ std::string PlacementSearch::DiagnoseNoNode(const TaskSpec& spec, SpecId spec_id
   if (reasons.empty()) return out;  // no node was looked at
   for (size_t i = 0; i < reasons.size(); ++i) out += (i == 0 ? ": " : ", ") + reasons[i];
   return out + ".";
+}
+
+}  // namespace
+
+std::string PlacementSearch::DiagnoseNoNode(const TaskSpec& spec, SpecId spec_id,
+                                            const SearchScope& scope) {
+  return Diagnose(state_.cluster(), state_, *this, spec, spec_id, scope);
 }
 
 }  // namespace gantry

@@ -124,14 +124,22 @@ JobWork WorkingState::MakeJobWork(JobId id) const {
   return w;
 }
 
-JobWork& WorkingState::EnterJob(JobId id) {
+JobWork& WorkingState::EnterJobLookedUp(JobId id) {
   const uint32_t found = job_slots_.Find(id);
-  if (found != IdSlots::kAbsent) return *job_at_[found];
-  const auto slot = static_cast<uint32_t>(jobs_.size());
-  JobWork& work = jobs_.push_back(MakeJobWork(id));
-  job_at_.push_back(&work);
-  job_slots_.Insert(id, slot);
-  return work;
+  JobWork* work = nullptr;
+  if (found != IdSlots::kAbsent) {
+    work = job_at_[found];
+  } else {
+    const auto slot = static_cast<uint32_t>(jobs_.size());
+    work = &jobs_.push_back(MakeJobWork(id));
+    job_at_.push_back(work);
+    job_slots_.Insert(id, slot);
+  }
+  recent_job_[1] = recent_job_[0];
+  recent_work_[1] = recent_work_[0];
+  recent_job_[0] = id;
+  recent_work_[0] = work;
+  return *work;
 }
 
 void WorkingState::NoJobEntry(JobId id) const {

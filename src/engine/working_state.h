@@ -251,8 +251,15 @@ class WorkingState {
     return NodeGpus{std::span<const GpuDevice>(devices, static_cast<size_t>(work.gpu_count)),
                     free_milli, free_memory, work.one_nvlink_domain};
   }
-  // The job's entry, made from the cluster when it has none yet.
-  JobWork& EnterJob(JobId id);
+  // The job's entry, made from the cluster when it has none yet. Inline for the two most
+  // recent lookups (job()'s cache): the actions write notes on the job they just read.
+  JobWork& EnterJob(JobId id) {
+    if (id == recent_job_[0]) return *recent_work_[0];
+    if (id == recent_job_[1]) return *recent_work_[1];
+    return EnterJobLookedUp(id);
+  }
+  // EnterJob past the cache: finds or makes the entry, and keeps it as the most recent.
+  JobWork& EnterJobLookedUp(JobId id);
   JobWork MakeJobWork(JobId id) const;
   [[noreturn]] void NoJobEntry(JobId id) const;
   TaskWork& MutableTask(TaskId id);
@@ -285,9 +292,10 @@ class WorkingState {
   StableVector<JobWork> jobs_;
   std::vector<JobWork*> job_at_;  // by slot: the entries, one load away
   IdSlots job_slots_;
-  // job()'s two most recent lookups, most recent first: where entries are, not entries.
+  // The two most recent lookups (job(), EnterJob), most recent first: where entries are,
+  // not entries (job() is const and changes no entry; it moves these).
   mutable JobId recent_job_[2] = {kNone, kNone};
-  mutable const JobWork* recent_work_[2] = {nullptr, nullptr};
+  mutable JobWork* recent_work_[2] = {nullptr, nullptr};
   StableVector<TaskWork> tasks_;
   std::vector<TaskWork*> task_at_;  // by slot
   IdSlots task_slots_;
