@@ -23,24 +23,24 @@ TestEnv& Env() {
   return TestEnv::Get();
 }
 
-// A node of two A100-80GB GPUs cut into 7 x 1g.10gb each, as GPU feature discovery labels
-// it and the device plugin advertises it.
-void CreateMigNode(const std::string& test, const std::string& name, const std::string& state) {
+// A ready node of two A100-80GB GPUs cut by the mixed strategy, as GPU feature discovery
+// labels it (`labels` besides the product, strategy and the MIG manager's `state`) and the
+// device plugin advertises it (`slices`: each MIG resource and its count).
+void CreateMigNode(const std::string& test, const std::string& name, const std::string& state,
+                   const json& labels, const json& slices) {
+  json node_labels = {{"gantry-test", test},
+                      {"kubernetes.io/hostname", name},
+                      {"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"},
+                      {"nvidia.com/mig.strategy", "mixed"},
+                      {"nvidia.com/mig.config.state", state}};
+  node_labels.update(labels);
   json node = {{"apiVersion", "v1"},
                {"kind", "Node"},
-               {"metadata",
-                {{"name", name},
-                 {"labels",
-                  {{"gantry-test", test},
-                   {"kubernetes.io/hostname", name},
-                   {"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"},
-                   {"nvidia.com/mig.strategy", "mixed"},
-                   {"nvidia.com/mig-1g.10gb.count", "14"},
-                   {"nvidia.com/mig.config.state", state}}}}}};
+               {"metadata", {{"name", name}, {"labels", node_labels}}}};
   auto created = Env().Call("POST", "/api/v1/nodes", node);
   ASSERT_TRUE(created.ok()) << created.status().message();
-  json resources = {
-      {"cpu", "32"}, {"memory", "256Gi"}, {"pods", "110"}, {"nvidia.com/mig-1g.10gb", "14"}};
+  json resources = {{"cpu", "32"}, {"memory", "256Gi"}, {"pods", "110"}};
+  resources.update(slices);
   json status = {
       {"status",
        {{"capacity", resources},
@@ -75,7 +75,9 @@ TEST(Mig, APodWaitsWhileItsNodeIsReCutThenGetsASlice) {
   const std::string test = "mig";
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   const std::string node = test + "-node-0";
-  CreateMigNode(test, node, "pending");
+  // Each GPU cut into 7 x 1g.10gb.
+  CreateMigNode(test, node, "pending", {{"nvidia.com/mig-1g.10gb.count", "14"}},
+                {{"nvidia.com/mig-1g.10gb", "14"}});
   auto pod = Env().Apply(MigPod(test, "infer", "1g.10gb"));
   ASSERT_TRUE(pod.ok()) << pod.status().message();
   // A profile no GPU has: refused by name, whatever the nodes.
@@ -121,34 +123,6 @@ TEST(Mig, APodWaitsWhileItsNodeIsReCutThenGetsASlice) {
 // answer to all four: every MIG pod pending when a node being re-cut came first, pods bound
 // to it when a done node came first. Sixteen 1g.10gb pods and five 3g.40gb pods: the two done
 // nodes hold 14 and 4 of them, the rest wait naming the reconfiguration.
-void CreateCutNode(const std::string& test, const std::string& name, const std::string& state) {
-  json node = {{"apiVersion", "v1"},
-               {"kind", "Node"},
-               {"metadata",
-                {{"name", name},
-                 {"labels",
-                  {{"gantry-test", test},
-                   {"kubernetes.io/hostname", name},
-                   {"nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"},
-                   {"nvidia.com/mig.strategy", "mixed"},
-                   {"nvidia.com/mig.config.state", state}}}}}};
-  auto created = Env().Call("POST", "/api/v1/nodes", node);
-  ASSERT_TRUE(created.ok()) << created.status().message();
-  json resources = {{"cpu", "32"},
-                    {"memory", "256Gi"},
-                    {"pods", "110"},
-                    {"nvidia.com/mig-1g.10gb", "7"},
-                    {"nvidia.com/mig-3g.40gb", "2"}};
-  json status = {
-      {"status",
-       {{"capacity", resources},
-        {"allocatable", resources},
-        {"conditions", {{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"}}}}}}};
-  auto patched = Env().Call("PATCH", "/api/v1/nodes/" + name + "/status", status,
-                            "application/merge-patch+json");
-  ASSERT_TRUE(patched.ok()) << patched.status().message();
-}
-
 class MigStates : public ::testing::TestWithParam<bool> {};
 
 TEST_P(MigStates, NodesAlikeButForTheirMigStateTakeMigPodsOnlyWhenDone) {
@@ -163,7 +137,11 @@ TEST_P(MigStates, NodesAlikeButForTheirMigStateTakeMigPodsOnlyWhenDone) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     node_name[nodes[i].first] = test + "-" + static_cast<char>('a' + i) + "-" + nodes[i].first;
   }
-  for (const auto& [name, state] : nodes) CreateCutNode(test, node_name[name], state);
+  // One GPU cut into 7 x 1g.10gb, the other into 2 x 3g.40gb.
+  for (const auto& [name, state] : nodes) {
+    CreateMigNode(test, node_name[name], state, json::object(),
+                  {{"nvidia.com/mig-1g.10gb", "7"}, {"nvidia.com/mig-3g.40gb", "2"}});
+  }
   std::vector<std::string> pods;
   for (int i = 0; i < 16; ++i) pods.push_back("small-" + std::to_string(i));
   for (int i = 0; i < 5; ++i) pods.push_back("large-" + std::to_string(i));
