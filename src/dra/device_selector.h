@@ -25,19 +25,12 @@
 #include <utility>
 #include <variant>
 
+#include "model/dra.h"
 #include "model/status.h"
 
 namespace gantry::dra {
 
-// A semantic version attribute (resource.k8s.io/v1 DeviceAttribute.version), e.g. "1.2.3";
-// parsed by upstream at each evaluation: one that is not semver makes every selector a
-// runtime error on that device, as in kube-scheduler.
-struct SemanticVersion {
-  std::string text;
-};
-
-// One attribute value: resource.k8s.io/v1 DeviceAttribute's int, bool, string or version.
-using AttributeValue = std::variant<int64_t, bool, std::string, SemanticVersion>;
+// SemanticVersion and AttributeValue are the model's (model/dra.h).
 
 // One device as a selector sees it (`device.*` in CEL).
 struct DeviceDescription {
