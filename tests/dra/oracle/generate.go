@@ -357,10 +357,12 @@ func (g *generator) addNICPools(numNodes int) {
 		slice := g.slice(pool, nicDriver, pool, 1, 1)
 		slice.Spec.NodeSelector = rackSelector(rack)
 		if g.chance(0.3) {
-			// A second term by node name: matchFields on metadata.name.
-			slice.Spec.NodeSelector.NodeSelectorTerms = append(slice.Spec.NodeSelector.NodeSelectorTerms,
-				v1.NodeSelectorTerm{MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name",
-					Operator: v1.NodeSelectorOpIn, Values: []string{fmt.Sprintf("node-%d", g.pick(numNodes))}}}})
+			// By node name instead: matchFields on metadata.name, which takes exactly one
+			// value. (A slice's selector has exactly one term: API validation; upstream
+			// errors on more when it builds the allocation's node selector.)
+			slice.Spec.NodeSelector = &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{
+				MatchFields: []v1.NodeSelectorRequirement{{Key: "metadata.name", Operator: v1.NodeSelectorOpIn,
+					Values: []string{fmt.Sprintf("node-%d", g.pick(numNodes))}}}}}}
 		}
 		for d := 0; d < 1+g.pick(2); d++ {
 			dev := nicDevice(fmt.Sprintf("nic-%d", d), int64(d%2))

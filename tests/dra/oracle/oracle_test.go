@@ -193,6 +193,25 @@ func TestHandMadeCases(t *testing.T) {
 			slices:    []*resourceapi.ResourceSlice{testSlice("s", "p", 1, 1, testGPU("gpu-0", ""))},
 			claims:    []*resourceapi.ResourceClaim{testClaim("c", exactly("r", "a100", 1))},
 			wantError: "CEL runtime error: no such key: model", wantKind: "fatal"},
+		{name: "all devices: an incomplete pool of another driver is an error too",
+			slices: []*resourceapi.ResourceSlice{testSlice("s", "p", 1, 2, testGPU("gpu-0", "a100")),
+				func() *resourceapi.ResourceSlice {
+					nics := testSlice("n", "nics", 1, 1, resourceapi.Device{Name: "nic-0"})
+					nics.Spec.Driver = nicDriver
+					return nics
+				}()},
+			claims:    []*resourceapi.ResourceClaim{testClaim("c", allOf("r", "nic"))},
+			wantError: "resource pool gpu.example.com/p is currently being updated", wantKind: "fatal"},
+		{name: "a CEL error is only met where the search goes: pool a first, it fits",
+			slices: []*resourceapi.ResourceSlice{testSlice("sa", "a", 1, 1, testGPU("gpu-0", "a100")),
+				testSlice("sb", "b", 1, 1, testGPU("gpu-0", ""))},
+			claims: []*resourceapi.ResourceClaim{testClaim("c", exactly("r", "a100", 1))}, want: true,
+			wantDevs: []string{"r=gpu-0"}},
+		{name: "a CEL error is only met where the search goes: pool a first, it errors",
+			slices: []*resourceapi.ResourceSlice{testSlice("sa", "a", 1, 1, testGPU("gpu-0", "")),
+				testSlice("sb", "b", 1, 1, testGPU("gpu-0", "a100"))},
+			claims:    []*resourceapi.ResourceClaim{testClaim("c", exactly("r", "a100", 1))},
+			wantError: "CEL runtime error", wantKind: "fatal"},
 		{name: "duplicate device names make the pool invalid",
 			slices:    []*resourceapi.ResourceSlice{testSlice("s", "p", 1, 1, testGPU("gpu-0", "a100"), testGPU("gpu-0", "a100"))},
 			claims:    []*resourceapi.ResourceClaim{testClaim("c", exactly("r", "gpu", 1))},
@@ -210,7 +229,8 @@ func TestHandMadeCases(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objects := &Objects{Nodes: []*v1.Node{testNode()},
-				DeviceClasses:  []*resourceapi.DeviceClass{testClass("gpu", gpuClass), testClass("a100", `device.attributes["gpu.example.com"].model == "a100"`)},
+				DeviceClasses: []*resourceapi.DeviceClass{testClass("gpu", gpuClass), testClass("nic", `device.driver == "nic.example.com"`),
+					testClass("a100", `device.attributes["gpu.example.com"].model == "a100"`)},
 				ResourceSlices: tc.slices, AllocatedClaims: tc.allocated, ClaimsToAllocate: tc.claims}
 			verdicts, err := evaluate(context.Background(), objects, "")
 			if err != nil {
