@@ -115,6 +115,11 @@ func exactly(name, class string, count int64) resourceapi.DeviceRequest {
 		DeviceClassName: class, AllocationMode: resourceapi.DeviceAllocationModeExactCount, Count: count}}
 }
 
+func withSelector(r resourceapi.DeviceRequest, expression string) resourceapi.DeviceRequest {
+	r.Exactly.Selectors = append(r.Exactly.Selectors, resourceapi.DeviceSelector{CEL: &resourceapi.CELDeviceSelector{Expression: expression}})
+	return r
+}
+
 func allOf(name, class string) resourceapi.DeviceRequest {
 	return resourceapi.DeviceRequest{Name: name, Exactly: &resourceapi.ExactDeviceRequest{
 		DeviceClassName: class, AllocationMode: resourceapi.DeviceAllocationModeAll}}
@@ -212,6 +217,13 @@ func TestHandMadeCases(t *testing.T) {
 				testSlice("sb", "b", 1, 1, testGPU("gpu-0", "a100"))},
 			claims:    []*resourceapi.ResourceClaim{testClaim("c", exactly("r", "a100", 1))},
 			wantError: "CEL runtime error", wantKind: "fatal"},
+		{name: "a missing attribute domain is an empty map", slices: []*resourceapi.ResourceSlice{twoGPUs},
+			claims: []*resourceapi.ResourceClaim{testClaim("c", withSelector(exactly("r", "gpu", 1),
+				`!("model" in device.attributes["other.example.com"])`))}, want: true, wantDevs: []string{"r=gpu-0"}},
+		{name: "a missing key of a missing domain is a CEL runtime error", slices: []*resourceapi.ResourceSlice{twoGPUs},
+			claims: []*resourceapi.ResourceClaim{testClaim("c", withSelector(exactly("r", "gpu", 1),
+				`device.attributes["other.example.com"].model == "a100"`))},
+			wantError: "claim default/c: selector #0 on device gpu.example.com/p/gpu-0: CEL runtime error: no such key: model", wantKind: "fatal"},
 		{name: "duplicate device names make the pool invalid",
 			slices:    []*resourceapi.ResourceSlice{testSlice("s", "p", 1, 1, testGPU("gpu-0", "a100"), testGPU("gpu-0", "a100"))},
 			claims:    []*resourceapi.ResourceClaim{testClaim("c", exactly("r", "gpu", 1))},
