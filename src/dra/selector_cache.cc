@@ -28,7 +28,7 @@ SelectorCache::CompiledExpression& SelectorCache::Compiled(std::string_view expr
   return *it->second;
 }
 
-SelectorCache::PreparedDevice& SelectorCache::Prepared(const DeviceKey& key,
+SelectorCache::PreparedDevice& SelectorCache::Prepared(const DeviceName& key,
                                                        std::string_view driver,
                                                        const Device& device) {
   auto it = devices_.find(key);
@@ -44,7 +44,7 @@ SelectorCache::PreparedDevice& SelectorCache::Prepared(const DeviceKey& key,
       .first->second;
 }
 
-void SelectorCache::DropVerdicts(const DeviceKey& key, PreparedDevice& prepared) {
+void SelectorCache::DropVerdicts(const DeviceName& key, PreparedDevice& prepared) {
   for (const std::string& expression : prepared.expressions) {
     auto it = expressions_.find(expression);
     if (it != expressions_.end()) it->second->verdicts.erase(key);
@@ -52,7 +52,7 @@ void SelectorCache::DropVerdicts(const DeviceKey& key, PreparedDevice& prepared)
   prepared.expressions.clear();
 }
 
-Result<bool> SelectorCache::Matches(std::string_view expression, const DeviceKey& key,
+Result<bool> SelectorCache::Matches(std::string_view expression, const DeviceName& key,
                                     std::string_view driver, const Device& device) {
   PreparedDevice& prepared = Prepared(key, driver, device);
   CompiledExpression& compiled = Compiled(expression);
@@ -67,7 +67,7 @@ Result<bool> SelectorCache::Matches(std::string_view expression, const DeviceKey
   return verdict;
 }
 
-void SelectorCache::ForgetDevice(const DeviceKey& key) {
+void SelectorCache::ForgetDevice(const DeviceName& key) {
   auto it = devices_.find(key);
   if (it == devices_.end()) return;
   DropVerdicts(key, it->second);

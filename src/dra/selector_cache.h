@@ -27,11 +27,11 @@
 namespace gantry::dra {
 
 // A device's name in the cluster: the same triple an allocation result names.
-struct DeviceKey {
+struct DeviceName {
   std::string driver;
   std::string pool;
   std::string device;
-  auto operator<=>(const DeviceKey&) const = default;
+  auto operator<=>(const DeviceName&) const = default;
 };
 
 // The description CEL sees of a device of a slice whose driver is `driver` (attribute and
@@ -45,11 +45,11 @@ class SelectorCache {
   // device (Failed, upstream's message) — kube-scheduler fails the allocation on either.
   // A device whose description differs from the one seen before under `key` (a new slice
   // generation) is prepared again and its old verdicts dropped.
-  Result<bool> Matches(std::string_view expression, const DeviceKey& key, std::string_view driver,
+  Result<bool> Matches(std::string_view expression, const DeviceName& key, std::string_view driver,
                        const Device& device);
 
   // Drops a device and its verdicts (its slice went away).
-  void ForgetDevice(const DeviceKey& key);
+  void ForgetDevice(const DeviceName& key);
   // Drops an expression and its verdicts (no class or claim holds it any more).
   void ForgetExpression(std::string_view expression);
 
@@ -61,7 +61,7 @@ class SelectorCache {
  private:
   struct CompiledExpression {
     Result<DeviceSelector> selector;  // or the compile error, kept: it never changes
-    std::map<DeviceKey, Result<bool>> verdicts;
+    std::map<DeviceName, Result<bool>> verdicts;
   };
   struct PreparedDevice {
     std::string driver;
@@ -70,11 +70,11 @@ class SelectorCache {
     std::set<std::string, std::less<>> expressions;  // those with a verdict cached
   };
   CompiledExpression& Compiled(std::string_view expression);
-  PreparedDevice& Prepared(const DeviceKey& key, std::string_view driver, const Device& device);
-  void DropVerdicts(const DeviceKey& key, PreparedDevice& prepared);
+  PreparedDevice& Prepared(const DeviceName& key, std::string_view driver, const Device& device);
+  void DropVerdicts(const DeviceName& key, PreparedDevice& prepared);
 
   std::map<std::string, std::unique_ptr<CompiledExpression>, std::less<>> expressions_;
-  std::map<DeviceKey, PreparedDevice> devices_;
+  std::map<DeviceName, PreparedDevice> devices_;
   int64_t evaluations_ = 0;
 };
 

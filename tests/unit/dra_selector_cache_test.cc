@@ -21,7 +21,7 @@ Device Gpu(std::string model, int64_t memory_gi) {
   return device;
 }
 
-const DeviceKey kKey{"gpu.nvidia.com", "node-1", "gpu-0"};
+const DeviceName kKey{"gpu.nvidia.com", "node-1", "gpu-0"};
 constexpr std::string_view kIsH100 =
     R"(device.attributes["gpu.nvidia.com"].productName == "NVIDIA H100")";
 constexpr std::string_view kAtLeast80Gi =
@@ -83,7 +83,7 @@ TEST(DraSelectorCacheTest, ErrorsAreUpstreamsAndKept) {
 TEST(DraSelectorCacheTest, ForgettingDropsVerdicts) {
   SelectorCache cache;
   Device gpu = Gpu("NVIDIA H100", 80);
-  DeviceKey other{"gpu.nvidia.com", "node-2", "gpu-0"};
+  DeviceName other{"gpu.nvidia.com", "node-2", "gpu-0"};
   ASSERT_TRUE(cache.Matches(kIsH100, kKey, "gpu.nvidia.com", gpu).ok());
   ASSERT_TRUE(cache.Matches(kIsH100, other, "gpu.nvidia.com", gpu).ok());
   ASSERT_TRUE(cache.Matches(kAtLeast80Gi, kKey, "gpu.nvidia.com", gpu).ok());
