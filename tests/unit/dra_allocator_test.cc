@@ -127,9 +127,9 @@ std::vector<std::string> Picked(const std::vector<Allocation>& allocations) {
   return lines;
 }
 
-class AllocatorTest : public ::testing::Test {
+class DraAllocatorTest : public ::testing::Test {
  protected:
-  AllocatorTest() {
+  DraAllocatorTest() {
     verdicts_.Set(kClassSelector, std::string(kDriverA) + "/*", true);
     classes_.push_back(MakeClass());
   }
@@ -171,7 +171,7 @@ using Lines = std::vector<std::string>;
 
 // ---- (1) pools, generations, node selection, counts, selectors, constraints, backtracking.
 
-TEST_F(AllocatorTest, UpstreamSimple) {
+TEST_F(DraAllocatorTest, UpstreamSimple) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1")}));
   auto result = Run({MakeClaim("claim-0", {Exactly("req-0")})});
   ASSERT_TRUE(result.ok()) << result.status().message();
@@ -185,7 +185,7 @@ TEST_F(AllocatorTest, UpstreamSimple) {
   EXPECT_EQ(allocation.node_selector, pinned);
 }
 
-TEST_F(AllocatorTest, SlicesOfOtherNodesAreNotSeen) {
+TEST_F(DraAllocatorTest, SlicesOfOtherNodesAreNotSeen) {
   slices_.push_back(MakeSlice("slice-1", "node-2", "pool-1", {MakeDevice("device-1")}));
   EXPECT_EQ(Pick({MakeClaim("claim-0", {Exactly("req-0")})}), Lines{"no allocation"});
   node_name_ = "node-2";
@@ -193,11 +193,11 @@ TEST_F(AllocatorTest, SlicesOfOtherNodesAreNotSeen) {
             Lines{"req-0 driver-a/pool-1/device-1"});
 }
 
-TEST_F(AllocatorTest, NoSlicesNoAllocation) {
+TEST_F(DraAllocatorTest, NoSlicesNoAllocation) {
   EXPECT_EQ(Pick({MakeClaim("claim-0", {Exactly("req-0")})}), Lines{"no allocation"});
 }
 
-TEST_F(AllocatorTest, NoClaimsIsAnEmptySuccess) {
+TEST_F(DraAllocatorTest, NoClaimsIsAnEmptySuccess) {
   auto result = Run({});
   ASSERT_TRUE(result.ok());
   ASSERT_TRUE(result->has_value());
@@ -205,7 +205,7 @@ TEST_F(AllocatorTest, NoClaimsIsAnEmptySuccess) {
 }
 
 // upstream: small-and-large-backtrack-requests.
-TEST_F(AllocatorTest, UpstreamSmallAndLargeBacktrackRequests) {
+TEST_F(DraAllocatorTest, UpstreamSmallAndLargeBacktrackRequests) {
   const std::string one_gi =
       R"(device.capacity["driver-a"].memory.compareTo(quantity("1Gi")) >= 0)";
   const std::string two_gi =
@@ -225,7 +225,7 @@ TEST_F(AllocatorTest, UpstreamSmallAndLargeBacktrackRequests) {
 }
 
 // upstream: check-combinations-with-backtracking (12 allocateOne calls in incubating).
-TEST_F(AllocatorTest, UpstreamCombinationsWithBacktracking) {
+TEST_F(DraAllocatorTest, UpstreamCombinationsWithBacktracking) {
   const std::string type_x = R"(device.attributes["driver-a"].type == "X")";
   slices_.push_back(
       MakeSlice("slice-1", kNode1, "pool-1",
@@ -239,7 +239,7 @@ TEST_F(AllocatorTest, UpstreamCombinationsWithBacktracking) {
 }
 
 // upstream: check-combinations-within-single-request-* (16 calls: combinations only).
-TEST_F(AllocatorTest, UpstreamCombinationsNotPermutations) {
+TEST_F(DraAllocatorTest, UpstreamCombinationsNotPermutations) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1")}, 1, 2));
   slices_.push_back(MakeSlice("slice-2", kNode1, "pool-1", {MakeDevice("device-2")}, 1, 2));
   slices_.push_back(
@@ -248,7 +248,7 @@ TEST_F(AllocatorTest, UpstreamCombinationsNotPermutations) {
   EXPECT_EQ(report_.steps, 16);
 }
 
-TEST_F(AllocatorTest, StepLimitIsAnError) {
+TEST_F(DraAllocatorTest, StepLimitIsAnError) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1",
                               {MakeDevice("device-1"), MakeDevice("device-2"),
                                MakeDevice("device-3"), MakeDevice("device-4")}));
@@ -260,7 +260,7 @@ TEST_F(AllocatorTest, StepLimitIsAnError) {
 }
 
 // upstream: obsolete-slice: the newer generation has one slice of two: incomplete.
-TEST_F(AllocatorTest, UpstreamNewestGenerationOnlyAndIncompletePool) {
+TEST_F(DraAllocatorTest, UpstreamNewestGenerationOnlyAndIncompletePool) {
   slices_.push_back(
       MakeSlice("slice-1-obsolete", kNode1, "pool-1", {MakeDevice("device-1")}, 1, 2));
   slices_.push_back(
@@ -272,7 +272,7 @@ TEST_F(AllocatorTest, UpstreamNewestGenerationOnlyAndIncompletePool) {
             Lines{"req-0 driver-a/pool-1/device-2"});
 }
 
-TEST_F(AllocatorTest, PoolCompletenessCountsSlicesOfOtherNodes) {
+TEST_F(DraAllocatorTest, PoolCompletenessCountsSlicesOfOtherNodes) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1")}, 1, 2));
   slices_.push_back(MakeSlice("slice-2", "node-2", "pool-1", {MakeDevice("device-2")}, 1, 2));
   EXPECT_EQ(Pick({MakeClaim("claim-0", {Exactly("req-0")})}),
@@ -283,7 +283,7 @@ TEST_F(AllocatorTest, PoolCompletenessCountsSlicesOfOtherNodes) {
 }
 
 // upstream: duplicate-slice: two devices of one name make the pool invalid.
-TEST_F(AllocatorTest, UpstreamInvalidPool) {
+TEST_F(DraAllocatorTest, UpstreamInvalidPool) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1")}, 1, 2));
   slices_.push_back(MakeSlice("slice-1-2", kNode1, "pool-1", {MakeDevice("device-1")}, 1, 2));
   EXPECT_EQ(Pick({MakeClaim("claim-0", {Exactly("req-0")})}), Lines{"no allocation"});
@@ -294,7 +294,7 @@ TEST_F(AllocatorTest, UpstreamInvalidPool) {
             Lines{"req-0 driver-a/pool-2/device-1"});
 }
 
-TEST_F(AllocatorTest, PoolsInDriverAndPoolOrderSlicesByName) {
+TEST_F(DraAllocatorTest, PoolsInDriverAndPoolOrderSlicesByName) {
   slices_.push_back(MakeSlice("slice-b", kNode1, "pool-2", {MakeDevice("device-1")}));
   slices_.push_back(MakeSlice("slice-z", kNode1, "pool-1", {MakeDevice("device-1")}, 1, 2));
   slices_.push_back(MakeSlice("slice-a", kNode1, "pool-1", {MakeDevice("device-2")}, 1, 2));
@@ -302,7 +302,7 @@ TEST_F(AllocatorTest, PoolsInDriverAndPoolOrderSlicesByName) {
             Lines{"req-0 driver-a/pool-1/device-2, req-0 driver-a/pool-1/device-1"});
 }
 
-TEST_F(AllocatorTest, UnknownClassIsAnError) {
+TEST_F(DraAllocatorTest, UnknownClassIsAnError) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1")}));
   DeviceRequest request = Exactly("req-0");
   request.exactly->device_class_name = "class-b";
@@ -311,7 +311,7 @@ TEST_F(AllocatorTest, UnknownClassIsAnError) {
                   "class-b: deviceclass.resource.k8s.io \"class-b\" not found"});
 }
 
-TEST_F(AllocatorTest, DevicesInUseAreSkipped) {
+TEST_F(DraAllocatorTest, DevicesInUseAreSkipped) {
   slices_.push_back(
       MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1"), MakeDevice("device-2")}));
   TakeDevice("device-1");
@@ -321,7 +321,7 @@ TEST_F(AllocatorTest, DevicesInUseAreSkipped) {
   EXPECT_EQ(Pick({MakeClaim("claim-0", {Exactly("req-0")})}), Lines{"no allocation"});
 }
 
-TEST_F(AllocatorTest, AllDevices) {
+TEST_F(DraAllocatorTest, AllDevices) {
   slices_.push_back(
       MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1"), MakeDevice("device-2")}));
   EXPECT_EQ(Pick({MakeClaim("claim-0", {AllOf("req-0")})}),
@@ -332,21 +332,21 @@ TEST_F(AllocatorTest, AllDevices) {
 }
 
 // upstream: all-devices-of-the-incomplete-pool.
-TEST_F(AllocatorTest, UpstreamAllDevicesOfAnIncompletePoolIsAnError) {
+TEST_F(DraAllocatorTest, UpstreamAllDevicesOfAnIncompletePoolIsAnError) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1")}, 1, 2));
   EXPECT_EQ(Pick({MakeClaim("claim-0", {AllOf("req-0")})}),
             Lines{"error: claim default/claim-0, request req-0: asks for all devices, but resource "
                   "pool driver-a/pool-1 is currently being updated"});
 }
 
-TEST_F(AllocatorTest, TooManyDevicesForOneClaimIsAnError) {
+TEST_F(DraAllocatorTest, TooManyDevicesForOneClaimIsAnError) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1")}));
   Lines picked = Pick({MakeClaim("claim-0", {Exactly("req-0", 33)})});
   EXPECT_EQ(picked, Lines{"error: claim default/claim-0, request req-0: adding 33 devices exceeds "
                           "the claim limit of 32, with 0 already accounted for"});
 }
 
-TEST_F(AllocatorTest, RequestSelectorsAndClassSelectors) {
+TEST_F(DraAllocatorTest, RequestSelectorsAndClassSelectors) {
   const std::string big = "big";
   slices_.push_back(
       MakeSlice("slice-1", kNode1, "pool-1",
@@ -361,7 +361,7 @@ TEST_F(AllocatorTest, RequestSelectorsAndClassSelectors) {
             Lines{"req-0 driver-a/pool-1/device-1, req-0 driver-a/pool-1/device-3"});
 }
 
-TEST_F(AllocatorTest, CelErrorsAbortButOnlyWhereEvaluated) {
+TEST_F(DraAllocatorTest, CelErrorsAbortButOnlyWhereEvaluated) {
   const std::string broken = "device.capacity['driver-a'].memory > 1";
   slices_.push_back(
       MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1"), MakeDevice("device-2")}));
@@ -377,7 +377,7 @@ TEST_F(AllocatorTest, CelErrorsAbortButOnlyWhereEvaluated) {
 }
 
 // upstream: with-constraint-for-request-retry.
-TEST_F(AllocatorTest, UpstreamMatchAttributeRetry) {
+TEST_F(DraAllocatorTest, UpstreamMatchAttributeRetry) {
   auto device = [](const char* name, const char* version, const char* text) {
     return MakeDevice(name, {{"driver-a/driverVersion", SemanticVersion{version}},
                              {"driver-a/stringAttribute", std::string(text)}});
@@ -392,7 +392,7 @@ TEST_F(AllocatorTest, UpstreamMatchAttributeRetry) {
   EXPECT_EQ(Pick({claim}), Lines{"req-0 driver-a/pool-1/device-2, req-1 driver-a/pool-1/device-3"});
 }
 
-TEST_F(AllocatorTest, MatchAttributeMissingOrOfAnotherType) {
+TEST_F(DraAllocatorTest, MatchAttributeMissingOrOfAnotherType) {
   slices_.push_back(
       MakeSlice("slice-1", kNode1, "pool-1",
                 {MakeDevice("device-1", {{"driver-a/numa", int64_t{0}}}),
@@ -404,7 +404,7 @@ TEST_F(AllocatorTest, MatchAttributeMissingOrOfAnotherType) {
 }
 
 // upstream: distinct-constraint-single-request-count-3-all-distinct (in spirit).
-TEST_F(AllocatorTest, DistinctAttribute) {
+TEST_F(DraAllocatorTest, DistinctAttribute) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1",
                               {MakeDevice("device-1", {{"driver-a/nic", std::string("a")}}),
                                MakeDevice("device-2", {{"driver-a/nic", std::string("a")}}),
@@ -416,7 +416,7 @@ TEST_F(AllocatorTest, DistinctAttribute) {
             Lines{"no allocation"});
 }
 
-TEST_F(AllocatorTest, AllDevicesThatBreakAConstraintIsAnError) {
+TEST_F(DraAllocatorTest, AllDevicesThatBreakAConstraintIsAnError) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1",
                               {MakeDevice("device-1", {{"driver-a/numa", int64_t{0}}}),
                                MakeDevice("device-2", {{"driver-a/numa", int64_t{1}}})}));
@@ -446,7 +446,7 @@ DeviceSubRequest Sub(const std::string& name, int64_t count,
 }
 
 // upstream: prioritized-list-with-backtracking.
-TEST_F(AllocatorTest, UpstreamPrioritizedListWithBacktracking) {
+TEST_F(DraAllocatorTest, UpstreamPrioritizedListWithBacktracking) {
   const std::string eight = R"(device.capacity["driver-a"].memory.compareTo(quantity("8Gi")) >= 0)";
   const std::string four = R"(device.capacity["driver-a"].memory.compareTo(quantity("4Gi")) >= 0)";
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1")}));
@@ -462,7 +462,7 @@ TEST_F(AllocatorTest, UpstreamPrioritizedListWithBacktracking) {
             Lines{"req-0/subReq-1 driver-a/pool-2/device-2, req-1 driver-a/pool-1/device-1"});
 }
 
-TEST_F(AllocatorTest, FirstAvailableTakesTheFirstThatFits) {
+TEST_F(DraAllocatorTest, FirstAvailableTakesTheFirstThatFits) {
   slices_.push_back(
       MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1"), MakeDevice("device-2")}));
   const ResourceClaim claim =
@@ -480,7 +480,7 @@ TEST_F(AllocatorTest, FirstAvailableTakesTheFirstThatFits) {
 
 // ---- (3) taints, taint rules, admin access.
 
-TEST_F(AllocatorTest, TaintsAndTolerations) {
+TEST_F(DraAllocatorTest, TaintsAndTolerations) {
   slices_.push_back(
       MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1"), MakeDevice("device-2")}));
   slices_[0].devices[0].taints.push_back({"broken", "yes", DeviceTaintEffect::kNoSchedule, {}});
@@ -502,7 +502,7 @@ TEST_F(AllocatorTest, TaintsAndTolerations) {
             Lines{"req-0 driver-a/pool-1/device-1"});
 }
 
-TEST_F(AllocatorTest, TaintRulesTaintTheDevicesTheyPick) {
+TEST_F(DraAllocatorTest, TaintRulesTaintTheDevicesTheyPick) {
   slices_.push_back(
       MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1"), MakeDevice("device-2")}));
   DeviceTaintRule rule;
@@ -519,7 +519,7 @@ TEST_F(AllocatorTest, TaintRulesTaintTheDevicesTheyPick) {
             Lines{"req-0 driver-a/pool-1/device-1"});
 }
 
-TEST_F(AllocatorTest, AdminAccessSharesDevicesInUse) {
+TEST_F(DraAllocatorTest, AdminAccessSharesDevicesInUse) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1")}));
   TakeDevice("device-1");
   DeviceRequest admin = Exactly("req-0");
@@ -558,7 +558,7 @@ ResourceSlice CounterSlice(const std::string& name, Milli memory, int64_t count 
 }
 
 // upstream: partitionable-devices-multiple-devices.
-TEST_F(AllocatorTest, UpstreamPartitionableDevices) {
+TEST_F(DraAllocatorTest, UpstreamPartitionableDevices) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1",
                               {Partition("device-1", 4 * kGi), Partition("device-2", 6 * kGi),
                                Partition("device-3", 4 * kGi)},
@@ -574,7 +574,7 @@ TEST_F(AllocatorTest, UpstreamPartitionableDevices) {
             Lines{"req-0 driver-a/pool-1/device-1"});
 }
 
-TEST_F(AllocatorTest, CounterReferenceToAMissingSetMakesThePoolInvalid) {
+TEST_F(DraAllocatorTest, CounterReferenceToAMissingSetMakesThePoolInvalid) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {Partition("device-1", kGi)}, 1, 2));
   slices_.push_back(CounterSlice("slice-2", 8 * kGi));
   slices_[1].shared_counters[0].name = "counter-set-9";
@@ -600,7 +600,7 @@ DeviceRequest WithCapacity(DeviceRequest request, Milli amount) {
 }
 
 // upstream: consumable-capacity-with-multi-allocatable-device-backtrack.
-TEST_F(AllocatorTest, UpstreamConsumableCapacityBacktrack) {
+TEST_F(DraAllocatorTest, UpstreamConsumableCapacityBacktrack) {
   Device first = Shareable("device-2", 2000);
   first.attributes["driver-a/stringAttribute"] = std::string("stringAttributeValue1");
   Device second = Shareable("device-1", 4000);
@@ -626,7 +626,7 @@ TEST_F(AllocatorTest, UpstreamConsumableCapacityBacktrack) {
             (std::map<QualifiedName, Milli>{{"driver-a/capacity-0", 2000}}));
 }
 
-TEST_F(AllocatorTest, CapacityRequestsRoundUpAndCountAllocatedShares) {
+TEST_F(DraAllocatorTest, CapacityRequestsRoundUpAndCountAllocatedShares) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1",
                               {Shareable("device-1", 4000), Shareable("device-2", 4000)}));
   // 3 rounds up to 4 (min 2, step 2): the whole of device-1.
@@ -651,7 +651,54 @@ TEST_F(AllocatorTest, CapacityRequestsRoundUpAndCountAllocatedShares) {
             Lines{"no allocation"});
 }
 
-TEST_F(AllocatorTest, BindingConditionPoolsComeLastAndAreCopied) {
+TEST_F(DraAllocatorTest, CapacityPolicyLimits) {
+  Device wide = Shareable("device-1", 10000);  // range 2..4 step 2, on 10
+  Device listed = MakeDevice("device-2");
+  listed.allow_multiple_allocations = true;
+  CapacityRequestPolicy values;
+  values.valid_values = {2000, 8000};
+  listed.capacity["driver-a/capacity-0"] = {10000, values};
+  slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {wide, listed}));
+  // 5 rounds up to 6 on device-1, past its maximum of 4: device-2 rounds it up to 8.
+  auto result = Run({MakeClaim("claim-0", {WithCapacity(Exactly("req-0"), 5000)})});
+  ASSERT_TRUE(result.ok() && result->has_value());
+  EXPECT_EQ(Picked(**result), Lines{"req-0 driver-a/pool-1/device-2"});
+  EXPECT_EQ((**result)[0].results[0].consumed_capacity.at("driver-a/capacity-0"), 8000);
+  // Over every valid value: kept as asked, which is not a valid value.
+  EXPECT_EQ(Pick({MakeClaim("claim-0", {WithCapacity(Exactly("req-0"), 9000)})}),
+            Lines{"no allocation"});
+}
+
+// upstream: consumable-capacity-dedicated-device-with-consumable-capacity-request.
+TEST_F(DraAllocatorTest, CapacityRequestsOnADedicatedDevice) {
+  Device gpu = MakeDevice("device-1");
+  gpu.capacity["driver-a/memory"] = {80 * kGi, std::nullopt};
+  slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {gpu}));
+  DeviceRequest big = Exactly("req-0");
+  big.exactly->capacity_requests["driver-a/memory"] = 100 * kGi;
+  EXPECT_EQ(Pick({MakeClaim("claim-0", {big})}), Lines{"no allocation"});
+  big.exactly->capacity_requests["driver-a/memory"] = 40 * kGi;
+  auto result = Run({MakeClaim("claim-0", {big})});
+  ASSERT_TRUE(result.ok() && result->has_value());
+  // A dedicated device: no share, no consumed capacity, and it is taken whole.
+  EXPECT_EQ((**result)[0].results[0], ResultFor("req-0", "pool-1", "device-1"));
+  // A capacity the device does not have: no device fits.
+  big.exactly->capacity_requests = {{"driver-a/bandwidth", 1000}};
+  EXPECT_EQ(Pick({MakeClaim("claim-0", {big})}), Lines{"no allocation"});
+}
+
+// upstream: allow-multiple-allocations-with-partitionable-device (in spirit): a second
+// share of a device does not consume its counters again.
+TEST_F(DraAllocatorTest, SharesOfAPartitionConsumeItsCountersOnce) {
+  Device shared = Partition("device-1", 6 * kGi);
+  shared.allow_multiple_allocations = true;
+  slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {shared}, 1, 2));
+  slices_.push_back(CounterSlice("slice-2", 8 * kGi));
+  EXPECT_EQ(Pick({MakeClaim("claim-0", {Exactly("req-0"), Exactly("req-1")})}),
+            Lines{"req-0 driver-a/pool-1/device-1, req-1 driver-a/pool-1/device-1"});
+}
+
+TEST_F(DraAllocatorTest, BindingConditionPoolsComeLastAndAreCopied) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1")}));
   slices_.push_back(MakeSlice("slice-2", kNode1, "pool-2", {MakeDevice("device-2")}));
   slices_[0].devices[0].binding_conditions = {"attached"};
@@ -667,7 +714,7 @@ TEST_F(AllocatorTest, BindingConditionPoolsComeLastAndAreCopied) {
             std::vector<std::string>{"failed"});
 }
 
-TEST_F(AllocatorTest, NodeSelectorOfNetworkAttachedDevices) {
+TEST_F(DraAllocatorTest, NodeSelectorOfNetworkAttachedDevices) {
   ResourceSlice slice = MakeSlice("slice-1", "", "pool-1", {MakeDevice("device-1")});
   const SelectorRequirement region{"region", SelectorRequirement::Op::kIn, {"region-1"}};
   slice.node_selection = NodeSelection{};
@@ -688,7 +735,7 @@ TEST_F(AllocatorTest, NodeSelectorOfNetworkAttachedDevices) {
   EXPECT_EQ(Pick({MakeClaim("claim-0", {Exactly("req-0", 2)})}), Lines{"no allocation"});
 }
 
-TEST_F(AllocatorTest, PerDeviceNodeSelection) {
+TEST_F(DraAllocatorTest, PerDeviceNodeSelection) {
   ResourceSlice slice =
       MakeSlice("slice-1", "", "pool-1", {MakeDevice("device-1"), MakeDevice("device-2")});
   slice.node_selection.reset();
