@@ -22,6 +22,7 @@ DeviceSearch::DeviceSearch(const Inventory& inventory, const NodeRef& node,
       verdicts_(verdicts),
       options_(options),
       pools_(GatherPools(inventory, node)) {
+  std::string key;
   for (int p = 0; p < static_cast<int>(pools_.size()); ++p) {
     const Pool& pool = pools_[p];
     if (pool.incomplete || pool.invalid) continue;  // nothing is allocated from those
@@ -31,10 +32,13 @@ DeviceSearch::DeviceSearch(const Inventory& inventory, const NodeRef& node,
         c.pool = p;
         c.slice = slice;
         c.device = &device;
-        c.key = DeviceKey(pool.driver, pool.name, device.name);
-        c.dedicated = allocated_.Dedicated(c.key);
-        c.allocated_capacity = allocated_.ConsumedCapacity(c.key);
-        c.shared = allocated_.Shared(c.key) || c.allocated_capacity != nullptr;
+        if (!allocated_.empty()) {
+          // One buffer for every device's key: this runs for each node a pod is tried on.
+          key.assign(pool.driver).append("/").append(pool.name).append("/").append(device.name);
+          c.dedicated = allocated_.Dedicated(key);
+          c.allocated_capacity = allocated_.ConsumedCapacity(key);
+          c.shared = allocated_.Shared(key) || c.allocated_capacity != nullptr;
+        }
         candidates_.push_back(std::move(c));
       }
     }
@@ -67,7 +71,8 @@ Result<bool> DeviceSearch::SelectorsMatch(int claim, const DeviceClass* device_c
       if (matches.status().code() == Status::Code::kInvalidArgument) {
         return matches.status().WithPrefix(selector + ": CEL compile error");
       }
-      return matches.status().WithPrefix(selector + " on device " + c.key + ": CEL runtime error");
+      return matches.status().WithPrefix(selector + " on device " + c.Key() +
+                                         ": CEL runtime error");
     }
     if (!*matches) return false;
   }
@@ -262,10 +267,11 @@ Result<std::vector<Allocation>> DeviceSearch::Results() const {
       result.binding_conditions = c.device->binding_conditions;
       result.binding_failure_conditions = c.device->binding_failure_conditions;
       if (found.shared) {
-        const std::set<std::string>* taken = allocated_.ShareIds(c.key);
-        std::set<std::string>& made = new_share_ids[c.key];
+        const std::string key = c.Key();
+        const std::set<std::string>* taken = allocated_.ShareIds(key);
+        std::set<std::string>& made = new_share_ids[key];
         const std::string seed = claims_[claim].uid + "|" + ClaimName(static_cast<int>(claim)) +
-                                 "|" + std::to_string(i) + "|" + c.key;
+                                 "|" + std::to_string(i) + "|" + key;
         std::string id = ShareIdFrom(seed);
         for (int attempt = 1; (taken && taken->count(id) > 0) || made.count(id) > 0; ++attempt) {
           id = ShareIdFrom(seed + "#" + std::to_string(attempt));

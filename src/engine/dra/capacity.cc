@@ -1,6 +1,8 @@
 #include "engine/dra/capacity.h"
 
+#include <array>
 #include <string>
+#include <vector>
 
 namespace gantry::dra {
 
@@ -90,17 +92,26 @@ Result<bool> FitsCapacity(const CapacityAmounts& requests,
     if (capacity.count(name) == 0) return false;  // another device may have it
   }
   // Every amount is resolved before any soft "no": whether an unrepresentable request
-  // aborts must not depend on which capacity is looked at first.
-  CapacityAmounts consumed;
+  // aborts must not depend on which capacity is looked at first. (On the stack: this runs
+  // for every device a search looks at.)
+  std::array<Milli, kMaxAttributesAndCapacitiesPerDevice> inline_amounts;
+  std::vector<Milli> more_amounts;
+  Milli* consumed = inline_amounts.data();
+  if (capacity.size() > inline_amounts.size()) {
+    more_amounts.resize(capacity.size());
+    consumed = more_amounts.data();
+  }
+  size_t i = 0;
   for (const auto& [name, device_capacity] : capacity) {
     Result<Milli> amount = ConsumedAmount(Requested(requests, name), device_capacity);
     if (!amount.ok()) return amount.status().WithPrefix("capacity \"" + name + "\"");
     if (*amount < 0)
       return Status::Invalid("capacity \"" + name + "\": capacity value is negative");
-    consumed[name] = *amount;
+    consumed[i++] = *amount;
   }
+  i = 0;
   for (const auto& [name, device_capacity] : capacity) {
-    const Milli amount = consumed[name];
+    const Milli amount = consumed[i++];
     if (ViolatesPolicy(amount, device_capacity.request_policy)) return false;
     const Milli total =
         SaturatingAdd(SaturatingAdd(AmountOf(allocated, name), amount), AmountOf(allocating, name));

@@ -62,6 +62,7 @@ class AllocatedState {
   // Adds an allocation (one not written yet, in flight).
   void Add(const Allocation& allocation);
 
+  bool empty() const { return dedicated_.empty() && shares_.empty() && capacity_.empty(); }
   bool Dedicated(const std::string& key) const { return dedicated_.count(key) > 0; }
   // A share of the device is allocated (with or without consumed capacity).
   bool Shared(const std::string& key) const { return shares_.count(key) > 0; }

@@ -120,13 +120,14 @@ Pool BuildPool(const PoolKey& key, std::vector<const ResourceSlice*> gathered,
       (slice->shared_counters.empty() ? pool.slices_elsewhere : counter_slices).push_back(slice);
     }
   }
-  std::set<std::string_view> device_names;
+  std::vector<std::string_view> device_names;
   for (const ResourceSlice* slice : pool.slices_on_node) {
-    for (const Device& device : slice->devices) {
-      if (!device_names.insert(device.name).second) {
-        return InvalidPool(key, "duplicate device name " + device.name);
-      }
-    }
+    for (const Device& device : slice->devices) device_names.push_back(device.name);
+  }
+  std::sort(device_names.begin(), device_names.end());
+  if (auto twice = std::adjacent_find(device_names.begin(), device_names.end());
+      twice != device_names.end()) {
+    return InvalidPool(key, "duplicate device name " + std::string(*twice));
   }
   for (const ResourceSlice* slice : counter_slices) {
     for (const CounterSet& set : slice->shared_counters) {

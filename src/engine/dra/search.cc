@@ -165,7 +165,7 @@ DeviceSearch::Outcome DeviceSearch::AllocateOne(SearchPosition at, bool in_subre
     if (!fits.ok()) {
       return Fail(fits.status().WithPrefix("claim " + ClaimName(at.claim) + ", request " +
                                            request.name + ": checking capacity for device " +
-                                           candidates_[candidate].key));
+                                           candidates_[candidate].Key()));
     }
     if (!*fits) continue;
     Rollback undo;
@@ -206,7 +206,7 @@ Result<bool> DeviceSearch::AllocateDevice(const SearchPosition& at, int candidat
       Undo(at, candidate, *undo);
       if (must) {
         return Status::Failed("claim " + ClaimName(at.claim) + ", request " + request.name +
-                              ": cannot add device " + c.key +
+                              ": cannot add device " + c.Key() +
                               " because a claim constraint would not be satisfied");
       }
       return false;
@@ -221,7 +221,7 @@ Result<bool> DeviceSearch::AllocateDevice(const SearchPosition& at, int candidat
   if (!fits.ok()) {
     Undo(at, candidate, *undo);
     return fits.status().WithPrefix("claim " + ClaimName(at.claim) + ", request " + request.name +
-                                    ": rechecking capacity for device " + c.key);
+                                    ": rechecking capacity for device " + c.Key());
   }
   if (!*fits) {
     Undo(at, candidate, *undo);
@@ -235,7 +235,7 @@ Result<bool> DeviceSearch::AllocateDevice(const SearchPosition& at, int candidat
       Undo(at, candidate, *undo);
       return consumed.status().WithPrefix("claim " + ClaimName(at.claim) + ", request " +
                                           request.name +
-                                          ": computing consumed capacity for device " + c.key);
+                                          ": computing consumed capacity for device " + c.Key());
     }
     undo->capacity_entry_existed = c.allocating_capacity.has_value();
     if (!c.allocating_capacity) c.allocating_capacity.emplace();

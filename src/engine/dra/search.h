@@ -24,7 +24,7 @@ struct Candidate {
   int pool = 0;
   const ResourceSlice* slice = nullptr;
   const Device* device = nullptr;
-  std::string key;         // DeviceKey
+  std::string Key() const { return DeviceKey(slice->driver, slice->pool.name, device->name); }
   bool dedicated = false;  // allocated whole (AllocatedDevices)
   bool shared = false;     // a share allocated (AllocatedSharedDeviceIDs, AggregatedCapacity)
   const CapacityAmounts* allocated_capacity = nullptr;
