@@ -478,6 +478,37 @@ TEST_F(DraAllocatorTest, FirstAvailableTakesTheFirstThatFits) {
   EXPECT_EQ(Pick({constrained}), Lines{"no allocation"});
 }
 
+// upstream: prioritized-list-class-config and claim-config-covering-all-requests-is-cleared
+// (in spirit): the class's config once for the requests that used it, the claim's for the
+// requests allocated, and a list naming every request becomes "all".
+TEST_F(DraAllocatorTest, ConfigsOfClassAndClaim) {
+  slices_.push_back(
+      MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1"), MakeDevice("device-2")}));
+  classes_[0].config.push_back({kDriverA, R"({"class":1})"});
+  ResourceClaim claim = MakeClaim(
+      "claim-0",
+      {Exactly("req-0"), FirstAvailable("req-1", {Sub("subReq-0", 3), Sub("subReq-1", 1)})});
+  claim.spec.config = {{{"req-1/subReq-1"}, kDriverA, R"({"sub":1})"},
+                       {{"req-0"}, kDriverA, R"({"req":0})"},
+                       {{}, kDriverA, R"({"all":1})"}};
+  auto result = Run({claim});
+  ASSERT_TRUE(result.ok() && result->has_value());
+  const std::vector<AllocationConfig> expected{
+      {true, {}, kDriverA, R"({"class":1})"},
+      {false, {"req-1/subReq-1"}, kDriverA, R"({"sub":1})"},
+      {false, {"req-0"}, kDriverA, R"({"req":0})"},
+      {false, {}, kDriverA, R"({"all":1})"}};
+  EXPECT_EQ((**result)[0].config, expected);
+  // With the first subrequest chosen, the config for the second one does not apply.
+  claim.spec.requests[1].first_available[0].spec.count = 1;
+  result = Run({claim});
+  ASSERT_TRUE(result.ok() && result->has_value());
+  const std::vector<AllocationConfig> first_chosen{{true, {}, kDriverA, R"({"class":1})"},
+                                                   {false, {"req-0"}, kDriverA, R"({"req":0})"},
+                                                   {false, {}, kDriverA, R"({"all":1})"}};
+  EXPECT_EQ((**result)[0].config, first_chosen);
+}
+
 // ---- (3) taints, taint rules, admin access.
 
 TEST_F(DraAllocatorTest, TaintsAndTolerations) {

@@ -246,6 +246,55 @@ bool SameRequirement(const SelectorRequirement& a, const SelectorRequirement& b)
 
 }  // namespace
 
+// Upstream's "populate configs": each class's configs once, for every request that used
+// the class (the subrequest chosen, for a firstAvailable request); then the claim's
+// configs that apply to a request allocated; a list naming every request becomes "all".
+std::vector<AllocationConfig> DeviceSearch::Configs(int claim) const {
+  const ResourceClaimSpec& spec = claims_[claim].spec;
+  const std::vector<std::vector<RequestData>>& requests = requests_[claim];
+  // The chosen alternative of each request.
+  std::vector<const RequestData*> chosen;
+  for (const std::vector<RequestData>& alternatives : requests) {
+    chosen.push_back(&alternatives[alternatives.front().selected_sub]);
+  }
+  std::vector<AllocationConfig> configs;
+  std::map<std::string, std::pair<size_t, size_t>> class_configs;  // class -> [begin, end)
+  for (const RequestData* request : chosen) {
+    const std::string name = request->FullName();
+    auto known = class_configs.find(request->device_class->name);
+    if (known != class_configs.end()) {
+      for (size_t i = known->second.first; i < known->second.second; ++i) {
+        configs[i].requests.push_back(name);
+      }
+      continue;
+    }
+    const size_t begin = configs.size();
+    for (const DeviceClass::Config& given : request->device_class->config) {
+      configs.push_back({true, {name}, given.driver, given.parameters_json});
+    }
+    class_configs[request->device_class->name] = {begin, configs.size()};
+  }
+  const auto names = [&](const std::vector<std::string>& list, size_t i) {
+    const auto listed = [&](const std::string& name) {
+      return std::find(list.begin(), list.end(), name) != list.end();
+    };
+    return listed(spec.requests[i].name) || (chosen[i]->is_sub() && listed(chosen[i]->FullName()));
+  };
+  for (const ClaimConfig& given : spec.config) {
+    bool applies = given.requests.empty();
+    for (size_t i = 0; !applies && i < spec.requests.size(); ++i)
+      applies = names(given.requests, i);
+    if (applies) configs.push_back({false, given.requests, given.driver, given.parameters_json});
+  }
+  for (AllocationConfig& config : configs) {
+    if (config.requests.empty()) continue;
+    bool all = true;
+    for (size_t i = 0; all && i < spec.requests.size(); ++i) all = names(config.requests, i);
+    if (all) config.requests.clear();
+  }
+  return configs;
+}
+
 Result<std::vector<Allocation>> DeviceSearch::Results() const {
   std::vector<Allocation> allocations(claims_.size());
   std::map<std::string, std::set<std::string>> new_share_ids;  // device key -> share IDs
@@ -306,6 +355,7 @@ Result<std::vector<Allocation>> DeviceSearch::Results() const {
         }
       }
     }
+    allocation.config = Configs(static_cast<int>(claim));
     if (on_node_only) {
       allocation.node_selector.emplace();
       allocation.node_selector->push_back({SelectorRequirement{

@@ -90,6 +90,7 @@ class DeviceSearch {
   // allocator.cc: validation of the claims, then the results.
   Status Prepare();
   Result<std::vector<Allocation>> Results() const;
+  std::vector<AllocationConfig> Configs(int claim) const;
   bool AnyInvalidPool() const;
 
   // search.cc.
