@@ -4,6 +4,7 @@
 // written by hand, each built so that an allocator ignoring the feature answers otherwise.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -507,6 +508,43 @@ TEST_F(DraAllocatorTest, ConfigsOfClassAndClaim) {
                                                    {false, {"req-0"}, kDriverA, R"({"req":0})"},
                                                    {false, {}, kDriverA, R"({"all":1})"}};
   EXPECT_EQ((**result)[0].config, first_chosen);
+}
+
+// upstream: prioritized-list-too-many-in-first-subrequest.
+TEST_F(DraAllocatorTest, UpstreamTooManyInFirstSubrequest) {
+  slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1")}));
+  classes_.push_back(MakeClass("class-b"));
+  DeviceSubRequest many = Sub("subReq-0", 500);
+  many.spec.device_class_name = "class-b";
+  EXPECT_EQ(Pick({MakeClaim("claim-0", {FirstAvailable("req-0", {many, Sub("subReq-1", 1)})})}),
+            Lines{"req-0/subReq-1 driver-a/pool-1/device-1"});
+}
+
+// upstream: prioritized-list-overflowing-first-subrequest-is-pruned (8 allocateOne calls).
+TEST_F(DraAllocatorTest, UpstreamOverflowingFirstSubrequestIsPruned) {
+  slices_.push_back(
+      MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1"), MakeDevice("device-2")}));
+  const ResourceClaim claim = MakeClaim(
+      "claim-0", {Exactly("req-0"),
+                  FirstAvailable("req-1", {Sub("subReq-0", INT64_MAX), Sub("subReq-1", 1)})});
+  EXPECT_EQ(Pick({claim}),
+            Lines{"req-0 driver-a/pool-1/device-1, req-1/subReq-1 driver-a/pool-1/device-2"});
+  EXPECT_EQ(report_.steps, 8);
+}
+
+// upstream: multi-host-resource-pool-incomplete-update-from-node-1-to-node-2 and
+// -from-node-2-to-node-1: a pool complete from the node's view is used (a newer
+// generation elsewhere is not looked for); one that is not is checked against all.
+TEST_F(DraAllocatorTest, UpstreamMultiHostPoolUpdates) {
+  slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-1")}, 1, 2));
+  slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {MakeDevice("device-2")}, 1, 2));
+  slices_.push_back(MakeSlice("slice-2", "node-2", "pool-1", {MakeDevice("device-1")}, 2, 2));
+  EXPECT_EQ(Pick({MakeClaim("claim-0", {Exactly("req-0")})}),
+            Lines{"req-0 driver-a/pool-1/device-1"});
+  slices_[0].node_selection->node_name = "node-2";
+  slices_[1].node_selection->node_name = "node-2";
+  slices_[2].node_selection->node_name = kNode1;
+  EXPECT_EQ(Pick({MakeClaim("claim-0", {Exactly("req-0")})}), Lines{"no allocation"});
 }
 
 // ---- (3) taints, taint rules, admin access.
