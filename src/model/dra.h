@@ -248,11 +248,22 @@ struct AllocationResult {
   bool operator==(const AllocationResult&) const = default;
 };
 
+// One configuration of an allocation (DeviceAllocationConfiguration): a class's or the
+// claim's, copied by the allocator for the requests it names.
+struct AllocationConfig {
+  bool from_class = false;            // source FromClass, else FromClaim
+  std::vector<std::string> requests;  // "request" or "request/subrequest"; empty: all
+  std::string driver;
+  std::string parameters_json;
+  bool operator==(const AllocationConfig&) const = default;
+};
+
 struct Allocation {
   std::vector<AllocationResult> results;
   // Where the devices can be used; unset means any node.
   std::optional<std::vector<std::vector<SelectorRequirement>>> node_selector;
   std::optional<int64_t> allocation_timestamp;  // Unix seconds
+  std::vector<AllocationConfig> config;         // classes' first, then the claim's
   bool operator==(const Allocation&) const = default;
 };
 
