@@ -87,4 +87,11 @@ void SelectorCache::ForgetExpression(std::string_view expression) {
   expressions_.erase(it);
 }
 
+Result<bool> CelVerdicts::Matches(std::string_view expression, const DeviceRef& device) const {
+  return cache_.Matches(
+      expression,
+      DeviceName{std::string(device.driver), std::string(device.pool), device.device.name},
+      device.driver, device.device);
+}
+
 }  // namespace gantry::dra

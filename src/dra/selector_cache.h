@@ -22,6 +22,7 @@
 
 #include "dra/device_selector.h"
 #include "model/dra.h"
+#include "model/dra_verdicts.h"
 #include "model/status.h"
 
 namespace gantry::dra {
@@ -76,6 +77,18 @@ class SelectorCache {
   std::map<std::string, std::unique_ptr<CompiledExpression>, std::less<>> expressions_;
   std::map<DeviceName, PreparedDevice> devices_;
   int64_t evaluations_ = 0;
+};
+
+// The allocator's SelectorVerdicts (model/dra_verdicts.h) answered through a SelectorCache:
+// what the daemon and the simulator hand to the engine's DRA allocator.
+class CelVerdicts : public SelectorVerdicts {
+ public:
+  // REQUIRES: `cache` outlives this.
+  explicit CelVerdicts(SelectorCache& cache) : cache_(cache) {}
+  Result<bool> Matches(std::string_view expression, const DeviceRef& device) const override;
+
+ private:
+  SelectorCache& cache_;
 };
 
 }  // namespace gantry::dra
