@@ -287,9 +287,10 @@ Status ReadStatus(const json& object, const std::string& where, const RequestNam
     dra::Allocation a;
     const json* devices = nullptr;
     GANTRY_RETURN_IF_ERROR(Object(*allocation, "devices", here, &devices));
+    // Without devices, no results (List reads a null as an empty list).
+    const json& devices_or_null = devices == nullptr ? Field(*allocation, "devices") : *devices;
     const json* results = nullptr;
-    GANTRY_RETURN_IF_ERROR(List(devices == nullptr ? json() : *devices, "results",
-                                Child(here, "devices"),
+    GANTRY_RETURN_IF_ERROR(List(devices_or_null, "results", Child(here, "devices"),
                                 static_cast<size_t>(dra::kMaxAllocationResults), &results));
     for (size_t i = 0; i < results->size(); ++i) {
       dra::AllocationResult result;
