@@ -64,8 +64,7 @@ Status ReadRequestRefs(const json& object, const char* key, const std::string& a
 // defaults: allocationMode ExactCount, count 1.
 Status ReadRequestSpec(const json& r, const std::string& at, bool subrequest,
                        dra::DeviceRequestSpec* out) {
-  if (!r.is_object())
-    return Status::Invalid(at + ": expected an object, got " + JsonText(r).substr(0, 64));
+  if (!r.is_object()) return Status::Invalid(at + ": expected an object, got " + Shown(r));
   GANTRY_RETURN_IF_ERROR(
       RequiredString(r, "deviceClassName", at, kMaxDnsSubdomain, &out->device_class_name));
   GANTRY_RETURN_IF_ERROR(
@@ -121,8 +120,7 @@ Status ReadRequestSpec(const json& r, const std::string& at, bool subrequest,
 }
 
 Status ReadRequest(const json& r, const std::string& at, dra::DeviceRequest* out) {
-  if (!r.is_object())
-    return Status::Invalid(at + ": expected an object, got " + JsonText(r).substr(0, 64));
+  if (!r.is_object()) return Status::Invalid(at + ": expected an object, got " + Shown(r));
   GANTRY_RETURN_IF_ERROR(RequiredString(r, "name", at, kMaxDnsLabel, &out->name));
   GANTRY_RETURN_IF_ERROR(CheckDnsLabel(out->name, Child(at, "name")));
   const json* subrequests = nullptr;
@@ -229,8 +227,7 @@ bool IsNormalizedUuid(const std::string& text) {
 
 Status ReadResult(const json& r, const std::string& at, const RequestNames& names,
                   dra::AllocationResult* out) {
-  if (!r.is_object())
-    return Status::Invalid(at + ": expected an object, got " + JsonText(r).substr(0, 64));
+  if (!r.is_object()) return Status::Invalid(at + ": expected an object, got " + Shown(r));
   GANTRY_RETURN_IF_ERROR(RequiredString(r, "request", at, 2 * kMaxDnsLabel + 1, &out->request));
   if (!names.Has(out->request)) {
     return Status::Invalid(Child(at, "request") + ": \"" + KeyText(out->request) +
@@ -276,8 +273,7 @@ Status ReadStatus(const json& object, const std::string& where, const RequestNam
   const json& status_field = Field(object, "status");
   if (status_field.is_null()) return Status::Ok();
   if (!status_field.is_object()) {
-    return Status::Invalid(at + ": expected an object, got " +
-                           JsonText(status_field).substr(0, 64));
+    return Status::Invalid(at + ": expected an object, got " + Shown(status_field));
   }
   const json* status = &status_field;
   const json* allocation = nullptr;
@@ -337,9 +333,12 @@ Status ReadStatus(const json& object, const std::string& where, const RequestNam
 
 // A pod's "pod NAMESPACE/NAME", what its errors start with.
 Result<std::string> PodWhere(const json& pod) {
-  auto meta = ParseMeta(pod);
-  if (!meta.ok()) return Status::Invalid("pod: " + meta.status().message());
-  return DescribeObject(*meta, "pod");
+  ObjectMeta meta;
+  const json& metadata = Field(pod, "metadata");
+  meta.name = String(metadata, "name");
+  meta.namespace_ = String(metadata, "namespace");
+  if (meta.name.empty()) return Status::Invalid("pod: metadata.name: required");
+  return DescribeObject(meta, "pod").substr(0, 2 * kMaxNameLength);
 }
 
 }  // namespace
@@ -397,7 +396,7 @@ Result<dra::ResourceClaim> DecodeResourceClaim(const json& object) {
         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!digits) {
       return Status::Invalid(where + ": metadata.resourceVersion: expected a decimal number, got " +
-                             JsonText(version).substr(0, 64));
+                             Shown(version));
     }
     claim.resource_version = std::stoll(text);
   }

@@ -16,10 +16,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string Shown(const json& value) {
-  return JsonText(value).substr(0, 64);
-}
-
 bool IsLowerAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
@@ -117,6 +113,16 @@ Status UnknownEffect(const std::string& text, const std::string& at) {
 }
 
 }  // namespace
+
+std::string Shown(const json& value) {
+  // Written out only when shallow: the writer recurses, and only 64 bytes are shown.
+  constexpr int kShownDepth = 16;
+  if (Depth(value, kShownDepth + 1) > kShownDepth) {
+    return std::string(value.type_name()) + " nested deeper than " + std::to_string(kShownDepth) +
+           " levels";
+  }
+  return JsonText(value).substr(0, 64);
+}
 
 std::string Index(const std::string& at, size_t i) {
   return at + "[" + std::to_string(i) + "]";

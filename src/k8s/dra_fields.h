@@ -37,6 +37,8 @@ inline constexpr size_t kMaxLabelValue = 63;
 // writer recurses).
 inline constexpr int kMaxParametersDepth = 64;
 
+// A value as errors quote it: its first 64 bytes as JSON (a deeply nested one by its type).
+std::string Shown(const nlohmann::json& value);
 std::string Index(const std::string& at, size_t i);
 // at["key"], the key quoted printably and shortened (KeyText).
 std::string MapKey(const std::string& at, const std::string& key);

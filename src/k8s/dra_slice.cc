@@ -75,8 +75,7 @@ Status ReadCounters(const json& object, const std::string& at, dra::Counters* ou
     const std::string key_at = MapKey(here, it.key());
     GANTRY_RETURN_IF_ERROR(CheckDnsLabel(it.key(), key_at));
     if (!it.value().is_object()) {
-      return Status::Invalid(key_at + ": expected an object, got " +
-                             JsonText(it.value()).substr(0, 64));
+      return Status::Invalid(key_at + ": expected an object, got " + Shown(it.value()));
     }
     Milli value = 0;
     GANTRY_RETURN_IF_ERROR(Quantity(Field(it.value(), "value"), Child(key_at, "value"), &value));
@@ -87,7 +86,7 @@ Status ReadCounters(const json& object, const std::string& at, dra::Counters* ou
 
 Status ReadAttribute(const json& value, const std::string& at, dra::AttributeValue* out) {
   if (!value.is_object()) {
-    return Status::Invalid(at + ": expected an object, got " + JsonText(value).substr(0, 64));
+    return Status::Invalid(at + ": expected an object, got " + Shown(value));
   }
   for (const char* list : {"ints", "bools", "strings", "versions"}) {
     if (!Field(value, list).is_null()) {
@@ -133,7 +132,7 @@ Status ReadAttribute(const json& value, const std::string& at, dra::AttributeVal
 Status ReadRequestPolicy(const json& policy, Milli capacity, const std::string& at,
                          dra::CapacityRequestPolicy* out) {
   if (!policy.is_object()) {
-    return Status::Invalid(at + ": expected an object, got " + JsonText(policy).substr(0, 64));
+    return Status::Invalid(at + ": expected an object, got " + Shown(policy));
   }
   const json& default_value = Field(policy, "default");
   if (!default_value.is_null()) {
@@ -191,8 +190,7 @@ Status ReadRequestPolicy(const json& policy, Milli capacity, const std::string& 
 
 Status ReadDevice(const json& d, const std::string& at, const dra::ResourceSlice& slice,
                   dra::Device* out) {
-  if (!d.is_object())
-    return Status::Invalid(at + ": expected an object, got " + JsonText(d).substr(0, 64));
+  if (!d.is_object()) return Status::Invalid(at + ": expected an object, got " + Shown(d));
   GANTRY_RETURN_IF_ERROR(RequiredString(d, "name", at, kMaxDnsLabel, &out->name));
   GANTRY_RETURN_IF_ERROR(CheckDnsLabel(out->name, Child(at, "name")));
   const json* attributes = nullptr;
@@ -231,8 +229,7 @@ Status ReadDevice(const json& d, const std::string& at, const dra::ResourceSlice
                              " is given both with and without its domain");
     }
     if (!it.value().is_object()) {
-      return Status::Invalid(here + ": expected an object, got " +
-                             JsonText(it.value()).substr(0, 64));
+      return Status::Invalid(here + ": expected an object, got " + Shown(it.value()));
     }
     dra::DeviceCapacity c;
     c.bare_name = bare;

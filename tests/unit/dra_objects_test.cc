@@ -935,6 +935,23 @@ bool Answered(const Result<T>& r) {
   return r.ok() || !r.status().message().empty();
 }
 
+TEST(DecodeDra, DeepValuesAreNotWrittenOut) {
+  // Built by moves: copying a value this deep would recurse as deep.
+  json deep = json::array();
+  for (int i = 0; i < 20000; ++i) {
+    json outer = json::array();
+    outer.push_back(std::move(deep));
+    deep = std::move(outer);
+  }
+  json o = json::parse(kWholeGpuSlice);
+  o["spec"]["devices"][0]["attributes"]["x"] = std::move(deep);
+  EXPECT_EQ(SliceError(o),
+            "ResourceSlice \"node-1-gpu\": spec.devices[0].attributes[\"x\"]: expected an object, "
+            "got array nested deeper than 16 levels");
+  EXPECT_EQ(Error(DecodePodClaimRefs, o["spec"]["devices"][0]["attributes"]["x"]),
+            "pod: metadata.name: required");
+}
+
 TEST(DecodeDra, AnyJsonIsAnsweredWithoutACrash) {
   const std::vector<json> values = {
       json(),
