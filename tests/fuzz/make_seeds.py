@@ -227,10 +227,10 @@ for name, obj in hand_objects.items():
     objects.add("hand_" + name + ".json", json.dumps(obj))
 
 # ---------------------------------------------------------------- DRA objects
-# The unit test's fixtures (NVIDIA GPU driver slices, a class, claims), read from its
-# source so that they are written once, and a few more shapes.
+# The unit tests' fixtures (NVIDIA GPU driver slices, a class, claims, a pod), read from
+# tests/unit/dra_fixtures.h so that they are written once, and a few more shapes.
 dra = Corpus("dra_objects", 16384)
-with open(os.path.join(ROOT, "tests", "unit", "dra_objects_test.cc")) as f:
+with open(os.path.join(ROOT, "tests", "unit", "dra_fixtures.h")) as f:
     test_source = f.read()
 for name, _, text in re.findall(r'const char\* const (k\w+) = R"(\w*)\((.*?)\)\2";', test_source,
                                 re.S):
