@@ -9,11 +9,10 @@
 #include "model/quantity.h"
 
 namespace gantry::k8s {
-namespace {
 
 using json = nlohmann::json;
 
-Result<Milli> QuantityOf(const json& value, const std::string& where) {
+Result<Milli> ReadQuantity(const json& value, const std::string& where) {
   if (value.is_string()) {
     auto q = ParseQuantity(value.get<std::string>());
     if (!q.ok()) return Status::Invalid(where + ": " + q.status().message());
@@ -30,11 +29,9 @@ Result<Milli> QuantityOf(const json& value, const std::string& where) {
       return Status::OutOfRange(where + ": " + std::to_string(v) + " overflows");
     return out;
   }
-  if (value.is_number()) return QuantityOf(json(JsonText(value)), where);
+  if (value.is_number()) return ReadQuantity(json(JsonText(value)), where);
   return Status::Invalid(where + ": expected a quantity, got " + std::string(value.type_name()));
 }
-
-}  // namespace
 
 void UnreadableRequests::AddId(ResourceId id) {
   auto it = std::lower_bound(ids.begin(), ids.end(), id);
@@ -89,7 +86,7 @@ void ReadResourceList(const json& list, const std::string& where, NameSource sou
                                                            : Status::Invalid(message));
       continue;
     }
-    auto q = QuantityOf(it.value(), at);
+    auto q = ReadQuantity(it.value(), at);
     if (q.ok() && *q < 0) q = Status::Invalid(at + ": negative");
     if (!q.ok()) {
       unreadable->AddId(*id);

@@ -31,6 +31,11 @@ struct UnreadableRequests {
   std::string ToString() const;
 };
 
+// One quantity as the API writes it: a string ("80Gi", "500m") or a JSON number of whole
+// units, in milli-units (finer amounts round up, as ParseQuantity). Errors start with
+// `where`; an amount beyond int64 milli-units is out of range, never a wrap.
+Result<Milli> ReadQuantity(const nlohmann::json& value, const std::string& where);
+
 // A ResourceList into a vector. Names are interned as coming from `source` (nodes and
 // Queues: kTrusted; pods and PodGroups: kWorkload). `where` prefixes errors.
 Status ParseResourceList(const nlohmann::json& list, const std::string& where, NameSource source,

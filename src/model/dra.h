@@ -87,6 +87,10 @@ struct CapacityRequestPolicy {
 struct DeviceCapacity {
   Milli value = 0;
   std::optional<CapacityRequestPolicy> request_policy;
+  // The slice wrote the name without a domain ("memory"). Upstream compares a claim's
+  // capacity.requests and an allocation's consumedCapacity with the key as written, so a
+  // request names this capacity by the bare id (and one written qualified by the full name).
+  bool bare_name = false;
   bool operator==(const DeviceCapacity&) const = default;
 };
 

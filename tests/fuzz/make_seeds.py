@@ -9,6 +9,7 @@ change; the corpus is committed so that a build needs no Python.
 import glob
 import json
 import os
+import re
 import shutil
 
 import yaml
@@ -224,6 +225,79 @@ hand_objects = {
 }
 for name, obj in hand_objects.items():
     objects.add("hand_" + name + ".json", json.dumps(obj))
+
+# ---------------------------------------------------------------- DRA objects
+# The unit tests' fixtures (NVIDIA GPU driver slices, a class, claims, a pod), read from
+# tests/unit/dra_fixtures.h so that they are written once, and a few more shapes.
+dra = Corpus("dra_objects", 16384)
+with open(os.path.join(ROOT, "tests", "unit", "dra_fixtures.h")) as f:
+    test_source = f.read()
+for name, _, text in re.findall(r'const char\* const (k\w+) = R"(\w*)\((.*?)\)\2";', test_source,
+                                re.S):
+    dra.add("fixture_" + name + ".json", json.dumps(json.loads(text)))
+
+
+def dra_slice(name, devices=None, **spec):
+    s = {"driver": "gpu.nvidia.com", "pool": {"name": name, "generation": 1,
+                                              "resourceSliceCount": 1}}
+    if devices is not None:
+        s["devices"] = devices
+    s.update(spec)
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": name}, "spec": s}
+
+
+def claim_spec(*requests, **more):
+    devices = {"requests": list(requests)}
+    devices.update(more)
+    return {"devices": devices}
+
+
+shared_gpu = {"name": "gpu-0", "allowMultipleAllocations": True,
+              "attributes": {"productName": {"string": "NVIDIA L4"}},
+              "capacity": {"memory": {"value": "24Gi", "requestPolicy": {
+                  "default": "1Gi", "validRange": {"min": "1Gi", "step": "1Gi"}}},
+                  "cores": {"value": "100", "requestPolicy": {
+                      "default": "10", "validValues": ["10", "50", "100"]}}},
+              "taints": [{"key": "gpu.nvidia.com/xid", "value": "79", "effect": "NoExecute",
+                          "timeAdded": "2026-01-02T03:04:05Z"}],
+              "bindsToNode": True, "bindingConditions": ["example.com/attached"],
+              "bindingFailureConditions": ["example.com/failed"]}
+hand_dra = {
+    "slice_consumable_capacity": dra_slice("node-3", [shared_gpu], nodeName="node-3"),
+    "slice_per_device": dra_slice("fabric", [
+        {"name": "nic-0", "nodeName": "node-1"},
+        {"name": "nic-1", "nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "rack", "operator": "In", "values": ["r1"]}]}]}},
+        {"name": "nic-2", "allNodes": True}], perDeviceNodeSelection=True),
+    "slice_node_selector": dra_slice("rack-1", [{"name": "d"}], nodeSelector={
+        "nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}),
+    "taint_rule": {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+                   "metadata": {"name": "drain"},
+                   "spec": {"deviceSelector": {"driver": "gpu.nvidia.com", "pool": "node-1",
+                                               "device": "gpu-0"},
+                            "taint": {"key": "maintenance", "effect": "NoSchedule"}}},
+    "claim_template": {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                       "metadata": {"name": "one-gpu", "namespace": "ml"},
+                       "spec": {"spec": claim_spec({"name": "gpu", "exactly": {
+                           "deviceClassName": "gpu.nvidia.com", "capacity": {
+                               "requests": {"memory": "8Gi"}}}})}},
+    "claim_admin": {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                    "metadata": {"name": "monitor", "namespace": "ops"},
+                    "spec": claim_spec({"name": "all", "exactly": {
+                        "deviceClassName": "gpu.nvidia.com", "allocationMode": "All",
+                        "adminAccess": True}})},
+    "pod_claims": {"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": "train-0", "namespace": "ml"},
+                   "spec": {"resourceClaims": [
+                       {"name": "gpus", "resourceClaimTemplateName": "one-gpu"},
+                       {"name": "shared", "resourceClaimName": "shared-gpu"}]},
+                   "status": {"resourceClaimStatuses": [
+                       {"name": "gpus", "resourceClaimName": "train-0-gpus-x7k2p"}]}},
+}
+for name, obj in hand_dra.items():
+    dra.add("hand_" + name + ".json", json.dumps(obj))
 
 # ---------------------------------------------------------------- cluster cache streams
 cache = Corpus("cluster_cache", 16384)
