@@ -2,6 +2,7 @@
 
 #include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gantry::dra {
@@ -54,8 +55,19 @@ bool ViolatesPolicy(Milli consumed, const std::optional<CapacityRequestPolicy>& 
   return false;
 }
 
-std::optional<Milli> Requested(const CapacityAmounts& requests, const QualifiedName& name) {
-  auto it = requests.find(name);
+// The name a claim's capacity.requests use for a device's capacity: as the slice wrote it.
+// Upstream compares the keys as written, so a capacity published bare ("memory") is asked
+// for as "memory", and one published qualified by its full name.
+std::string_view WrittenName(const QualifiedName& name, const DeviceCapacity& capacity) {
+  if (!capacity.bare_name) return name;
+  const size_t slash = name.find('/');
+  return slash == std::string::npos ? std::string_view(name)
+                                    : std::string_view(name).substr(slash + 1);
+}
+
+std::optional<Milli> Requested(const CapacityAmounts& requests, const QualifiedName& name,
+                               const DeviceCapacity& capacity) {
+  auto it = requests.find(std::string(WrittenName(name, capacity)));
   if (it == requests.end()) return std::nullopt;
   return it->second;
 }
@@ -88,8 +100,12 @@ Result<Milli> ConsumedAmount(std::optional<Milli> requested, const DeviceCapacit
 Result<bool> FitsCapacity(const CapacityAmounts& requests,
                           const std::map<QualifiedName, DeviceCapacity>& capacity,
                           const CapacityAmounts* allocated, const CapacityAmounts* allocating) {
-  for (const auto& [name, amount] : requests) {
-    if (capacity.count(name) == 0) return false;  // another device may have it
+  for (const auto& [requested_name, amount] : requests) {
+    bool found = false;
+    for (const auto& [name, device_capacity] : capacity) {
+      if (WrittenName(name, device_capacity) == requested_name) found = true;
+    }
+    if (!found) return false;  // another device may have it
   }
   // Every amount is resolved before any soft "no": whether an unrepresentable request
   // aborts must not depend on which capacity is looked at first. (On the stack: this runs
@@ -103,7 +119,8 @@ Result<bool> FitsCapacity(const CapacityAmounts& requests,
   }
   size_t i = 0;
   for (const auto& [name, device_capacity] : capacity) {
-    Result<Milli> amount = ConsumedAmount(Requested(requests, name), device_capacity);
+    Result<Milli> amount =
+        ConsumedAmount(Requested(requests, name, device_capacity), device_capacity);
     if (!amount.ok()) return amount.status().WithPrefix("capacity \"" + name + "\"");
     if (*amount < 0)
       return Status::Invalid("capacity \"" + name + "\": capacity value is negative");
@@ -124,7 +141,8 @@ Result<CapacityAmounts> ConsumedCapacity(const CapacityAmounts& requests,
                                          const std::map<QualifiedName, DeviceCapacity>& capacity) {
   CapacityAmounts consumed;
   for (const auto& [name, device_capacity] : capacity) {
-    Result<Milli> amount = ConsumedAmount(Requested(requests, name), device_capacity);
+    Result<Milli> amount =
+        ConsumedAmount(Requested(requests, name, device_capacity), device_capacity);
     if (!amount.ok()) return amount.status().WithPrefix("capacity \"" + name + "\"");
     consumed[name] = *amount;
   }
