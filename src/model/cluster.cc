@@ -105,14 +105,14 @@ Result<NodeId> ClusterState::AddNode(Node node) {
   node.task_count = 0;
   node.removed = false;
   for (GpuDevice& g : node.gpus) g.used_milli = 0, g.used_memory_mib = 0;
-  node.shape_class = ShapeClassOf(node);
-  CountNodeLabels(node, +1);
+  node.shape_class = shape_classes_.Acquire(node);
+  shape_classes_.CountNodeLabels(node, +1);
   CountCapacity(node, +1);
   NodeId id;
   if (!free_node_ids_.empty()) {
     id = free_node_ids_.back();
     free_node_ids_.pop_back();
-    ReleaseShapeClass(nodes_[id].shape_class);
+    shape_classes_.Release(nodes_[id].shape_class);
     nodes_[id] = std::move(node);
     node_stamps_[id] = NextStamp();
   } else {
@@ -127,6 +127,10 @@ Result<NodeId> ClusterState::AddNode(Node node) {
 
 void ClusterState::Touch(NodeId id) {
   node_stamps_[id] = NextStamp();
+}
+
+void ClusterState::CountLabelKeys(const TaskSpec& spec, int sign) {
+  for (NodeId id : shape_classes_.CountSpecLabelKeys(spec, sign, nodes_)) Touch(id);
 }
 
 Result<QueueId> ClusterState::AddQueue(Queue queue) {

@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <set>
 #include <span>
@@ -17,76 +16,23 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/attachable_volume.h"
-#include "model/datasets.h"
+#include "model/dataset_table.h"
+#include "model/defragment_evictions.h"
 #include "model/disruption_budget.h"
 #include "model/int128.h"
-#include "model/interner.h"
 #include "model/labels.h"
-#include "model/mig.h"
+#include "model/node.h"
 #include "model/numa.h"
 #include "model/resources.h"
+#include "model/shape_classes.h"
 #include "model/status.h"
 #include "model/task_spec.h"
 
 namespace gantry {
 
-using NodeId = uint32_t;
 using QueueId = uint32_t;
 using JobId = uint32_t;
 using TaskId = uint32_t;
-inline constexpr uint32_t kNone = UINT32_MAX;
-
-inline constexpr int32_t kGpuMilliWhole = 1000;  // one whole GPU, in thousandths
-
-// The process's GPU model names ("A100-80GB", "G2", ...): one vocabulary for every
-// cluster, decoder and spec of the process, like ResourceNames() and for the same reason
-// (specs name models by id and are compared with every cluster's devices). Append-only:
-// names come from nodes' GPU product labels, scenarios and traces, never from pods.
-Interner& GpuModels();
-
-struct GpuDevice {
-  GpuModelId model = 0;
-  int64_t memory_mib = 0;  // 0: unknown
-  int32_t nvlink_domain = 0;
-  int32_t numa_node = 0;
-  // Usage, kept by ClusterState as tasks are placed and released.
-  int32_t used_milli = 0;
-  int64_t used_memory_mib = 0;
-
-  int32_t free_milli() const { return kGpuMilliWhole - used_milli; }
-  bool operator==(const GpuDevice&) const = default;
-};
-
-struct Node {
-  std::string name;
-  ResourceVector allocatable;  // includes nvidia.com/gpu = devices x 1000 milli
-  Labels labels;
-  std::vector<Taint> taints;
-  std::vector<GpuDevice> gpus;
-  bool unschedulable = false;
-  NodeCsi csi;  // its CSI drivers and attached volumes, for NodeVolumeLimits
-  // Its MIG devices (model/mig.h): read from labels and allocatable by ClusterState;
-  // single strategy: `gpus` are the MIG devices, each in the NVLink domain of its GPU.
-  NodeMig mig;
-  // Its NUMA nodes and topology manager policy (model/numa.h), from its NodeResourceTopology:
-  // ClusterState puts each GPU on its NUMA node and keeps what aligned tasks take per zone.
-  NodeNuma numa;
-  // Filled by ClusterState:
-  bool removed = false;  // deleted from the cluster: takes no tasks, counts in no total
-  std::vector<std::string> topology;  // values of ClusterState::topology_keys(), "" if absent
-  uint32_t shape_class = 0;           // see ClusterState::ShapeClassOf
-  ResourceVector used;                // requests of the tasks placed here (GPU as milli)
-  int32_t task_count = 0;
-  // ---- Dataset locality (issue 13, model/datasets.h): the datasets ("namespace/name")
-  // the node caches by its loader's word (the annotation gantry.dev/cached-datasets, a
-  // scenario's cachedDatasets, the simulator's cache model); ClusterState checks them,
-  // sorts them and keeps each once, at most kMaxCachedDatasetsPerNode. Fluid's cache
-  // labels say it too: read per dataset a task names (NodeCachesDataset), since a label
-  // key cannot be split into namespace and name. Neither is part of the shape class: only
-  // a scorer reads them.
-  std::vector<std::string> cached_datasets;
-};
 
 // A kind of task in the workload and how many of them there are: the "target workload"
 // that fragmentation is measured against (a GPU is fragmented when the tasks that
@@ -194,9 +140,6 @@ struct Queue {
   bool movable = false;
 };
 
-// The defragment action's budget counts its evictions over this many seconds.
-inline constexpr int64_t kDefragmentBudgetWindowS = 3600;
-
 class ClusterState {
  public:
   ClusterState();
@@ -211,7 +154,7 @@ class ClusterState {
   Result<NodeId> AddNode(Node node);
   Result<QueueId> AddQueue(Queue queue);
   // A spec that reads a node label key no spec read before re-classes the nodes that
-  // carry it (see ShapeClassOf).
+  // carry it (see ShapeClassTable).
   SpecId AddSpec(TaskSpec spec);
   // A job with no tasks yet; `queue` must exist.
   Result<JobId> AddJob(Job job);
@@ -298,13 +241,10 @@ class ClusterState {
   bool Movable(TaskId task) const {
     return tasks_[task].movable || queues_[jobs_[tasks_[task].job].queue].movable;
   }
-  // Records that the defragment action evicted a task at `at` (seconds on the sessions'
-  // clock, SessionOptions::now): whoever applies decisions does. Bounded: times at or
-  // before kDefragmentBudgetWindowS before the latest are forgotten, and at most
-  // kMaxDefragmentEvictionsPerHour (the largest budget) are kept.
-  void NoteDefragmentEviction(int64_t at);
-  // How many of the recorded defragment evictions were later than `since`.
-  int64_t DefragmentEvictionsSince(int64_t since) const;
+  // Records that the defragment action evicted a task at `at`: whoever applies decisions
+  // does. Its budget counts them (DefragmentEvictions).
+  void NoteDefragmentEviction(int64_t at) { defragment_evictions_.Note(at); }
+  const DefragmentEvictions& defragment_evictions() const { return defragment_evictions_; }
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Queue>& queues() const { return queues_; }
@@ -351,10 +291,8 @@ class ClusterState {
   // The room of each of a node's NUMA zones for `task`: what aligned units leave of the
   // zone (Node::numa used), and its whole GPUs free counting the task's own as free.
   ZoneRoom NumaRoomFor(NodeId node, TaskId task) const;
-  // Ids of shape classes are below this (some may be unused: freed classes are reused).
-  size_t shape_class_count() const { return shape_class_keys_.size(); }
-  // Node label keys some spec reads (through its node selector or affinity).
-  size_t referenced_label_key_count() const { return label_key_refs_.size(); }
+  // The nodes' shape classes (Node::shape_class).
+  const ShapeClassTable& shape_classes() const { return shape_classes_; }
 
   // Namespaces' labels, for pod affinity terms with a namespaceSelector. A namespace
   // never set has none.
@@ -388,16 +326,11 @@ class ClusterState {
   static ResourceVector Accounted(const TaskSpec& spec, int32_t n_gpus, int32_t gpu_milli_each);
 
   // ---- Dataset locality (issue 13, model/datasets.h).
-  // What loaders know of datasets (size, Fluid uid, warm-up): replaces the table. Names
-  // are checked and must be distinct; at most kMaxKnownDatasets. Kept sorted by name.
-  Status SetDatasets(std::vector<DatasetInfo> datasets);
-  const std::vector<DatasetInfo>& datasets() const { return datasets_; }
-  // One dataset of the table, added or replaced (the daemon, a Fluid Dataset at a time),
-  // and taken out.
-  Status SetDataset(DatasetInfo dataset);
-  void RemoveDataset(std::string_view name);
-  // nullptr when the table does not have it.
-  const DatasetInfo* FindDataset(std::string_view name) const;
+  // What loaders know of datasets: the table, replaced whole or a dataset at a time.
+  const DatasetTable& datasets() const { return datasets_; }
+  Status SetDatasets(std::vector<DatasetInfo> all) { return datasets_.SetAll(std::move(all)); }
+  Status SetDataset(DatasetInfo dataset) { return datasets_.Set(std::move(dataset)); }
+  void RemoveDataset(std::string_view name) { datasets_.Remove(name); }
   // Replaces the datasets a node caches by its loader's word (Node::cached_datasets),
   // checked as AddNode checks them; moves the node's stamp.
   Status SetCachedDatasets(NodeId id, std::vector<std::string> datasets);
@@ -409,41 +342,9 @@ class ClusterState {
   // GpuShareOn for a shared request with a memory part.
   static int32_t GpuShareByMemory(const GpuRequest& gpu, const GpuDevice& device);
 
-  // What puts a node in its shape class: every field of Node that a class-cached verdict
-  // reads (the predicates' FilterStatic, and FilterByCapacity in the gantry scorer's rare
-  // capabilities). Its labels only through specs' node selectors and affinities, so only
-  // labels whose key some spec reads are in it: a real node's unique hostname and its
-  // dozens of feature labels split no class until a spec names them. ShapeOf names every
-  // field of Node and says why each one is in the key or not.
-  struct NodeShape {
-    ResourceVector allocatable;
-    Labels labels;  // those whose key a spec read when the node was classed
-    std::vector<Taint> taints;
-    std::vector<GpuDevice> gpus;  // usage zeroed
-    bool unschedulable = false;
-    NodeMig mig;  // strategy, readiness and layout; holders cleared
-    bool operator==(const NodeShape&) const = default;
-  };
-  // The key of `node`'s class (what ShapeClassOf looks up).
-  NodeShape ShapeOf(const Node& node) const;
-  struct NodeShapeHash {
-    size_t operator()(const NodeShape& shape) const;
-  };
-  // The shape class of a node, taking a reference on it; ReleaseShapeClass drops one, and
-  // a class without nodes is forgotten (its id reused), so that node churn keeps no memory.
-  // A key that specs stop reading may stay in the classes of nodes classed while it was
-  // read: finer than needed, never wrong, and gone when they are classed again.
-  uint32_t ShapeClassOf(const Node& node);
-  void ReleaseShapeClass(uint32_t id);
-  // Counts (sign +1) or uncounts (-1) the label keys a spec reads; a key read for the first
-  // time re-classes the nodes that carry it.
+  // Counts (+1) or uncounts (-1) the label keys a spec reads in the shape class table,
+  // moving the stamps of the nodes it classed again.
   void CountLabelKeys(const TaskSpec& spec, int sign);
-  // Classes again every node with label `key`, moving the stamps of those whose class
-  // changed (so that a NodeTableCache picks the new class up).
-  void ReclassNodesWithLabel(const std::string& key);
-  // Counts (+1) or uncounts (-1) a node slot's label keys, so that a key no node carries
-  // (a pod can name any) costs no pass over the nodes.
-  void CountNodeLabels(const Node& node, int sign);
   // Adds (sign +1) or takes away (-1) a live node's allocatable from the totals.
   void CountCapacity(const Node& node, int sign);
   // Frees a removed node's slot once no task is recorded on it.
@@ -497,12 +398,7 @@ class ClusterState {
   std::unordered_map<std::string, NodeId> node_ids_;
   std::unordered_map<std::string, QueueId> queue_ids_;
   std::unordered_map<std::string, JobId> job_ids_;
-  std::unordered_map<NodeShape, uint32_t, NodeShapeHash> shape_classes_;
-  std::vector<NodeShape> shape_class_keys_;                   // by id; empty when free
-  std::vector<int64_t> shape_class_refs_;                     // nodes in each class
-  std::unordered_map<std::string, int64_t> label_key_refs_;   // specs reading each key
-  std::unordered_map<std::string, int64_t> node_label_keys_;  // node slots carrying each key
-  std::vector<uint32_t> free_shape_classes_;
+  ShapeClassTable shape_classes_;
   std::vector<NodeId> free_node_ids_;
   size_t live_nodes_ = 0;
   size_t numa_nodes_ = 0;
@@ -522,12 +418,9 @@ class ClusterState {
   std::vector<DisruptionBudget> disruption_budgets_;
   std::set<TaskId> releasing_tasks_;
   std::vector<GpuDevice> largest_devices_;  // per GPU model, the one with most memory
-  // ---- Dataset locality (issue 13).
-  std::vector<DatasetInfo> datasets_;  // sorted by name
+  DatasetTable datasets_;
   size_t specs_with_datasets_ = 0;
-
-  // ---- Defragmentation: when its recent evictions were, in the order noted.
-  std::deque<int64_t> defragment_evictions_;
+  DefragmentEvictions defragment_evictions_;
 };
 
 }  // namespace gantry

@@ -173,10 +173,10 @@ Status ClusterState::UpdateNode(NodeId id, Node node) {
   node.used = std::move(old.used);
   node.task_count = old.task_count;
   node.removed = false;
-  node.shape_class = ShapeClassOf(node);
-  ReleaseShapeClass(old.shape_class);
-  CountNodeLabels(node, +1);
-  CountNodeLabels(old, -1);
+  node.shape_class = shape_classes_.Acquire(node);
+  shape_classes_.Release(old.shape_class);
+  shape_classes_.CountNodeLabels(node, +1);
+  shape_classes_.CountNodeLabels(old, -1);
   CountCapacity(node, +1);
   old = std::move(node);
   RetakeMig(id);  // the layout may have changed: the running tasks take devices again
@@ -192,8 +192,8 @@ void ClusterState::RemoveNode(NodeId id) {
   node.removed = true;
   node.unschedulable = true;
   const uint32_t old_class = node.shape_class;
-  node.shape_class = ShapeClassOf(node);
-  ReleaseShapeClass(old_class);
+  node.shape_class = shape_classes_.Acquire(node);
+  shape_classes_.Release(old_class);
   Touch(id);
   FreeNodeIfUnused(id);
 }
@@ -202,12 +202,12 @@ void ClusterState::FreeNodeIfUnused(NodeId id) {
   Node& node = nodes_[id];
   if (!node.removed || !tasks_on_node_[id].empty() || node.name.empty()) return;
   node_ids_.erase(node.name);
-  ReleaseShapeClass(node.shape_class);
-  CountNodeLabels(node, -1);
+  shape_classes_.Release(node.shape_class);
+  shape_classes_.CountNodeLabels(node, -1);
   node = Node{};  // no name, labels, taints or devices: nothing of it is kept
   node.removed = true;
   node.unschedulable = true;
-  node.shape_class = ShapeClassOf(node);  // the one class of freed slots
+  node.shape_class = shape_classes_.Acquire(node);  // the one class of freed slots
   tasks_on_node_[id] = std::vector<TaskId>();
   free_node_ids_.push_back(id);
   Touch(id);
@@ -251,6 +251,15 @@ Status ClusterState::SetQueueTree(QueueId id, QueueId parent, std::string missin
   queue.missing_parent = std::move(missing_parent);
   queue.reclaimable = reclaimable;
   queue.deserved = std::move(deserved);
+  return Status::Ok();
+}
+
+Status ClusterState::SetCachedDatasets(NodeId id, std::vector<std::string> datasets) {
+  Node& node = nodes_[id];
+  Status st = NormalizeDatasetList(&datasets, kMaxCachedDatasetsPerNode);
+  if (!st.ok()) return st.WithPrefix("node \"" + node.name + "\": cached datasets");
+  node.cached_datasets = std::move(datasets);
+  Touch(id);
   return Status::Ok();
 }
 

@@ -196,7 +196,7 @@ TEST(ClusterNodesTest, IdenticalNodesShareAShapeClass) {
   ASSERT_TRUE(c.AddNode(GpuNode("c", 8)).ok());
   EXPECT_EQ(c.node(0).shape_class, c.node(1).shape_class);
   EXPECT_EQ(c.node(0).shape_class, c.node(2).shape_class);
-  EXPECT_EQ(c.shape_class_count(), 1u);
+  EXPECT_EQ(c.shape_classes().count(), 1u);
 }
 
 struct ShapeCase {
@@ -226,7 +226,7 @@ TEST_P(ShapeClassTest, AnyStaticDifferenceMakesANewClass) {
   ASSERT_TRUE(c.AddNode(other).ok());
   EXPECT_EQ(c.node(0).shape_class, c.node(1).shape_class) << GetParam().name;
   EXPECT_NE(c.node(0).shape_class, c.node(2).shape_class) << GetParam().name;
-  EXPECT_EQ(c.shape_class_count(), 2u) << GetParam().name;
+  EXPECT_EQ(c.shape_classes().count(), 2u) << GetParam().name;
 }
 
 INSTANTIATE_TEST_SUITE_P(
