@@ -16,12 +16,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/capacity_totals.h"
 #include "model/dataset_table.h"
 #include "model/defragment_evictions.h"
 #include "model/disruption_budget.h"
 #include "model/int128.h"
 #include "model/labels.h"
 #include "model/node.h"
+#include "model/node_stamps.h"
 #include "model/numa.h"
 #include "model/resources.h"
 #include "model/shape_classes.h"
@@ -234,7 +236,7 @@ class ClusterState {
   }
   void SetQueueUsage(QueueId id, ResourceVector usage) { queues_[id].usage = std::move(usage); }
 
-  // ---- Defragmentation (cluster_defragment.cc).
+  // ---- Defragmentation (the defragment action; its budget's memory: DefragmentEvictions).
   void SetTaskMovable(TaskId task, bool movable) { tasks_[task].movable = movable; }
   void SetQueueMovable(QueueId queue, bool movable) { queues_[queue].movable = movable; }
   // Whether the defragment action may move the task: its own opt-in or its queue's.
@@ -263,34 +265,19 @@ class ClusterState {
   QueueId FindQueue(std::string_view name) const;
   JobId FindJob(std::string_view name) const;
 
-  // Changes whenever the node does (added, a task placed or released). Stamps come from
-  // the counter a cluster and its copies share (stamp_counter), so equal stamps of one
-  // counter mean the same node state, even across copies of a ClusterState: a cache of
-  // per-node state refreshes only the nodes whose stamp moved (see engine/node_table.h).
-  uint64_t node_stamp(NodeId id) const { return node_stamps_[id]; }
-  // Made with the cluster and shared by its copies (copies run side by side on threads,
-  // hence atomic). A cache keyed by stamps keeps it, and starts over for a cluster whose
-  // counter is another: stamps of two clusters built apart say nothing of each other.
-  const std::shared_ptr<std::atomic<uint64_t>>& stamp_counter() const { return stamp_counter_; }
+  // Changes whenever the node does, and the counter stamps come from (NodeStamps).
+  uint64_t node_stamp(NodeId id) const { return stamps_.of(id); }
+  const std::shared_ptr<std::atomic<uint64_t>>& stamp_counter() const { return stamps_.counter(); }
   // The running tasks on a node, in no particular order.
   const std::vector<TaskId>& tasks_on(NodeId node) const { return tasks_on_node_[node]; }
   // Jobs that have at least one pending task, in id order.
   const std::set<JobId>& jobs_with_pending() const { return jobs_with_pending_; }
-  // The sum of every live node's allocatable, each amount capped at kMilliMax (memory in
-  // milli-bytes passes it at 8 PiB: 33,000 nodes of 256 GiB). Compare allocations with it;
-  // for ratios to the whole cluster use exact_capacity().
-  const ResourceVector& capacity() const { return capacity_; }
-  // The exact sum of one resource over every live node.
-  Int128 exact_capacity(ResourceId id) const {
-    return id < exact_capacity_.size() ? exact_capacity_[id] : 0;
-  }
-  // Nodes not removed.
-  size_t live_node_count() const { return live_nodes_; }
-  // Live nodes whose NUMA nodes align tasks (NodeNuma::aligns): 0 costs sessions nothing.
-  size_t numa_node_count() const { return numa_nodes_; }
-  // The room of each of a node's NUMA zones for `task`: what aligned units leave of the
-  // zone (Node::numa used), and its whole GPUs free counting the task's own as free.
-  ZoneRoom NumaRoomFor(NodeId node, TaskId task) const;
+  // What the live nodes add up to (CapacityTotals): their allocatable capped, for
+  // comparing with allocations, and exact, for ratios; how many, and how many align NUMA.
+  const ResourceVector& capacity() const { return totals_.capped(); }
+  Int128 exact_capacity(ResourceId id) const { return totals_.exact(id); }
+  size_t live_node_count() const { return totals_.live_nodes(); }
+  size_t numa_node_count() const { return totals_.numa_nodes(); }
   // The nodes' shape classes (Node::shape_class).
   const ShapeClassTable& shape_classes() const { return shape_classes_; }
 
@@ -310,14 +297,6 @@ class ClusterState {
   void SetWorkloadProfile(WorkloadProfile profile) { profile_ = std::move(profile); }
   const WorkloadProfile& workload_profile() const { return profile_; }
 
-  // The GPU share a task would take on `device` (its milli, or more when its memory
-  // request is the larger part of that device). Whole-GPU tasks take 1000.
-  // Inline for the common cases: the search asks it of every device of every candidate.
-  static int32_t GpuShareOn(const GpuRequest& gpu, const GpuDevice& device) {
-    if (!gpu.shared()) return kGpuMilliWhole;
-    if (gpu.memory_mib == 0) return gpu.milli > 1 ? gpu.milli : 1;
-    return GpuShareByMemory(gpu, device);
-  }
   // The GPU share a pending task is expected to take, for accounting before it is placed:
   // its milli, or its memory over the largest device of an allowed model; 1000 for whole.
   int32_t EstimatedGpuShare(const GpuRequest& gpu) const;
@@ -339,14 +318,9 @@ class ClusterState {
   size_t specs_with_datasets() const { return specs_with_datasets_; }
 
  private:
-  // GpuShareOn for a shared request with a memory part.
-  static int32_t GpuShareByMemory(const GpuRequest& gpu, const GpuDevice& device);
-
   // Counts (+1) or uncounts (-1) the label keys a spec reads in the shape class table,
   // moving the stamps of the nodes it classed again.
   void CountLabelKeys(const TaskSpec& spec, int sign);
-  // Adds (sign +1) or takes away (-1) a live node's allocatable from the totals.
-  void CountCapacity(const Node& node, int sign);
   // Frees a removed node's slot once no task is recorded on it.
   void FreeNodeIfUnused(NodeId id);
   // Rebuilds a node's usage (used, task count, devices) from the tasks on it: after a sum
@@ -358,20 +332,9 @@ class ClusterState {
   ResourceVector AccountedOf(const Task& task) const;
   // Fills a node's derived fields (GPU allocatable, topology, shape class) and checks it.
   Status PrepareNode(Node& node);
-  // Reads the node's MIG devices (PrepareNodeMig) and groups single-strategy devices by GPU.
-  Status PrepareMig(Node& node);
-  static void FillMigResources(TaskSpec& spec);
-  // A placed task's MIG devices: taken on Account, given back on Unaccount, and taken
-  // again by every task on a node whose layout an update changed.
-  void TakeMig(TaskId task, Node& node);
-  static void GiveBackMig(Task& task, Node& node);
+  // Every task on the node takes its MIG devices and NUMA zones again (model/task_devices.h):
+  // after an update changed the node's layout, or a recount.
   void RetakeMig(NodeId id);
-  // NUMA (cluster_numa.cc): a node's zones and devices checked and laid out; the zones a
-  // placed task's units take (TakeNuma, as the kubelet picks them), given back on release
-  // and taken again when an update changes the node.
-  Status PrepareNuma(Node& node);
-  void TakeNuma(TaskId task, Node& node);
-  void GiveBackNuma(Task& task, Node& node);
   void RetakeNuma(NodeId id);
   // Checks device indexes and returns the share each takes; with `check_room`, also that
   // the task fits there.
@@ -384,10 +347,6 @@ class ClusterState {
                int64_t memory_each);
   // Returns what a running task holds to its node, job and queue.
   void Unaccount(TaskId task);
-  // Gives a node a new stamp: its state changed.
-  void Touch(NodeId id);
-  // The next stamp of stamp_counter_: never 0, never given twice by it.
-  uint64_t NextStamp() { return stamp_counter_->fetch_add(1, std::memory_order_relaxed) + 1; }
 
   std::vector<std::string> topology_keys_;
   std::vector<Node> nodes_;
@@ -400,18 +359,13 @@ class ClusterState {
   std::unordered_map<std::string, JobId> job_ids_;
   ShapeClassTable shape_classes_;
   std::vector<NodeId> free_node_ids_;
-  size_t live_nodes_ = 0;
-  size_t numa_nodes_ = 0;
   std::set<JobId> jobs_with_pending_;
   std::set<JobId> jobs_evicted_;  // those in an eviction: evicted_by or evicted not empty
   std::vector<TaskId> free_task_ids_;
   std::vector<JobId> free_job_ids_;
   std::vector<std::vector<TaskId>> tasks_on_node_;
-  std::vector<uint64_t> node_stamps_;
-  std::shared_ptr<std::atomic<uint64_t>> stamp_counter_ =
-      std::make_shared<std::atomic<uint64_t>>(0);
-  ResourceVector capacity_;
-  std::vector<Int128> exact_capacity_;  // by resource id
+  NodeStamps stamps_;
+  CapacityTotals totals_;
   WorkloadProfile profile_;
   std::unordered_map<std::string, Labels> namespace_labels_;
   Labels no_labels_;  // what namespace_labels() gives for a namespace never set

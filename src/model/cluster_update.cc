@@ -7,6 +7,7 @@
 
 #include "model/cluster.h"
 #include "model/limits.h"
+#include "model/task_devices.h"
 
 namespace gantry {
 
@@ -164,12 +165,12 @@ Status ClusterState::UpdateNode(NodeId id, Node node) {
     node.gpus[i].used_milli = i < old.gpus.size() ? old.gpus[i].used_milli : 0;
     node.gpus[i].used_memory_mib = i < old.gpus.size() ? old.gpus[i].used_memory_mib : 0;
   }
-  if (old.removed && live_nodes_ >= static_cast<size_t>(kMaxNodes)) {
+  if (old.removed && totals_.live_nodes() >= static_cast<size_t>(kMaxNodes)) {
     return Status::OutOfRange("node \"" + node.name + "\": the cluster already has " +
                               std::to_string(kMaxNodes) + " nodes, the limit");
   }
   GANTRY_RETURN_IF_ERROR(PrepareNode(node));
-  if (!old.removed) CountCapacity(old, -1);
+  if (!old.removed) totals_.Count(old, -1);
   node.used = std::move(old.used);
   node.task_count = old.task_count;
   node.removed = false;
@@ -177,24 +178,24 @@ Status ClusterState::UpdateNode(NodeId id, Node node) {
   shape_classes_.Release(old.shape_class);
   shape_classes_.CountNodeLabels(node, +1);
   shape_classes_.CountNodeLabels(old, -1);
-  CountCapacity(node, +1);
+  totals_.Count(node, +1);
   old = std::move(node);
   RetakeMig(id);  // the layout may have changed: the running tasks take devices again
   RetakeNuma(id);
-  Touch(id);
+  stamps_.Touch(id);
   return Status::Ok();
 }
 
 void ClusterState::RemoveNode(NodeId id) {
   Node& node = nodes_[id];
   if (node.removed) return;
-  CountCapacity(node, -1);
+  totals_.Count(node, -1);
   node.removed = true;
   node.unschedulable = true;
   const uint32_t old_class = node.shape_class;
   node.shape_class = shape_classes_.Acquire(node);
   shape_classes_.Release(old_class);
-  Touch(id);
+  stamps_.Touch(id);
   FreeNodeIfUnused(id);
 }
 
@@ -210,7 +211,7 @@ void ClusterState::FreeNodeIfUnused(NodeId id) {
   node.shape_class = shape_classes_.Acquire(node);  // the one class of freed slots
   tasks_on_node_[id] = std::vector<TaskId>();
   free_node_ids_.push_back(id);
-  Touch(id);
+  stamps_.Touch(id);
 }
 
 void ClusterState::ReplaceSpec(SpecId id, TaskSpec spec) {
@@ -259,7 +260,7 @@ Status ClusterState::SetCachedDatasets(NodeId id, std::vector<std::string> datas
   Status st = NormalizeDatasetList(&datasets, kMaxCachedDatasetsPerNode);
   if (!st.ok()) return st.WithPrefix("node \"" + node.name + "\": cached datasets");
   node.cached_datasets = std::move(datasets);
-  Touch(id);
+  stamps_.Touch(id);
   return Status::Ok();
 }
 

@@ -42,6 +42,18 @@ struct GpuDevice {
   bool operator==(const GpuDevice&) const = default;
 };
 
+// GpuShareOn for a shared request with a memory part (node.cc).
+int32_t GpuShareByMemory(const GpuRequest& gpu, const GpuDevice& device);
+
+// The GPU share a task would take on `device` (its milli, or more when its memory request
+// is the larger part of that device). Whole-GPU tasks take 1000.
+// Inline for the common cases: the search asks it of every device of every candidate.
+inline int32_t GpuShareOn(const GpuRequest& gpu, const GpuDevice& device) {
+  if (!gpu.shared()) return kGpuMilliWhole;
+  if (gpu.memory_mib == 0) return gpu.milli > 1 ? gpu.milli : 1;
+  return GpuShareByMemory(gpu, device);
+}
+
 struct Node {
   std::string name;
   ResourceVector allocatable;  // includes nvidia.com/gpu = devices x 1000 milli

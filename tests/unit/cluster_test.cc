@@ -586,7 +586,7 @@ TEST_F(PlaceTest, SharedGpuBookkeeping) {
 
 TEST_F(PlaceTest, MemoryRequestOnDeviceOfUnknownMemoryTakesTheDevice) {
   // A memory request cannot be sized on a device whose memory is unknown: it takes all
-  // of the device (cluster.cc, GpuShareOn), and its memory is recorded but not checked.
+  // of the device (node.cc, GpuShareOn), and its memory is recorded but not checked.
   Node n = GpuNode("unknown-mem", 2, "A100-80GB", /*memory_mib=*/0);
   NodeId id = *c_.AddNode(n);
   TaskId a = AddJob("a", SharedGpuSpec(100, 100000));
@@ -617,8 +617,7 @@ class GpuShareTest : public ::testing::TestWithParam<ShareCase> {};
 TEST_P(GpuShareTest, ShareOnDevice) {
   GpuDevice device;
   device.memory_mib = GetParam().device_memory_mib;
-  EXPECT_EQ(ClusterState::GpuShareOn(GetParam().request, device), GetParam().share)
-      << GetParam().name;
+  EXPECT_EQ(GpuShareOn(GetParam().request, device), GetParam().share) << GetParam().name;
 }
 
 INSTANTIATE_TEST_SUITE_P(
