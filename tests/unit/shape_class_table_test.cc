@@ -63,6 +63,15 @@ TEST(ShapeClassTableTest, NodesAlikeShareAClassUntilASpecReadsWhatSetsThemApart)
   EXPECT_EQ(table.referenced_label_key_count(), 2u);
   table.CountSpecLabelKeys(Selecting("gpu-kind", "x"), -1, nodes);
   EXPECT_EQ(table.referenced_label_key_count(), 1u);
+
+  // Every node carries its hostname: read for the first time, it gives each node a class
+  // of its own. A node is released before it is classed again, so the last one to leave a
+  // class gets its id back: only a, which left b behind in theirs, changed class id.
+  const std::vector<NodeId> split =
+      table.CountSpecLabelKeys(Selecting("kubernetes.io/hostname", "a"), +1, nodes);
+  EXPECT_EQ(split, (std::vector<NodeId>{0}));
+  EXPECT_EQ(table.count(), 4u);
+  EXPECT_NE(nodes[0].shape_class, nodes[1].shape_class);
 }
 
 TEST(ShapeClassTableTest, AClassWithoutNodesIsFreedAndItsIdReused) {
