@@ -98,7 +98,7 @@ bool ChooseShared(const GpuRequest& request, const NodeGpus& node, GpuPacking pa
 int32_t SharedFitOn(const GpuRequest& request, const NodeGpus& node, size_t i) {
   const GpuDevice& device = node.devices[i];
   if (!request.AllowsModel(device.model)) return 0;
-  const int32_t share = ClusterState::GpuShareOn(request, device);
+  const int32_t share = GpuShareOn(request, device);
   if (node.free_milli[i] < share) return 0;
   if (request.memory_mib > 0 && device.memory_mib > 0 &&
       node.free_memory_mib[i] < request.memory_mib) {

@@ -67,7 +67,7 @@ PlacementSearch::PlacementSearch(const Session& session, WorkingState& state,
 
 std::vector<PlacementSearch::StaticVerdict>& PlacementSearch::StaticVerdictsOf(SpecId spec_id) {
   std::vector<StaticVerdict>& verdicts = static_verdicts_[spec_id];
-  const size_t classes = state_.cluster().shape_class_count();
+  const size_t classes = state_.cluster().shape_classes().count();
   if (verdicts.size() < classes) verdicts.resize(classes);
   return verdicts;
 }

@@ -306,7 +306,7 @@ bool WorkingState::Fits(TaskId task, const Placement& p, bool future) const {
     const auto slot = static_cast<size_t>(w.gpu_begin + d);
     if (t.gpu_free_milli[slot] < p.gpus.milli_each) return false;
     // A device of unknown memory (0) is not sized by memory: a memory request takes all of
-    // it (ClusterState::GpuShareOn), and its memory is not counted, as SharedFitOn does.
+    // it (GpuShareOn, model/node.h), and its memory is not counted, as SharedFitOn does.
     const bool sized = cluster_.node(p.node).gpus[static_cast<size_t>(d)].memory_mib > 0;
     if (sized && t.gpu_free_memory[slot] < p.gpus.memory_each) return false;
   }

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "model/limits.h"
+#include "model/task_devices.h"
 
 namespace gantry {
 namespace {
@@ -50,17 +51,6 @@ void ClusterState::SetTopologyKeys(std::vector<std::string> keys) {
   for (Node& node : nodes_) FillTopology(topology_keys_, node);
 }
 
-void ClusterState::CountCapacity(const Node& node, int sign) {
-  for (const auto& e : node.allocatable.entries()) {
-    if (exact_capacity_.size() <= e.id) exact_capacity_.resize(e.id + 1, 0);
-    Int128& total = exact_capacity_[e.id];
-    total += sign > 0 ? static_cast<Int128>(e.amount) : -static_cast<Int128>(e.amount);
-    capacity_.Set(e.id, total > kMilliMax ? kMilliMax : static_cast<Milli>(total));
-  }
-  live_nodes_ = sign > 0 ? live_nodes_ + 1 : live_nodes_ - 1;
-  if (node.numa.aligns()) numa_nodes_ = sign > 0 ? numa_nodes_ + 1 : numa_nodes_ - 1;
-}
-
 Status ClusterState::PrepareNode(Node& node) {
   if (node.name.empty()) return Status::Invalid("node has no name");
   for (const auto& e : node.allocatable.entries()) {
@@ -74,8 +64,8 @@ Status ClusterState::PrepareNode(Node& node) {
                               " GPU devices; the limit is " + std::to_string(kMaxGpusPerNode));
   }
   node.allocatable.Set(kGpu, static_cast<Milli>(node.gpus.size()) * kGpuMilliWhole);
-  GANTRY_RETURN_IF_ERROR(PrepareMig(node));
-  GANTRY_RETURN_IF_ERROR(PrepareNuma(node));
+  GANTRY_RETURN_IF_ERROR(LayOutNodeMig(node));
+  GANTRY_RETURN_IF_ERROR(LayOutNodeNuma(node));
   if (!node.cached_datasets.empty()) {
     Status st = NormalizeDatasetList(&node.cached_datasets, kMaxCachedDatasetsPerNode);
     if (!st.ok()) return st.WithPrefix("node \"" + node.name + "\": cached datasets");
@@ -96,7 +86,7 @@ Status ClusterState::PrepareNode(Node& node) {
 Result<NodeId> ClusterState::AddNode(Node node) {
   if (node_ids_.count(node.name))
     return Status::Invalid("node \"" + node.name + "\" is defined twice");
-  if (live_nodes_ >= static_cast<size_t>(kMaxNodes)) {
+  if (totals_.live_nodes() >= static_cast<size_t>(kMaxNodes)) {
     return Status::OutOfRange("node \"" + node.name + "\": the cluster already has " +
                               std::to_string(kMaxNodes) + " nodes, the limit");
   }
@@ -105,28 +95,28 @@ Result<NodeId> ClusterState::AddNode(Node node) {
   node.task_count = 0;
   node.removed = false;
   for (GpuDevice& g : node.gpus) g.used_milli = 0, g.used_memory_mib = 0;
-  node.shape_class = ShapeClassOf(node);
-  CountNodeLabels(node, +1);
-  CountCapacity(node, +1);
+  node.shape_class = shape_classes_.Acquire(node);
+  shape_classes_.CountNodeLabels(node, +1);
+  totals_.Count(node, +1);
   NodeId id;
   if (!free_node_ids_.empty()) {
     id = free_node_ids_.back();
     free_node_ids_.pop_back();
-    ReleaseShapeClass(nodes_[id].shape_class);
+    shape_classes_.Release(nodes_[id].shape_class);
     nodes_[id] = std::move(node);
-    node_stamps_[id] = NextStamp();
+    stamps_.Touch(id);
   } else {
     id = static_cast<NodeId>(nodes_.size());
     nodes_.push_back(std::move(node));
     tasks_on_node_.emplace_back();
-    node_stamps_.push_back(NextStamp());
+    stamps_.AddSlot();
   }
   node_ids_.emplace(nodes_[id].name, id);
   return id;
 }
 
-void ClusterState::Touch(NodeId id) {
-  node_stamps_[id] = NextStamp();
+void ClusterState::CountLabelKeys(const TaskSpec& spec, int sign) {
+  for (NodeId id : shape_classes_.CountSpecLabelKeys(spec, sign, nodes_)) stamps_.Touch(id);
 }
 
 Result<QueueId> ClusterState::AddQueue(Queue queue) {
@@ -212,18 +202,6 @@ Result<TaskId> ClusterState::AddTask(JobId job, SpecId spec, std::string name) {
   return id;
 }
 
-int32_t ClusterState::GpuShareByMemory(const GpuRequest& gpu, const GpuDevice& device) {
-  // A memory request on a device of unknown memory cannot be sized: it takes the device.
-  if (device.memory_mib <= 0) return kGpuMilliWhole;
-  const auto by_memory = static_cast<int64_t>(std::min<Int128>(
-      kGpuMilliWhole + 1,
-      (static_cast<Int128>(gpu.memory_mib) * kGpuMilliWhole + device.memory_mib - 1) /
-          device.memory_mib));
-  const auto share = static_cast<int32_t>(
-      std::max<int64_t>(gpu.milli, std::min<int64_t>(by_memory, kGpuMilliWhole)));
-  return std::max(share, 1);
-}
-
 int32_t ClusterState::EstimatedGpuShare(const GpuRequest& gpu) const {
   if (!gpu.shared()) return kGpuMilliWhole;
   // The largest device of an allowed model gives the smallest share, so the estimate
@@ -302,14 +280,14 @@ void ClusterState::Account(TaskId task_id, NodeId node_id, std::span<const int32
   node.used.Add(accounted);
   node.task_count++;
   tasks_on_node_[node_id].push_back(task_id);
-  node_stamps_[node_id] = NextStamp();
+  stamps_.Touch(node_id);
   task.state = TaskState::kRunning;
   task.node = node_id;
   task.gpus.assign(gpus.begin(), gpus.end());
   task.gpu_milli_each = gpus.empty() ? 0 : share;
   task.gpu_memory_each = memory_each;
-  TakeMig(task_id, node);
-  TakeNuma(task_id, node);
+  TakeTaskMig(task_id, task, specs_[task.spec], node);
+  TakeTaskNuma(task, specs_[task.spec], node);
   Job& job = jobs_[task.job];
   job.running++;
   job.pending--;
@@ -353,7 +331,7 @@ void ClusterState::Unaccount(TaskId task_id) {
   auto it = std::find(on_node.begin(), on_node.end(), task_id);
   *it = on_node.back();
   on_node.pop_back();
-  GiveBackNuma(task, node);
+  GiveBackTaskNuma(task, spec, node);
   bool saturated = node.used.saturated();
   for (int32_t index : task.gpus) {
     saturated = saturated || AtLimit(node.gpus[index].used_milli) ||
@@ -371,7 +349,7 @@ void ClusterState::Unaccount(TaskId task_id) {
     node.used.Subtract(accounted);
     node.task_count--;
   }
-  node_stamps_[node_id] = NextStamp();
+  stamps_.Touch(node_id);
   Job& job = jobs_[task.job];
   job.running--;
   // Sums that saturated lost what went past the limit: count those again.
@@ -385,7 +363,7 @@ void ClusterState::Unaccount(TaskId task_id) {
   } else {
     queues_[job.queue].allocated.Subtract(accounted);
   }
-  GiveBackMig(task, node);
+  GiveBackTaskMig(task, node);
   task.node = kNone;
   task.gpus.clear();
   task.gpu_milli_each = 0;

@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <set>
 #include <span>
@@ -17,76 +16,25 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/attachable_volume.h"
-#include "model/datasets.h"
+#include "model/capacity_totals.h"
+#include "model/dataset_table.h"
+#include "model/defragment_evictions.h"
 #include "model/disruption_budget.h"
 #include "model/int128.h"
-#include "model/interner.h"
 #include "model/labels.h"
-#include "model/mig.h"
+#include "model/node.h"
+#include "model/node_stamps.h"
 #include "model/numa.h"
 #include "model/resources.h"
+#include "model/shape_classes.h"
 #include "model/status.h"
 #include "model/task_spec.h"
 
 namespace gantry {
 
-using NodeId = uint32_t;
 using QueueId = uint32_t;
 using JobId = uint32_t;
 using TaskId = uint32_t;
-inline constexpr uint32_t kNone = UINT32_MAX;
-
-inline constexpr int32_t kGpuMilliWhole = 1000;  // one whole GPU, in thousandths
-
-// The process's GPU model names ("A100-80GB", "G2", ...): one vocabulary for every
-// cluster, decoder and spec of the process, like ResourceNames() and for the same reason
-// (specs name models by id and are compared with every cluster's devices). Append-only:
-// names come from nodes' GPU product labels, scenarios and traces, never from pods.
-Interner& GpuModels();
-
-struct GpuDevice {
-  GpuModelId model = 0;
-  int64_t memory_mib = 0;  // 0: unknown
-  int32_t nvlink_domain = 0;
-  int32_t numa_node = 0;
-  // Usage, kept by ClusterState as tasks are placed and released.
-  int32_t used_milli = 0;
-  int64_t used_memory_mib = 0;
-
-  int32_t free_milli() const { return kGpuMilliWhole - used_milli; }
-  bool operator==(const GpuDevice&) const = default;
-};
-
-struct Node {
-  std::string name;
-  ResourceVector allocatable;  // includes nvidia.com/gpu = devices x 1000 milli
-  Labels labels;
-  std::vector<Taint> taints;
-  std::vector<GpuDevice> gpus;
-  bool unschedulable = false;
-  NodeCsi csi;  // its CSI drivers and attached volumes, for NodeVolumeLimits
-  // Its MIG devices (model/mig.h): read from labels and allocatable by ClusterState;
-  // single strategy: `gpus` are the MIG devices, each in the NVLink domain of its GPU.
-  NodeMig mig;
-  // Its NUMA nodes and topology manager policy (model/numa.h), from its NodeResourceTopology:
-  // ClusterState puts each GPU on its NUMA node and keeps what aligned tasks take per zone.
-  NodeNuma numa;
-  // Filled by ClusterState:
-  bool removed = false;  // deleted from the cluster: takes no tasks, counts in no total
-  std::vector<std::string> topology;  // values of ClusterState::topology_keys(), "" if absent
-  uint32_t shape_class = 0;           // see ClusterState::ShapeClassOf
-  ResourceVector used;                // requests of the tasks placed here (GPU as milli)
-  int32_t task_count = 0;
-  // ---- Dataset locality (issue 13, model/datasets.h): the datasets ("namespace/name")
-  // the node caches by its loader's word (the annotation gantry.dev/cached-datasets, a
-  // scenario's cachedDatasets, the simulator's cache model); ClusterState checks them,
-  // sorts them and keeps each once, at most kMaxCachedDatasetsPerNode. Fluid's cache
-  // labels say it too: read per dataset a task names (NodeCachesDataset), since a label
-  // key cannot be split into namespace and name. Neither is part of the shape class: only
-  // a scorer reads them.
-  std::vector<std::string> cached_datasets;
-};
 
 // A kind of task in the workload and how many of them there are: the "target workload"
 // that fragmentation is measured against (a GPU is fragmented when the tasks that
@@ -194,9 +142,6 @@ struct Queue {
   bool movable = false;
 };
 
-// The defragment action's budget counts its evictions over this many seconds.
-inline constexpr int64_t kDefragmentBudgetWindowS = 3600;
-
 class ClusterState {
  public:
   ClusterState();
@@ -211,7 +156,7 @@ class ClusterState {
   Result<NodeId> AddNode(Node node);
   Result<QueueId> AddQueue(Queue queue);
   // A spec that reads a node label key no spec read before re-classes the nodes that
-  // carry it (see ShapeClassOf).
+  // carry it (see ShapeClassTable).
   SpecId AddSpec(TaskSpec spec);
   // A job with no tasks yet; `queue` must exist.
   Result<JobId> AddJob(Job job);
@@ -291,20 +236,17 @@ class ClusterState {
   }
   void SetQueueUsage(QueueId id, ResourceVector usage) { queues_[id].usage = std::move(usage); }
 
-  // ---- Defragmentation (cluster_defragment.cc).
+  // ---- Defragmentation (the defragment action; its budget's memory: DefragmentEvictions).
   void SetTaskMovable(TaskId task, bool movable) { tasks_[task].movable = movable; }
   void SetQueueMovable(QueueId queue, bool movable) { queues_[queue].movable = movable; }
   // Whether the defragment action may move the task: its own opt-in or its queue's.
   bool Movable(TaskId task) const {
     return tasks_[task].movable || queues_[jobs_[tasks_[task].job].queue].movable;
   }
-  // Records that the defragment action evicted a task at `at` (seconds on the sessions'
-  // clock, SessionOptions::now): whoever applies decisions does. Bounded: times at or
-  // before kDefragmentBudgetWindowS before the latest are forgotten, and at most
-  // kMaxDefragmentEvictionsPerHour (the largest budget) are kept.
-  void NoteDefragmentEviction(int64_t at);
-  // How many of the recorded defragment evictions were later than `since`.
-  int64_t DefragmentEvictionsSince(int64_t since) const;
+  // Records that the defragment action evicted a task at `at`: whoever applies decisions
+  // does. Its budget counts them (DefragmentEvictions).
+  void NoteDefragmentEviction(int64_t at) { defragment_evictions_.Note(at); }
+  const DefragmentEvictions& defragment_evictions() const { return defragment_evictions_; }
 
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Queue>& queues() const { return queues_; }
@@ -323,38 +265,21 @@ class ClusterState {
   QueueId FindQueue(std::string_view name) const;
   JobId FindJob(std::string_view name) const;
 
-  // Changes whenever the node does (added, a task placed or released). Stamps come from
-  // the counter a cluster and its copies share (stamp_counter), so equal stamps of one
-  // counter mean the same node state, even across copies of a ClusterState: a cache of
-  // per-node state refreshes only the nodes whose stamp moved (see engine/node_table.h).
-  uint64_t node_stamp(NodeId id) const { return node_stamps_[id]; }
-  // Made with the cluster and shared by its copies (copies run side by side on threads,
-  // hence atomic). A cache keyed by stamps keeps it, and starts over for a cluster whose
-  // counter is another: stamps of two clusters built apart say nothing of each other.
-  const std::shared_ptr<std::atomic<uint64_t>>& stamp_counter() const { return stamp_counter_; }
+  // Changes whenever the node does, and the counter stamps come from (NodeStamps).
+  uint64_t node_stamp(NodeId id) const { return stamps_.of(id); }
+  const std::shared_ptr<std::atomic<uint64_t>>& stamp_counter() const { return stamps_.counter(); }
   // The running tasks on a node, in no particular order.
   const std::vector<TaskId>& tasks_on(NodeId node) const { return tasks_on_node_[node]; }
   // Jobs that have at least one pending task, in id order.
   const std::set<JobId>& jobs_with_pending() const { return jobs_with_pending_; }
-  // The sum of every live node's allocatable, each amount capped at kMilliMax (memory in
-  // milli-bytes passes it at 8 PiB: 33,000 nodes of 256 GiB). Compare allocations with it;
-  // for ratios to the whole cluster use exact_capacity().
-  const ResourceVector& capacity() const { return capacity_; }
-  // The exact sum of one resource over every live node.
-  Int128 exact_capacity(ResourceId id) const {
-    return id < exact_capacity_.size() ? exact_capacity_[id] : 0;
-  }
-  // Nodes not removed.
-  size_t live_node_count() const { return live_nodes_; }
-  // Live nodes whose NUMA nodes align tasks (NodeNuma::aligns): 0 costs sessions nothing.
-  size_t numa_node_count() const { return numa_nodes_; }
-  // The room of each of a node's NUMA zones for `task`: what aligned units leave of the
-  // zone (Node::numa used), and its whole GPUs free counting the task's own as free.
-  ZoneRoom NumaRoomFor(NodeId node, TaskId task) const;
-  // Ids of shape classes are below this (some may be unused: freed classes are reused).
-  size_t shape_class_count() const { return shape_class_keys_.size(); }
-  // Node label keys some spec reads (through its node selector or affinity).
-  size_t referenced_label_key_count() const { return label_key_refs_.size(); }
+  // What the live nodes add up to (CapacityTotals): their allocatable capped, for
+  // comparing with allocations, and exact, for ratios; how many, and how many align NUMA.
+  const ResourceVector& capacity() const { return totals_.capped(); }
+  Int128 exact_capacity(ResourceId id) const { return totals_.exact(id); }
+  size_t live_node_count() const { return totals_.live_nodes(); }
+  size_t numa_node_count() const { return totals_.numa_nodes(); }
+  // The nodes' shape classes (Node::shape_class).
+  const ShapeClassTable& shape_classes() const { return shape_classes_; }
 
   // Namespaces' labels, for pod affinity terms with a namespaceSelector. A namespace
   // never set has none.
@@ -372,14 +297,6 @@ class ClusterState {
   void SetWorkloadProfile(WorkloadProfile profile) { profile_ = std::move(profile); }
   const WorkloadProfile& workload_profile() const { return profile_; }
 
-  // The GPU share a task would take on `device` (its milli, or more when its memory
-  // request is the larger part of that device). Whole-GPU tasks take 1000.
-  // Inline for the common cases: the search asks it of every device of every candidate.
-  static int32_t GpuShareOn(const GpuRequest& gpu, const GpuDevice& device) {
-    if (!gpu.shared()) return kGpuMilliWhole;
-    if (gpu.memory_mib == 0) return gpu.milli > 1 ? gpu.milli : 1;
-    return GpuShareByMemory(gpu, device);
-  }
   // The GPU share a pending task is expected to take, for accounting before it is placed:
   // its milli, or its memory over the largest device of an allowed model; 1000 for whole.
   int32_t EstimatedGpuShare(const GpuRequest& gpu) const;
@@ -388,16 +305,11 @@ class ClusterState {
   static ResourceVector Accounted(const TaskSpec& spec, int32_t n_gpus, int32_t gpu_milli_each);
 
   // ---- Dataset locality (issue 13, model/datasets.h).
-  // What loaders know of datasets (size, Fluid uid, warm-up): replaces the table. Names
-  // are checked and must be distinct; at most kMaxKnownDatasets. Kept sorted by name.
-  Status SetDatasets(std::vector<DatasetInfo> datasets);
-  const std::vector<DatasetInfo>& datasets() const { return datasets_; }
-  // One dataset of the table, added or replaced (the daemon, a Fluid Dataset at a time),
-  // and taken out.
-  Status SetDataset(DatasetInfo dataset);
-  void RemoveDataset(std::string_view name);
-  // nullptr when the table does not have it.
-  const DatasetInfo* FindDataset(std::string_view name) const;
+  // What loaders know of datasets: the table, replaced whole or a dataset at a time.
+  const DatasetTable& datasets() const { return datasets_; }
+  Status SetDatasets(std::vector<DatasetInfo> all) { return datasets_.SetAll(std::move(all)); }
+  Status SetDataset(DatasetInfo dataset) { return datasets_.Set(std::move(dataset)); }
+  void RemoveDataset(std::string_view name) { datasets_.Remove(name); }
   // Replaces the datasets a node caches by its loader's word (Node::cached_datasets),
   // checked as AddNode checks them; moves the node's stamp.
   Status SetCachedDatasets(NodeId id, std::vector<std::string> datasets);
@@ -406,46 +318,9 @@ class ClusterState {
   size_t specs_with_datasets() const { return specs_with_datasets_; }
 
  private:
-  // GpuShareOn for a shared request with a memory part.
-  static int32_t GpuShareByMemory(const GpuRequest& gpu, const GpuDevice& device);
-
-  // What puts a node in its shape class: every field of Node that a class-cached verdict
-  // reads (the predicates' FilterStatic, and FilterByCapacity in the gantry scorer's rare
-  // capabilities). Its labels only through specs' node selectors and affinities, so only
-  // labels whose key some spec reads are in it: a real node's unique hostname and its
-  // dozens of feature labels split no class until a spec names them. ShapeOf names every
-  // field of Node and says why each one is in the key or not.
-  struct NodeShape {
-    ResourceVector allocatable;
-    Labels labels;  // those whose key a spec read when the node was classed
-    std::vector<Taint> taints;
-    std::vector<GpuDevice> gpus;  // usage zeroed
-    bool unschedulable = false;
-    NodeMig mig;  // strategy, readiness and layout; holders cleared
-    bool operator==(const NodeShape&) const = default;
-  };
-  // The key of `node`'s class (what ShapeClassOf looks up).
-  NodeShape ShapeOf(const Node& node) const;
-  struct NodeShapeHash {
-    size_t operator()(const NodeShape& shape) const;
-  };
-  // The shape class of a node, taking a reference on it; ReleaseShapeClass drops one, and
-  // a class without nodes is forgotten (its id reused), so that node churn keeps no memory.
-  // A key that specs stop reading may stay in the classes of nodes classed while it was
-  // read: finer than needed, never wrong, and gone when they are classed again.
-  uint32_t ShapeClassOf(const Node& node);
-  void ReleaseShapeClass(uint32_t id);
-  // Counts (sign +1) or uncounts (-1) the label keys a spec reads; a key read for the first
-  // time re-classes the nodes that carry it.
+  // Counts (+1) or uncounts (-1) the label keys a spec reads in the shape class table,
+  // moving the stamps of the nodes it classed again.
   void CountLabelKeys(const TaskSpec& spec, int sign);
-  // Classes again every node with label `key`, moving the stamps of those whose class
-  // changed (so that a NodeTableCache picks the new class up).
-  void ReclassNodesWithLabel(const std::string& key);
-  // Counts (+1) or uncounts (-1) a node slot's label keys, so that a key no node carries
-  // (a pod can name any) costs no pass over the nodes.
-  void CountNodeLabels(const Node& node, int sign);
-  // Adds (sign +1) or takes away (-1) a live node's allocatable from the totals.
-  void CountCapacity(const Node& node, int sign);
   // Frees a removed node's slot once no task is recorded on it.
   void FreeNodeIfUnused(NodeId id);
   // Rebuilds a node's usage (used, task count, devices) from the tasks on it: after a sum
@@ -457,20 +332,9 @@ class ClusterState {
   ResourceVector AccountedOf(const Task& task) const;
   // Fills a node's derived fields (GPU allocatable, topology, shape class) and checks it.
   Status PrepareNode(Node& node);
-  // Reads the node's MIG devices (PrepareNodeMig) and groups single-strategy devices by GPU.
-  Status PrepareMig(Node& node);
-  static void FillMigResources(TaskSpec& spec);
-  // A placed task's MIG devices: taken on Account, given back on Unaccount, and taken
-  // again by every task on a node whose layout an update changed.
-  void TakeMig(TaskId task, Node& node);
-  static void GiveBackMig(Task& task, Node& node);
+  // Every task on the node takes its MIG devices and NUMA zones again (model/task_devices.h):
+  // after an update changed the node's layout, or a recount.
   void RetakeMig(NodeId id);
-  // NUMA (cluster_numa.cc): a node's zones and devices checked and laid out; the zones a
-  // placed task's units take (TakeNuma, as the kubelet picks them), given back on release
-  // and taken again when an update changes the node.
-  Status PrepareNuma(Node& node);
-  void TakeNuma(TaskId task, Node& node);
-  void GiveBackNuma(Task& task, Node& node);
   void RetakeNuma(NodeId id);
   // Checks device indexes and returns the share each takes; with `check_room`, also that
   // the task fits there.
@@ -483,10 +347,6 @@ class ClusterState {
                int64_t memory_each);
   // Returns what a running task holds to its node, job and queue.
   void Unaccount(TaskId task);
-  // Gives a node a new stamp: its state changed.
-  void Touch(NodeId id);
-  // The next stamp of stamp_counter_: never 0, never given twice by it.
-  uint64_t NextStamp() { return stamp_counter_->fetch_add(1, std::memory_order_relaxed) + 1; }
 
   std::vector<std::string> topology_keys_;
   std::vector<Node> nodes_;
@@ -497,37 +357,24 @@ class ClusterState {
   std::unordered_map<std::string, NodeId> node_ids_;
   std::unordered_map<std::string, QueueId> queue_ids_;
   std::unordered_map<std::string, JobId> job_ids_;
-  std::unordered_map<NodeShape, uint32_t, NodeShapeHash> shape_classes_;
-  std::vector<NodeShape> shape_class_keys_;                   // by id; empty when free
-  std::vector<int64_t> shape_class_refs_;                     // nodes in each class
-  std::unordered_map<std::string, int64_t> label_key_refs_;   // specs reading each key
-  std::unordered_map<std::string, int64_t> node_label_keys_;  // node slots carrying each key
-  std::vector<uint32_t> free_shape_classes_;
+  ShapeClassTable shape_classes_;
   std::vector<NodeId> free_node_ids_;
-  size_t live_nodes_ = 0;
-  size_t numa_nodes_ = 0;
   std::set<JobId> jobs_with_pending_;
   std::set<JobId> jobs_evicted_;  // those in an eviction: evicted_by or evicted not empty
   std::vector<TaskId> free_task_ids_;
   std::vector<JobId> free_job_ids_;
   std::vector<std::vector<TaskId>> tasks_on_node_;
-  std::vector<uint64_t> node_stamps_;
-  std::shared_ptr<std::atomic<uint64_t>> stamp_counter_ =
-      std::make_shared<std::atomic<uint64_t>>(0);
-  ResourceVector capacity_;
-  std::vector<Int128> exact_capacity_;  // by resource id
+  NodeStamps stamps_;
+  CapacityTotals totals_;
   WorkloadProfile profile_;
   std::unordered_map<std::string, Labels> namespace_labels_;
   Labels no_labels_;  // what namespace_labels() gives for a namespace never set
   std::vector<DisruptionBudget> disruption_budgets_;
   std::set<TaskId> releasing_tasks_;
   std::vector<GpuDevice> largest_devices_;  // per GPU model, the one with most memory
-  // ---- Dataset locality (issue 13).
-  std::vector<DatasetInfo> datasets_;  // sorted by name
+  DatasetTable datasets_;
   size_t specs_with_datasets_ = 0;
-
-  // ---- Defragmentation: when its recent evictions were, in the order noted.
-  std::deque<int64_t> defragment_evictions_;
+  DefragmentEvictions defragment_evictions_;
 };
 
 }  // namespace gantry

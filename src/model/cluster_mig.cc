@@ -1,10 +1,11 @@
-// ClusterState's part in MIG (model/mig.h): reading a node's devices, and the devices a
-// placed task takes and gives back.
+// ClusterState's part in MIG (model/mig.h, model/task_devices.h): reading a node's devices,
+// and the devices a placed task takes and gives back.
 #include "model/cluster.h"
+#include "model/task_devices.h"
 
 namespace gantry {
 
-Status ClusterState::PrepareMig(Node& node) {
+Status LayOutNodeMig(Node& node) {
   std::string_view product;
   if (const std::string* label = node.labels.Find("nvidia.com/gpu.product")) {
     product = *label;
@@ -25,19 +26,17 @@ Status ClusterState::PrepareMig(Node& node) {
   return Status::Ok();
 }
 
-void ClusterState::TakeMig(TaskId task_id, Node& node) {
-  Task& task = tasks_[task_id];
+void TakeTaskMig(uint32_t holder, Task& task, const TaskSpec& spec, Node& node) {
   task.mig_devices.clear();
   if (node.mig.devices.empty()) return;
-  const TaskSpec& spec = specs_[task.spec];
   for (ResourceId id : spec.mig_resources.ids) {
     std::vector<int32_t> taken =
-        TakeMigDevices(node.mig, id, spec.requests.Get(id) / kMilliPerUnit, task_id);
+        TakeMigDevices(node.mig, id, spec.requests.Get(id) / kMilliPerUnit, holder);
     task.mig_devices.insert(task.mig_devices.end(), taken.begin(), taken.end());
   }
 }
 
-void ClusterState::GiveBackMig(Task& task, Node& node) {
+void GiveBackTaskMig(Task& task, Node& node) {
   for (int32_t index : task.mig_devices) {
     if (static_cast<size_t>(index) < node.mig.devices.size()) {
       node.mig.devices[static_cast<size_t>(index)].holder = kNoMigHolder;
@@ -49,10 +48,10 @@ void ClusterState::GiveBackMig(Task& task, Node& node) {
 void ClusterState::RetakeMig(NodeId id) {
   Node& node = nodes_[id];
   for (MigDevice& d : node.mig.devices) d.holder = kNoMigHolder;
-  for (TaskId t : tasks_on_node_[id]) TakeMig(t, node);
+  for (TaskId t : tasks_on_node_[id]) TakeTaskMig(t, tasks_[t], specs_[tasks_[t].spec], node);
 }
 
-void ClusterState::FillMigResources(TaskSpec& spec) {
+void FillMigResources(TaskSpec& spec) {
   spec.mig_resources.ids.clear();
   for (const auto& e : spec.requests.entries()) {
     if (!MigProfileOfResource(ResourceName(e.id)).empty()) spec.mig_resources.ids.push_back(e.id);

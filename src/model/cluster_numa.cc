@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "model/cluster.h"
+#include "model/task_devices.h"
 
 namespace gantry {
 namespace {
@@ -14,7 +15,7 @@ std::vector<NumaUnit> UnitsOn(const TaskSpec& spec, const Node& node) {
 
 }  // namespace
 
-Status ClusterState::PrepareNuma(Node& node) {
+Status LayOutNodeNuma(Node& node) {
   std::vector<int32_t> device_zones;
   GANTRY_RETURN_IF_ERROR(PrepareNodeNuma(node.name, node.gpus.size(), &node.numa, &device_zones));
   for (size_t i = 0; i < device_zones.size(); ++i) node.gpus[i].numa_node = device_zones[i];
@@ -22,9 +23,7 @@ Status ClusterState::PrepareNuma(Node& node) {
   return Status::Ok();
 }
 
-ZoneRoom ClusterState::NumaRoomFor(NodeId node_id, TaskId task_id) const {
-  const Node& node = nodes_[node_id];
-  const Task& task = tasks_[task_id];
+ZoneRoom NumaRoomFor(const Node& node, NodeId node_id, const Task& task) {
   const bool here = task.state == TaskState::kRunning && task.node == node_id;
   ZoneRoom room(node.numa.zones.size());
   for (size_t z = 0; z < node.numa.zones.size(); ++z) {
@@ -46,14 +45,12 @@ ZoneRoom ClusterState::NumaRoomFor(NodeId node_id, TaskId task_id) const {
   return room;
 }
 
-void ClusterState::TakeNuma(TaskId task_id, Node& node) {
-  Task& task = tasks_[task_id];
+void TakeTaskNuma(Task& task, const TaskSpec& spec, Node& node) {
   task.numa_zones.clear();
   if (!node.numa.aligns()) return;
-  const TaskSpec& spec = specs_[task.spec];
   const std::vector<NumaUnit> units = UnitsOn(spec, node);
   if (!NeedsAlignment(node.numa, units, spec.numa.guaranteed)) return;
-  ZoneRoom room = NumaRoomFor(task.node, task_id);
+  ZoneRoom room = NumaRoomFor(node, task.node, task);
   FitZones(node.numa, units, spec.numa.guaranteed, &room, &task.numa_zones);
   for (size_t u = 0; u < units.size(); ++u) {
     const int32_t z = task.numa_zones[u];
@@ -63,9 +60,8 @@ void ClusterState::TakeNuma(TaskId task_id, Node& node) {
   }
 }
 
-void ClusterState::GiveBackNuma(Task& task, Node& node) {
+void GiveBackTaskNuma(Task& task, const TaskSpec& spec, Node& node) {
   if (task.numa_zones.empty()) return;
-  const TaskSpec& spec = specs_[task.spec];
   const std::vector<NumaUnit> units = UnitsOn(spec, node);
   for (size_t u = 0; u < units.size() && u < task.numa_zones.size(); ++u) {
     const int32_t z = task.numa_zones[u];
@@ -83,7 +79,7 @@ void ClusterState::RetakeNuma(NodeId id) {
   std::vector<TaskId> tasks = tasks_on_node_[id];
   std::sort(tasks.begin(), tasks.end());
   for (TaskId t : tasks) tasks_[t].numa_zones.clear();
-  for (TaskId t : tasks) TakeNuma(t, node);
+  for (TaskId t : tasks) TakeTaskNuma(tasks_[t], specs_[tasks_[t].spec], node);
 }
 
 }  // namespace gantry

@@ -7,6 +7,7 @@
 
 #include "model/cluster.h"
 #include "model/limits.h"
+#include "model/task_devices.h"
 
 namespace gantry {
 
@@ -164,37 +165,37 @@ Status ClusterState::UpdateNode(NodeId id, Node node) {
     node.gpus[i].used_milli = i < old.gpus.size() ? old.gpus[i].used_milli : 0;
     node.gpus[i].used_memory_mib = i < old.gpus.size() ? old.gpus[i].used_memory_mib : 0;
   }
-  if (old.removed && live_nodes_ >= static_cast<size_t>(kMaxNodes)) {
+  if (old.removed && totals_.live_nodes() >= static_cast<size_t>(kMaxNodes)) {
     return Status::OutOfRange("node \"" + node.name + "\": the cluster already has " +
                               std::to_string(kMaxNodes) + " nodes, the limit");
   }
   GANTRY_RETURN_IF_ERROR(PrepareNode(node));
-  if (!old.removed) CountCapacity(old, -1);
+  if (!old.removed) totals_.Count(old, -1);
   node.used = std::move(old.used);
   node.task_count = old.task_count;
   node.removed = false;
-  node.shape_class = ShapeClassOf(node);
-  ReleaseShapeClass(old.shape_class);
-  CountNodeLabels(node, +1);
-  CountNodeLabels(old, -1);
-  CountCapacity(node, +1);
+  node.shape_class = shape_classes_.Acquire(node);
+  shape_classes_.Release(old.shape_class);
+  shape_classes_.CountNodeLabels(node, +1);
+  shape_classes_.CountNodeLabels(old, -1);
+  totals_.Count(node, +1);
   old = std::move(node);
   RetakeMig(id);  // the layout may have changed: the running tasks take devices again
   RetakeNuma(id);
-  Touch(id);
+  stamps_.Touch(id);
   return Status::Ok();
 }
 
 void ClusterState::RemoveNode(NodeId id) {
   Node& node = nodes_[id];
   if (node.removed) return;
-  CountCapacity(node, -1);
+  totals_.Count(node, -1);
   node.removed = true;
   node.unschedulable = true;
   const uint32_t old_class = node.shape_class;
-  node.shape_class = ShapeClassOf(node);
-  ReleaseShapeClass(old_class);
-  Touch(id);
+  node.shape_class = shape_classes_.Acquire(node);
+  shape_classes_.Release(old_class);
+  stamps_.Touch(id);
   FreeNodeIfUnused(id);
 }
 
@@ -202,15 +203,15 @@ void ClusterState::FreeNodeIfUnused(NodeId id) {
   Node& node = nodes_[id];
   if (!node.removed || !tasks_on_node_[id].empty() || node.name.empty()) return;
   node_ids_.erase(node.name);
-  ReleaseShapeClass(node.shape_class);
-  CountNodeLabels(node, -1);
+  shape_classes_.Release(node.shape_class);
+  shape_classes_.CountNodeLabels(node, -1);
   node = Node{};  // no name, labels, taints or devices: nothing of it is kept
   node.removed = true;
   node.unschedulable = true;
-  node.shape_class = ShapeClassOf(node);  // the one class of freed slots
+  node.shape_class = shape_classes_.Acquire(node);  // the one class of freed slots
   tasks_on_node_[id] = std::vector<TaskId>();
   free_node_ids_.push_back(id);
-  Touch(id);
+  stamps_.Touch(id);
 }
 
 void ClusterState::ReplaceSpec(SpecId id, TaskSpec spec) {
@@ -251,6 +252,15 @@ Status ClusterState::SetQueueTree(QueueId id, QueueId parent, std::string missin
   queue.missing_parent = std::move(missing_parent);
   queue.reclaimable = reclaimable;
   queue.deserved = std::move(deserved);
+  return Status::Ok();
+}
+
+Status ClusterState::SetCachedDatasets(NodeId id, std::vector<std::string> datasets) {
+  Node& node = nodes_[id];
+  Status st = NormalizeDatasetList(&datasets, kMaxCachedDatasetsPerNode);
+  if (!st.ok()) return st.WithPrefix("node \"" + node.name + "\": cached datasets");
+  node.cached_datasets = std::move(datasets);
+  stamps_.Touch(id);
   return Status::Ok();
 }
 

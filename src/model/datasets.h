@@ -27,7 +27,7 @@
 
 namespace gantry {
 
-// What a loader knows of a dataset: ClusterState::SetDatasets keeps a table of them.
+// What a loader knows of a dataset: a cluster keeps a table of them (model/dataset_table.h).
 struct DatasetInfo {
   std::string name;        // "namespace/name"
   int64_t size_bytes = 0;  // 0: unknown

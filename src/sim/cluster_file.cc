@@ -27,7 +27,7 @@ Result<ClusterState> LoadClusterFile(const std::string& path) {
     if (!added.ok()) return added.status().WithPrefix(path);
   }
   if (cluster.nodes().empty()) return Status::Invalid(path + ": no nodes");
-  GANTRY_RETURN_IF_ERROR(cluster.SetDatasets(scenario->cluster.datasets()));
+  GANTRY_RETURN_IF_ERROR(cluster.SetDatasets(scenario->cluster.datasets().all()));
   return cluster;
 }
 

@@ -18,7 +18,7 @@ DatasetCache::DatasetCache(const ClusterState& cluster, const DatasetCacheOption
 }
 
 int64_t DatasetCache::WarmupOf(const ClusterState& cluster, const std::string& dataset) const {
-  const DatasetInfo* info = cluster.FindDataset(dataset);
+  const DatasetInfo* info = cluster.datasets().Find(dataset);
   if (info != nullptr && info->warmup_s >= 0) return info->warmup_s;
   if (info != nullptr && info->size_bytes > 0 && options_.bandwidth_bytes_per_s > 0) {
     return (info->size_bytes + options_.bandwidth_bytes_per_s - 1) / options_.bandwidth_bytes_per_s;
@@ -39,7 +39,7 @@ int64_t DatasetCache::Place(ClusterState* cluster, const TaskSpec& spec, NodeId 
     auto it = std::find_if(entries.begin(), entries.end(),
                            [&](const Entry& e) { return e.dataset == dataset; });
     if (it == entries.end()) {
-      const DatasetInfo* info = cluster->FindDataset(dataset);
+      const DatasetInfo* info = cluster->datasets().Find(dataset);
       const std::string label = FluidCacheLabel(dataset, info ? std::string_view(info->uid) : "");
       if (NodeCachesDataset(n.labels, {}, dataset, label)) {
         entries.push_back(Entry{dataset, 0, t, 0, /*pinned=*/true});

@@ -110,7 +110,7 @@ Status AssignDatasets(const DatasetWorkloadOptions& o, std::vector<SimJob>* jobs
   if (o.count < 1) return Status::Invalid("--datasets: count must be at least 1");
   std::mt19937_64 rng(o.seed ^ 0xda7a5e7ULL);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
-  std::vector<DatasetInfo> table = cluster->datasets();
+  std::vector<DatasetInfo> table = cluster->datasets().all();
   std::vector<std::string> names;
   std::vector<double> cumulative;  // popularity, summed
   double total = 0;
@@ -119,7 +119,7 @@ Status AssignDatasets(const DatasetWorkloadOptions& o, std::vector<SimJob>* jobs
   for (int64_t k = 0; k < o.count; ++k) {
     DatasetInfo info;
     info.name = "sim/ds-" + std::to_string(k);
-    if (cluster->FindDataset(info.name) != nullptr) {
+    if (cluster->datasets().Find(info.name) != nullptr) {
       return Status::Invalid("--datasets: the cluster file describes " + info.name + " already");
     }
     const double size = std::exp(log_lo + (log_hi - log_lo) * unit(rng));

@@ -113,20 +113,20 @@ json FluidDataset(const std::string& name, const std::string& total) {
 TEST(ClusterCacheDatasets, FluidDatasetsGiveSizesAndLeaveWithTheirObject) {
   ClusterCache c("gantry");
   c.OnFluidDataset(EventType::kAdded, FluidDataset("imagenet", "150GiB"));
-  const DatasetInfo* info = c.state().FindDataset("ml/imagenet");
+  const DatasetInfo* info = c.state().datasets().Find("ml/imagenet");
   ASSERT_NE(info, nullptr);
   EXPECT_EQ(info->size_bytes, int64_t{150} << 30);
   EXPECT_EQ(info->uid, "uid-imagenet");
   // A size that cannot be read is an event, and the size is unknown again.
   c.OnFluidDataset(EventType::kModified, FluidDataset("imagenet", "150 XB"));
-  EXPECT_EQ(c.state().FindDataset("ml/imagenet"), nullptr);
+  EXPECT_EQ(c.state().datasets().Find("ml/imagenet"), nullptr);
   const std::vector<ObjectEvent> events = c.TakeProblems();
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].reason, "InvalidDataset");
   c.OnFluidDataset(EventType::kModified, FluidDataset("imagenet", "1TiB"));
-  EXPECT_EQ(c.state().FindDataset("ml/imagenet")->size_bytes, int64_t{1} << 40);
+  EXPECT_EQ(c.state().datasets().Find("ml/imagenet")->size_bytes, int64_t{1} << 40);
   c.OnFluidDataset(EventType::kDeleted, FluidDataset("imagenet", "1TiB"));
-  EXPECT_TRUE(c.state().datasets().empty());
+  EXPECT_TRUE(c.state().datasets().all().empty());
 }
 
 }  // namespace

@@ -143,11 +143,11 @@ TEST(ClusterCacheEvictions, ADefragmentEvictionCarriesItsCauseAndCountsAgainstTh
   EXPECT_EQ(sent[0].cause, EvictionCause::kDefragment);
   EXPECT_EQ(sent[1].cause, EvictionCause::kPreempt);
   // Only the defragment eviction is remembered, at the session's time.
-  EXPECT_EQ(c.state().DefragmentEvictionsSince(4999), 1);
-  EXPECT_EQ(c.state().DefragmentEvictionsSince(5000), 0);
+  EXPECT_EQ(c.state().defragment_evictions().Since(4999), 1);
+  EXPECT_EQ(c.state().defragment_evictions().Since(5000), 0);
   // In flight: not sent, nor counted, again.
   EXPECT_TRUE(c.TakeEvictions(d, 5001).empty());
-  EXPECT_EQ(c.state().DefragmentEvictionsSince(0), 1);
+  EXPECT_EQ(c.state().defragment_evictions().Since(0), 1);
 }
 
 TEST(ClusterCacheEvictions, APodsMovableAnnotationMakesItsTaskMovable) {

@@ -342,7 +342,7 @@ TEST(ClusterCache, NodesDifferingOnlyInLabelsNoPodReadsShareAClassUntilOneDoes) 
   // pins itself to another host.
   c.OnPod(EventType::kDeleted, Bound(pinned, "n37"));
   c.OnPod(EventType::kAdded, PodObject("big", 2));  // fits no node
-  EXPECT_EQ(c.state().referenced_label_key_count(), 0u);
+  EXPECT_EQ(c.state().shape_classes().referenced_label_key_count(), 0u);
   json other = PodObject("other", 1);
   other["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "n5"}};
   c.OnPod(EventType::kAdded, other);

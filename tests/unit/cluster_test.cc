@@ -196,7 +196,7 @@ TEST(ClusterNodesTest, IdenticalNodesShareAShapeClass) {
   ASSERT_TRUE(c.AddNode(GpuNode("c", 8)).ok());
   EXPECT_EQ(c.node(0).shape_class, c.node(1).shape_class);
   EXPECT_EQ(c.node(0).shape_class, c.node(2).shape_class);
-  EXPECT_EQ(c.shape_class_count(), 1u);
+  EXPECT_EQ(c.shape_classes().count(), 1u);
 }
 
 struct ShapeCase {
@@ -226,7 +226,7 @@ TEST_P(ShapeClassTest, AnyStaticDifferenceMakesANewClass) {
   ASSERT_TRUE(c.AddNode(other).ok());
   EXPECT_EQ(c.node(0).shape_class, c.node(1).shape_class) << GetParam().name;
   EXPECT_NE(c.node(0).shape_class, c.node(2).shape_class) << GetParam().name;
-  EXPECT_EQ(c.shape_class_count(), 2u) << GetParam().name;
+  EXPECT_EQ(c.shape_classes().count(), 2u) << GetParam().name;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -586,7 +586,7 @@ TEST_F(PlaceTest, SharedGpuBookkeeping) {
 
 TEST_F(PlaceTest, MemoryRequestOnDeviceOfUnknownMemoryTakesTheDevice) {
   // A memory request cannot be sized on a device whose memory is unknown: it takes all
-  // of the device (cluster.cc, GpuShareOn), and its memory is recorded but not checked.
+  // of the device (node.cc, GpuShareOn), and its memory is recorded but not checked.
   Node n = GpuNode("unknown-mem", 2, "A100-80GB", /*memory_mib=*/0);
   NodeId id = *c_.AddNode(n);
   TaskId a = AddJob("a", SharedGpuSpec(100, 100000));
@@ -617,8 +617,7 @@ class GpuShareTest : public ::testing::TestWithParam<ShareCase> {};
 TEST_P(GpuShareTest, ShareOnDevice) {
   GpuDevice device;
   device.memory_mib = GetParam().device_memory_mib;
-  EXPECT_EQ(ClusterState::GpuShareOn(GetParam().request, device), GetParam().share)
-      << GetParam().name;
+  EXPECT_EQ(GpuShareOn(GetParam().request, device), GetParam().share) << GetParam().name;
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -21,7 +21,6 @@
 namespace gantry {
 namespace {
 
-
 TaskSpec Reads(std::vector<std::string> datasets) {
   TaskSpec spec = CpuSpec(1000);
   spec.datasets = std::move(datasets);
@@ -196,8 +195,8 @@ TEST(DatasetWorkloadTest, PopularDatasetsAreReadMostAndJobsAreOtherwiseTheSame) 
   EXPECT_NEAR(readers, 1000, 100);
   // Zipf 1 over 10: the first is read about 34% of the time, the tenth about 3.4%.
   EXPECT_GT(reads[0], 4 * reads[9]);
-  EXPECT_EQ(c.datasets().size(), 11u);  // ml/a and sim/ds-0..9
-  for (const DatasetInfo& d : c.datasets()) {
+  EXPECT_EQ(c.datasets().all().size(), 11u);  // ml/a and sim/ds-0..9
+  for (const DatasetInfo& d : c.datasets().all()) {
     if (d.name == "ml/a") continue;
     EXPECT_GE(d.size_bytes, o.min_bytes);
     EXPECT_LE(d.size_bytes, o.max_bytes);

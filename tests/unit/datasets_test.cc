@@ -15,7 +15,6 @@
 namespace gantry {
 namespace {
 
-
 TEST(DatasetNameTest, NamespaceAndNameAsKubernetesNamesObjects) {
   for (const char* good : {"ml/imagenet", "team-a/coco.v2", "a/b", "ns1/x-1.y"}) {
     EXPECT_TRUE(CheckDatasetName(good).ok()) << good;
@@ -124,27 +123,27 @@ TEST(DatasetSizeTest, QuantitiesAndFluidsUfsTotal) {
 TEST(ClusterDatasetsTest, TableSortedCheckedAndBounded) {
   ClusterState c;
   ASSERT_TRUE(c.SetDatasets({Info("ml/b", 2, "", -1), Info("ml/a", 1, "u", 5)}).ok());
-  ASSERT_EQ(c.datasets().size(), 2u);
-  EXPECT_EQ(c.datasets()[0].name, "ml/a");
-  ASSERT_NE(c.FindDataset("ml/b"), nullptr);
-  EXPECT_EQ(c.FindDataset("ml/b")->size_bytes, 2);
-  EXPECT_EQ(c.FindDataset("ml/c"), nullptr);
+  ASSERT_EQ(c.datasets().all().size(), 2u);
+  EXPECT_EQ(c.datasets().all()[0].name, "ml/a");
+  ASSERT_NE(c.datasets().Find("ml/b"), nullptr);
+  EXPECT_EQ(c.datasets().Find("ml/b")->size_bytes, 2);
+  EXPECT_EQ(c.datasets().Find("ml/c"), nullptr);
   EXPECT_TRUE(Contains(c.SetDatasets({Info("ml/a"), Info("ml/a")}).message(), "described twice"));
   EXPECT_FALSE(c.SetDatasets({Info("Bad")}).ok());
   EXPECT_FALSE(c.SetDatasets({Info("ml/a", -1)}).ok());
-  EXPECT_EQ(c.datasets().size(), 2u);  // a refused table leaves the old one
+  EXPECT_EQ(c.datasets().all().size(), 2u);  // a refused table leaves the old one
   std::vector<DatasetInfo> many(kMaxKnownDatasets + 1);
   for (size_t i = 0; i < many.size(); ++i) many[i].name = "ns/d" + std::to_string(i);
   EXPECT_TRUE(Contains(c.SetDatasets(many).message(), "the limit is"));
   // One at a time (the daemon's Fluid Datasets).
   ASSERT_TRUE(c.SetDataset(Info("ml/aa", 7)).ok());
   ASSERT_TRUE(c.SetDataset(Info("ml/a", 9)).ok());
-  EXPECT_EQ(c.FindDataset("ml/a")->size_bytes, 9);
-  EXPECT_EQ(c.datasets()[1].name, "ml/aa");
+  EXPECT_EQ(c.datasets().Find("ml/a")->size_bytes, 9);
+  EXPECT_EQ(c.datasets().all()[1].name, "ml/aa");
   c.RemoveDataset("ml/aa");
   c.RemoveDataset("ml/none");
-  EXPECT_EQ(c.FindDataset("ml/aa"), nullptr);
-  EXPECT_EQ(c.datasets().size(), 2u);
+  EXPECT_EQ(c.datasets().Find("ml/aa"), nullptr);
+  EXPECT_EQ(c.datasets().all().size(), 2u);
 }
 
 TEST(ClusterDatasetsTest, NodesCachedListCheckedSortedAndBounded) {
@@ -188,7 +187,7 @@ TEST(ClusterDatasetsTest, CachedDatasetsAndFluidLabelsSplitNoShapeClass) {
   TaskSpec spec = CpuSpec(1000);
   spec.datasets = {"ml/a"};
   c.AddSpec(spec);
-  EXPECT_EQ(c.referenced_label_key_count(), 0u);
+  EXPECT_EQ(c.shape_classes().referenced_label_key_count(), 0u);
   EXPECT_EQ(c.node(a).shape_class, c.node(b).shape_class);
   EXPECT_EQ(c.node(a).shape_class, c.node(d).shape_class);
 }

@@ -264,12 +264,12 @@ TEST(DefragmentMemoryTest, ForgetsWhatIsAnHourOlderThanTheLatestAndStaysBounded)
   ClusterState c;
   c.NoteDefragmentEviction(0);
   c.NoteDefragmentEviction(100);
-  EXPECT_EQ(c.DefragmentEvictionsSince(-1), 2);
-  EXPECT_EQ(c.DefragmentEvictionsSince(0), 1);
+  EXPECT_EQ(c.defragment_evictions().Since(-1), 2);
+  EXPECT_EQ(c.defragment_evictions().Since(0), 1);
   c.NoteDefragmentEviction(3600);  // 0 is an hour old now: forgotten
-  EXPECT_EQ(c.DefragmentEvictionsSince(-1), 2);
+  EXPECT_EQ(c.defragment_evictions().Since(-1), 2);
   for (int64_t i = 0; i < kMaxDefragmentEvictionsPerHour + 50; ++i) c.NoteDefragmentEviction(4000);
-  EXPECT_EQ(c.DefragmentEvictionsSince(-1), kMaxDefragmentEvictionsPerHour);
+  EXPECT_EQ(c.defragment_evictions().Since(-1), kMaxDefragmentEvictionsPerHour);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ TEST(RememberEviction, APreemptionIsRememberedAgainstLoopsAndNotAgainstTheBudget
   RememberEviction(t.cluster, e, 100);
   EXPECT_EQ(t.cluster.job(t.victim).evicted_by, std::vector<JobId>{t.preemptor});
   EXPECT_EQ(t.cluster.job(t.preemptor).evicted, std::vector<JobId>{t.victim});
-  EXPECT_EQ(t.cluster.DefragmentEvictionsSince(0), 0);
+  EXPECT_EQ(t.cluster.defragment_evictions().Since(0), 0);
 }
 
 TEST(RememberEviction, ADefragmentMoveCountsAgainstTheBudgetAndAgainstLoops) {
@@ -39,8 +39,8 @@ TEST(RememberEviction, ADefragmentMoveCountsAgainstTheBudgetAndAgainstLoops) {
                   "defragment", t.preemptor,   EvictionCause::kDefragment};
   RememberEviction(t.cluster, e, 100);
   RememberEviction(t.cluster, e, 200);
-  EXPECT_EQ(t.cluster.DefragmentEvictionsSince(0), 2);
-  EXPECT_EQ(t.cluster.DefragmentEvictionsSince(100), 1);
+  EXPECT_EQ(t.cluster.defragment_evictions().Since(0), 2);
+  EXPECT_EQ(t.cluster.defragment_evictions().Since(100), 1);
   EXPECT_EQ(t.cluster.job(t.victim).evicted_by, std::vector<JobId>{t.preemptor});
 }
 
@@ -48,7 +48,7 @@ TEST(RememberEviction, WithoutAPreemptorOnlyTheBudgetRemembers) {
   TwoJobs t;
   EvictDecision e{t.victim, t.victim_task, kNone, "defragment", kNone, EvictionCause::kDefragment};
   RememberEviction(t.cluster, e, 100);
-  EXPECT_EQ(t.cluster.DefragmentEvictionsSince(0), 1);
+  EXPECT_EQ(t.cluster.defragment_evictions().Since(0), 1);
   EXPECT_TRUE(t.cluster.job(t.victim).evicted_by.empty());
   EXPECT_TRUE(t.cluster.job(t.preemptor).evicted.empty());
 }
@@ -63,7 +63,7 @@ TEST(RememberEviction, ATaskOrPreemptorNotInTheClusterIsNotRememberedAgainstLoop
   RememberEviction(t.cluster, {t.victim, tasks, kNone, "gone", t.preemptor}, 100);
   EXPECT_TRUE(t.cluster.job(t.victim).evicted_by.empty());
   EXPECT_TRUE(t.cluster.job(t.preemptor).evicted.empty());
-  EXPECT_EQ(t.cluster.DefragmentEvictionsSince(0), 0);
+  EXPECT_EQ(t.cluster.defragment_evictions().Since(0), 0);
 }
 
 }  // namespace

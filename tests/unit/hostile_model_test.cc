@@ -86,7 +86,7 @@ TEST(HostileModelTest, NodeChurnKeepsNoMemory) {
   // One slot for the node that stays and one that every churned node reused; shape
   // classes (each churned node's own, by its hostname) are forgotten with their last node.
   EXPECT_EQ(w.c.nodes().size(), 2u);
-  EXPECT_LE(w.c.shape_class_count(), 3u);
+  EXPECT_LE(w.c.shape_classes().count(), 3u);
   EXPECT_EQ(w.c.live_node_count(), 1u);
   EXPECT_EQ(w.c.capacity().Get(kGpu), 8000);
   EXPECT_EQ(w.c.FindNode("churn-5"), kNone);

@@ -73,7 +73,7 @@ TEST(NodeShapeClassTest, LabelsNoSpecReadsSplitNoClass) {
   ClusterState c;
   for (int i = 0; i < 1000; ++i) Must(c.AddNode(LabelledNode(HostName(i))));
   EXPECT_EQ(ClassesInUse(c), 1u);
-  EXPECT_EQ(c.shape_class_count(), 1u);
+  EXPECT_EQ(c.shape_classes().count(), 1u);
   // A spec that reads none of the nodes' labels changes nothing.
   TaskSpec zoned = OneGpu();
   zoned.node_selector.Set("topology.kubernetes.io/zone", "a");
@@ -99,7 +99,7 @@ TEST(NodeShapeClassTest, ASpecThatReadsALabelSplitsTheClassesAndMovesTheStamps) 
   for (NodeId n = 0; n < c.nodes().size(); ++n) stamps.push_back(c.node_stamp(n));
   c.AddSpec(OnHost(HostName(537)));
   EXPECT_EQ(ClassesInUse(c), 1000u);
-  EXPECT_EQ(c.shape_class_count(), 1000u);  // the old class's slot went to the last node
+  EXPECT_EQ(c.shape_classes().count(), 1000u);  // the old class's slot went to the last node
   size_t moved = 0;
   for (NodeId n = 0; n < c.nodes().size(); ++n) moved += c.node_stamp(n) != stamps[n];
   EXPECT_GE(moved, 999u);  // every node whose class id changed
@@ -236,15 +236,15 @@ TEST(NodeShapeClassTest, ReplacedSpecsKeepNoLabelKeysAlive) {
     spec.node_selector.Set("key-" + std::to_string(i), "v");
     c.ReplaceSpec(slot, spec);
   }
-  EXPECT_EQ(c.referenced_label_key_count(), 1u);
+  EXPECT_EQ(c.shape_classes().referenced_label_key_count(), 1u);
   c.ReplaceSpec(slot, OnHost(HostName(2)));
-  EXPECT_EQ(c.referenced_label_key_count(), 1u);
+  EXPECT_EQ(c.shape_classes().referenced_label_key_count(), 1u);
   EXPECT_EQ(ClassesInUse(c), 4u);
   // No spec reads the hostname any more: the finer classes may stay, but no more than
   // there are nodes, and a new spec on the key is classed right.
   c.ReplaceSpec(slot, OneGpu());
-  EXPECT_EQ(c.referenced_label_key_count(), 0u);
-  EXPECT_LE(c.shape_class_count(), 4u);
+  EXPECT_EQ(c.shape_classes().referenced_label_key_count(), 0u);
+  EXPECT_LE(c.shape_classes().count(), 4u);
   ASSERT_TRUE(c.UpdateNode(1, LabelledNode(HostName(1))).ok());
   c.ReplaceSpec(slot, OnHost(HostName(1)));
   EXPECT_EQ(ClassesInUse(c), 4u);

@@ -81,7 +81,7 @@ class DefragmentAction : public Action {
   void Execute(Session& s) const override {
     const int64_t budget = s.config().defragment_evictions_per_hour;
     const int64_t earlier =
-        s.cluster().DefragmentEvictionsSince(s.options().now - kDefragmentBudgetWindowS);
+        s.cluster().defragment_evictions().Since(s.options().now - kDefragmentBudgetWindowS);
     int64_t made = 0;  // this session
     auto jobs =
         JobsByQueue(s, [&](JobId j) { return s.job(j).inqueue && !s.job(j).unplaced.empty(); });

@@ -126,7 +126,7 @@ class DataLocalityScorer : public SessionCopyable<DataLocalityScorer>, public No
     Int128 known_sum = 0;
     int64_t known = 0;
     for (const std::string& dataset : spec.datasets) {
-      const DatasetInfo* info = cluster.FindDataset(dataset);
+      const DatasetInfo* info = cluster.datasets().Find(dataset);
       Item item{&dataset, FluidCacheLabel(dataset, info ? std::string_view(info->uid) : ""), 0};
       if (info != nullptr && info->size_bytes > 0) {
         item.weight = info->size_bytes;

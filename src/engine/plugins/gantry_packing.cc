@@ -114,10 +114,10 @@ class GantryPackingScorer : public SessionCopyable<GantryPackingScorer, FgdScore
   // kRareCapabilityPercent of the schedulable nodes can host. Nodes alike share a class,
   // so this costs classes x types, not nodes x types.
   void FindRareCapabilityClasses(const ClusterState& cluster) {
-    rare_capability_.assign(cluster.shape_class_count(), 0);
+    rare_capability_.assign(cluster.shape_classes().count(), 0);
     const WorkloadProfile& profile = cluster.workload_profile();
-    std::vector<int64_t> nodes_of_class(cluster.shape_class_count(), 0);
-    std::vector<NodeId> example(cluster.shape_class_count(), kNone);
+    std::vector<int64_t> nodes_of_class(cluster.shape_classes().count(), 0);
+    std::vector<NodeId> example(cluster.shape_classes().count(), kNone);
     int64_t schedulable = 0;
     for (NodeId n = 0; n < cluster.nodes().size(); ++n) {
       const Node& node = cluster.node(n);

@@ -1,13 +1,12 @@
-// ClusterState's node shape classes: nodes that every class-cached predicate and score
-// sees alike share a class, so that a verdict computed for one node is reused for the rest
-// (docs/engine.md, "Node shape classes"). What a class's key holds, and why each field of a node
-// is in it or not, is ShapeOf's.
-#include "model/cluster.h"
+// The node shape class table (model/shape_classes.h). What a class's key holds, and why
+// each field of a node is in it or not, is ShapeOf's.
+#include "model/shape_classes.h"
+
 #include "model/hash.h"
 
 namespace gantry {
 
-size_t ClusterState::NodeShapeHash::operator()(const NodeShape& shape) const {
+size_t ShapeClassTable::NodeShapeHash::operator()(const NodeShape& shape) const {
   Hasher h;
   h.Add(shape.allocatable).Add(shape.labels).Add(shape.taints);
   h.Add(static_cast<uint64_t>(shape.gpus.size()));
@@ -27,7 +26,7 @@ size_t ClusterState::NodeShapeHash::operator()(const NodeShape& shape) const {
   return h.value();
 }
 
-ClusterState::NodeShape ClusterState::ShapeOf(const Node& node) const {
+ShapeClassTable::NodeShape ShapeClassTable::ShapeOf(const Node& node) const {
   // Every field of Node is named here, so that one added later does not compile until it
   // is decided: in the key if a class-cached verdict reads it (a node that differs in it
   // must not get another node's verdict), out of it otherwise. The verdicts cached per
@@ -76,59 +75,63 @@ ClusterState::NodeShape ClusterState::ShapeOf(const Node& node) const {
   return shape;
 }
 
-uint32_t ClusterState::ShapeClassOf(const Node& node) {
+uint32_t ShapeClassTable::Acquire(const Node& node) {
   NodeShape shape = ShapeOf(node);
-  auto it = shape_classes_.find(shape);
-  if (it == shape_classes_.end()) {
+  auto it = classes_.find(shape);
+  if (it == classes_.end()) {
     uint32_t id;
-    if (!free_shape_classes_.empty()) {
-      id = free_shape_classes_.back();
-      free_shape_classes_.pop_back();
+    if (!free_ids_.empty()) {
+      id = free_ids_.back();
+      free_ids_.pop_back();
     } else {
-      id = static_cast<uint32_t>(shape_class_keys_.size());
-      shape_class_keys_.emplace_back();
-      shape_class_refs_.push_back(0);
+      id = static_cast<uint32_t>(keys_.size());
+      keys_.emplace_back();
+      refs_.push_back(0);
     }
-    shape_class_keys_[id] = shape;
-    it = shape_classes_.emplace(std::move(shape), id).first;
+    keys_[id] = shape;
+    it = classes_.emplace(std::move(shape), id).first;
   }
-  shape_class_refs_[it->second]++;
+  refs_[it->second]++;
   return it->second;
 }
 
-void ClusterState::ReleaseShapeClass(uint32_t id) {
-  if (--shape_class_refs_[id] > 0) return;
-  shape_classes_.erase(shape_class_keys_[id]);
-  shape_class_keys_[id] = NodeShape{};
-  free_shape_classes_.push_back(id);
+void ShapeClassTable::Release(uint32_t id) {
+  if (--refs_[id] > 0) return;
+  classes_.erase(keys_[id]);
+  keys_[id] = NodeShape{};
+  free_ids_.push_back(id);
 }
 
-void ClusterState::CountLabelKeys(const TaskSpec& spec, int sign) {
+std::vector<NodeId> ShapeClassTable::CountSpecLabelKeys(const TaskSpec& spec, int sign,
+                                                        std::span<Node> nodes) {
+  std::vector<NodeId> reclassed;
   for (const std::string& key : LabelKeysOf(spec)) {
     if (sign > 0) {
-      if (++label_key_refs_[key] == 1) ReclassNodesWithLabel(key);
+      if (++label_key_refs_[key] == 1) ReclassNodesWithLabel(key, nodes, &reclassed);
     } else {
       auto it = label_key_refs_.find(key);
       if (--it->second == 0) label_key_refs_.erase(it);
     }
   }
+  return reclassed;
 }
 
-void ClusterState::ReclassNodesWithLabel(const std::string& key) {
+void ShapeClassTable::ReclassNodesWithLabel(const std::string& key, std::span<Node> nodes,
+                                            std::vector<NodeId>* reclassed) {
   const bool name = key == kNodeNameField;  // every node has one
   if (!name && !node_label_keys_.count(key)) return;
-  for (NodeId id = 0; id < nodes_.size(); ++id) {
-    Node& node = nodes_[id];
+  for (NodeId id = 0; id < nodes.size(); ++id) {
+    Node& node = nodes[id];
     if (!name && node.labels.Find(key) == nullptr) continue;
     // Released first, so that the last node leaving a class frees its slot for the next.
     const uint32_t old_class = node.shape_class;
-    ReleaseShapeClass(old_class);
-    node.shape_class = ShapeClassOf(node);
-    if (node.shape_class != old_class) Touch(id);
+    Release(old_class);
+    node.shape_class = Acquire(node);
+    if (node.shape_class != old_class) reclassed->push_back(id);
   }
 }
 
-void ClusterState::CountNodeLabels(const Node& node, int sign) {
+void ShapeClassTable::CountNodeLabels(const Node& node, int sign) {
   for (const auto& [key, value] : node.labels.pairs()) {
     if (sign > 0) {
       ++node_label_keys_[key];

@@ -1,13 +1,13 @@
-// ClusterState's part in dataset locality (model/datasets.h): the table of what loaders
-// know of datasets, and what a node caches by its loader's word.
+// The table of what loaders know of datasets (model/dataset_table.h).
+#include "model/dataset_table.h"
+
 #include <algorithm>
 
-#include "model/cluster.h"
 #include "model/limits.h"
 
 namespace gantry {
 
-Status ClusterState::SetDatasets(std::vector<DatasetInfo> datasets) {
+Status DatasetTable::SetAll(std::vector<DatasetInfo> datasets) {
   if (datasets.size() > kMaxKnownDatasets) {
     return Status::OutOfRange(std::to_string(datasets.size()) + " datasets; the limit is " +
                               std::to_string(kMaxKnownDatasets));
@@ -30,13 +30,13 @@ Status ClusterState::SetDatasets(std::vector<DatasetInfo> datasets) {
   return Status::Ok();
 }
 
-const DatasetInfo* ClusterState::FindDataset(std::string_view name) const {
+const DatasetInfo* DatasetTable::Find(std::string_view name) const {
   auto it = std::lower_bound(datasets_.begin(), datasets_.end(), name,
                              [](const DatasetInfo& d, std::string_view n) { return d.name < n; });
   return it != datasets_.end() && it->name == name ? &*it : nullptr;
 }
 
-Status ClusterState::SetDataset(DatasetInfo dataset) {
+Status DatasetTable::Set(DatasetInfo dataset) {
   GANTRY_RETURN_IF_ERROR(CheckDatasetName(dataset.name));
   if (dataset.size_bytes < 0) {
     return Status::Invalid("dataset \"" + dataset.name + "\": its size is negative");
@@ -56,19 +56,10 @@ Status ClusterState::SetDataset(DatasetInfo dataset) {
   return Status::Ok();
 }
 
-void ClusterState::RemoveDataset(std::string_view name) {
+void DatasetTable::Remove(std::string_view name) {
   auto it = std::lower_bound(datasets_.begin(), datasets_.end(), name,
                              [](const DatasetInfo& d, std::string_view n) { return d.name < n; });
   if (it != datasets_.end() && it->name == name) datasets_.erase(it);
-}
-
-Status ClusterState::SetCachedDatasets(NodeId id, std::vector<std::string> datasets) {
-  Node& node = nodes_[id];
-  Status st = NormalizeDatasetList(&datasets, kMaxCachedDatasetsPerNode);
-  if (!st.ok()) return st.WithPrefix("node \"" + node.name + "\": cached datasets");
-  node.cached_datasets = std::move(datasets);
-  Touch(id);
-  return Status::Ok();
 }
 
 }  // namespace gantry
