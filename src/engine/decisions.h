@@ -6,9 +6,17 @@
 #include <string_view>
 #include <vector>
 
+#include <optional>
+
 #include "model/cluster.h"
+#include "model/dra.h"
 
 namespace gantry {
+
+// Per claim of a spec's resource_claims, in order: the allocation a placement made for it,
+// or nullopt where the claim was allocated already (in the cluster, or earlier in the
+// session by a task sharing it, whose decision carries it).
+using DeviceAllocations = std::vector<std::optional<dra::Allocation>>;
 
 struct BindDecision {
   JobId job = kNone;
@@ -18,6 +26,10 @@ struct BindDecision {
   // Per delayed claim of its spec (TaskSpec::delayed_claims), the volume chosen for it,
   // or "" where it is provisioned on the node. Empty for a task without such claims.
   std::vector<std::string> volumes = {};
+  // Per claim of its spec (TaskSpec::resource_claims), what it was allocated: the daemon
+  // writes these, and reserves the claims for the pod, before it binds. Empty for a task
+  // without claims.
+  DeviceAllocations devices = {};
 };
 
 // Why a running task would be evicted: for a pending task of higher priority in its own

@@ -17,6 +17,13 @@ constexpr PodRuleWords kPodRuleWords[kPodRuleCount] = {
     {"nodevolumelimits", "volumes counted against node limits"},
 };
 
+// A claim of the spec by its index, quoted without its namespace, as kube-scheduler names it.
+std::string ClaimNamed(const TaskSpec& spec, uint32_t index) {
+  if (index >= spec.resource_claims.size()) return "\"\"";
+  const std::string& key = spec.resource_claims[index];
+  return "\"" + key.substr(key.find('/') + 1) + "\"";
+}
+
 }  // namespace
 
 FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& gpu,
@@ -109,6 +116,17 @@ std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec) {
       }
       return "node(s) cannot fit the pod in one NUMA node (topology manager policy "
              "single-numa-node)";
+    case FilterCode::kDeviceClaimMissing:
+      return "waiting for dynamic resource controller to create the resourceclaim " +
+             ClaimNamed(spec, result.detail);
+    case FilterCode::kDeviceClaimDeleting:
+      return "resourceclaim " + ClaimNamed(spec, result.detail) + " is being deleted";
+    case FilterCode::kDeviceClaimNode:
+      return "resourceclaim not available on the node";
+    case FilterCode::kDeviceClaimsUnallocatable:
+      return "cannot allocate all claims";
+    case FilterCode::kDeviceClaimError:
+      return "node(s) had an error allocating the claims' devices";
     case FilterCode::kRuleNotConfigured: {
       const PodRuleWords& words = kPodRuleWords[result.detail % kPodRuleCount];
       return std::string("node(s) cannot honour the pod's ") + words.field +

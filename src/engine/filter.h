@@ -46,6 +46,14 @@ enum class FilterCode : uint8_t {
   kRuleNotConfigured,   // detail: the PodRule the spec uses and no configured plugin enforces
   kNumaAlignment,       // the node's topology manager (single-numa-node) cannot align the
                         // task; detail: 0 for the pod, else 1 + the container's index
+  // The pod's ResourceClaims (DynamicResources), in its words. Detail: the claim's index in
+  // spec.resource_claims, except where said.
+  kDeviceClaimMissing,         // the claim does not exist (yet)
+  kDeviceClaimDeleting,        // the claim is being deleted
+  kDeviceClaimNode,            // the claim is allocated for other nodes
+  kDeviceClaimsUnallocatable,  // the claims' devices cannot all be allocated here (no detail)
+  kDeviceClaimError,           // allocating them failed; detail: the error's index among
+                               // DeviceReservations::errors()
 };
 
 // Rules of a pod spec that one plugin enforces, so that a configuration without that plugin

@@ -51,6 +51,8 @@ class Session {
   // ---- The cluster and the session's working state.
   const ClusterState& cluster() const { return snapshot_.cluster(); }
   const SessionOptions& options() const { return options_; }
+  // Dynamic Resource Allocation's inputs (Snapshot::devices).
+  const DeviceInputs& devices() const { return snapshot_.devices(); }
   const SchedulerConfig& config() const { return policy_.config(); }
   const WorkingState& state() const { return state_; }
   // ---- The room a placement search reads (WorkingState, "Room on nodes"): the room a

@@ -7,10 +7,27 @@
 // working copy, see Session and Statement).
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "engine/node_table.h"
 #include "model/cluster.h"
+#include "model/dra_inventory.h"
+#include "model/dra_verdicts.h"
 
 namespace gantry {
+
+// What a session reads of Dynamic Resource Allocation, kept beside the cluster by whoever
+// keeps it (the daemon's device claims, the simulator). All null: no DRA in the cluster,
+// and a task with resource claims fits nowhere.
+struct DeviceInputs {
+  const dra::Inventory* inventory = nullptr;  // slices (taint rules applied), classes
+  const dra::ClaimTable* claims = nullptr;    // every ResourceClaim of the cluster
+  // CEL's verdicts on devices; null: a class or request with a selector is an error.
+  const dra::SelectorVerdicts* verdicts = nullptr;
+  // The namespaces labelled resource.kubernetes.io/admin-access=true; null: none.
+  const std::set<std::string, std::less<>>* admin_namespaces = nullptr;
+};
 
 class Snapshot {
  public:
@@ -22,10 +39,15 @@ class Snapshot {
   const ClusterState& cluster() const { return *cluster_; }
   // The per-node table of the cluster, or null when the session must build it.
   const NodeTable* node_table() const { return node_table_; }
+  // REQUIRES: what `devices` points to outlives the snapshot and does not change while a
+  // session built on it runs (as the cluster).
+  void set_devices(const DeviceInputs& devices) { devices_ = devices; }
+  const DeviceInputs& devices() const { return devices_; }
 
  private:
   const ClusterState* cluster_;
   const NodeTable* node_table_ = nullptr;
+  DeviceInputs devices_;
 };
 
 }  // namespace gantry

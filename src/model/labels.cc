@@ -188,6 +188,12 @@ bool NodeAffinity::Matches(const Labels& labels, std::string_view node_name) con
                      [&](const auto& term) { return TermMatches(term, labels, node_name); });
 }
 
+bool SelectorTermsMatch(const std::vector<std::vector<SelectorRequirement>>& terms,
+                        const Labels& labels, std::string_view node_name) {
+  return std::any_of(terms.begin(), terms.end(),
+                     [&](const auto& term) { return TermMatches(term, labels, node_name); });
+}
+
 int64_t NodeAffinity::PreferredWeight(const Labels& labels, std::string_view node_name) const {
   int64_t sum = 0;
   for (const PreferredNodeTerm& p : preferred) {

@@ -102,6 +102,11 @@ struct NodeAffinity {
   int64_t PreferredWeight(const Labels& labels, std::string_view node_name = {}) const;
 };
 
+// A v1.NodeSelector (a ResourceSlice's, an allocation's): the node matches one of the
+// terms; unlike NodeAffinity's required terms, no terms at all matches no node.
+bool SelectorTermsMatch(const std::vector<std::vector<SelectorRequirement>>& terms,
+                        const Labels& labels, std::string_view node_name);
+
 // A plain nodeSelector: every pair must be present with the same value.
 bool MatchesNodeSelector(const Labels& selector, const Labels& labels);
 

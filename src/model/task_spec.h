@@ -99,6 +99,11 @@ struct TaskSpec {
   std::vector<AttachableVolume> attachable_volumes;
   // Its inline disks that no other pod on its node may use (VolumeRestrictions), sorted.
   std::vector<InlineDisk> inline_disks;
+  // Its ResourceClaims (Dynamic Resource Allocation), "namespace/name" in the order of the
+  // pod's spec.resourceClaims, each once: every one must be allocated on the node (or be
+  // allocated already where the node can use it) before it binds. A claim made from a
+  // template has a name of its own per pod, so such pods are specs of their own.
+  std::vector<std::string> resource_claims;
   // What the kubelet's topology manager aligns on a node that has NUMA nodes (model/numa.h):
   // its QoS class and, when it has several, its containers.
   NumaDemand numa;

@@ -13,8 +13,9 @@
 namespace gantry::dra {
 
 DeviceSearch::DeviceSearch(const Inventory& inventory, const NodeRef& node,
-                           std::span<const ResourceClaim> claims, const AllocatedState& allocated,
-                           const SelectorVerdicts& verdicts, const AllocateOptions& options)
+                           std::span<const ResourceClaim* const> claims,
+                           const AllocatedState& allocated, const SelectorVerdicts& verdicts,
+                           const AllocateOptions& options)
     : inventory_(inventory),
       node_(node),
       claims_(claims),
@@ -49,7 +50,7 @@ DeviceSearch::DeviceSearch(const Inventory& inventory, const NodeRef& node,
 }
 
 std::string DeviceSearch::ClaimName(int claim) const {
-  const ResourceClaim& c = claims_[claim];
+  const ResourceClaim& c = *claims_[claim];
   return c.name_space.empty() ? c.name : c.name_space + "/" + c.name;
 }
 
@@ -163,7 +164,7 @@ Status DeviceSearch::Prepare() {
   requests_.resize(claims_.size());
   constraints_.resize(claims_.size());
   for (int claim = 0; claim < static_cast<int>(claims_.size()); ++claim) {
-    const ResourceClaimSpec& spec = claims_[claim].spec;
+    const ResourceClaimSpec& spec = claims_[claim]->spec;
     int64_t claim_devices = 0;
     for (const DeviceRequest& request : spec.requests) {
       std::vector<RequestData>& alternatives = requests_[claim].emplace_back();
@@ -250,7 +251,7 @@ bool SameRequirement(const SelectorRequirement& a, const SelectorRequirement& b)
 // the class (the subrequest chosen, for a firstAvailable request); then the claim's
 // configs that apply to a request allocated; a list naming every request becomes "all".
 std::vector<AllocationConfig> DeviceSearch::Configs(int claim) const {
-  const ResourceClaimSpec& spec = claims_[claim].spec;
+  const ResourceClaimSpec& spec = claims_[claim]->spec;
   const std::vector<std::vector<RequestData>>& requests = requests_[claim];
   // The chosen alternative of each request.
   std::vector<const RequestData*> chosen;
@@ -319,7 +320,7 @@ Result<std::vector<Allocation>> DeviceSearch::Results() const {
         const std::string key = c.Key();
         const std::set<std::string>* taken = allocated_.ShareIds(key);
         std::set<std::string>& made = new_share_ids[key];
-        const std::string seed = claims_[claim].uid + "|" + ClaimName(static_cast<int>(claim)) +
+        const std::string seed = claims_[claim]->uid + "|" + ClaimName(static_cast<int>(claim)) +
                                  "|" + std::to_string(i) + "|" + key;
         std::string id = ShareIdFrom(seed);
         for (int attempt = 1; (taken && taken->count(id) > 0) || made.count(id) > 0; ++attempt) {
@@ -342,7 +343,7 @@ Result<std::vector<Allocation>> DeviceSearch::Results() const {
       if (on_node_only || !selection || !selection->node_selector) continue;
       const auto& terms = *selection->node_selector;
       if (terms.size() > 1) {
-        return Status::Invalid("create NodeSelector for claim " + claims_[claim].name +
+        return Status::Invalid("create NodeSelector for claim " + claims_[claim]->name +
                                ": unsupported ResourceSlice.NodeSelector with " +
                                std::to_string(terms.size()) + " terms");
       }
@@ -370,6 +371,17 @@ Result<std::vector<Allocation>> DeviceSearch::Results() const {
 
 Result<std::optional<std::vector<Allocation>>> Allocate(
     const Inventory& inventory, const NodeRef& node, std::span<const ResourceClaim> claims,
+    const AllocatedState& allocated, const SelectorVerdicts& verdicts,
+    const AllocateOptions& options, AllocateReport* report) {
+  std::vector<const ResourceClaim*> pointers;
+  pointers.reserve(claims.size());
+  for (const ResourceClaim& claim : claims) pointers.push_back(&claim);
+  return Allocate(inventory, node, std::span<const ResourceClaim* const>(pointers), allocated,
+                  verdicts, options, report);
+}
+
+Result<std::optional<std::vector<Allocation>>> Allocate(
+    const Inventory& inventory, const NodeRef& node, std::span<const ResourceClaim* const> claims,
     const AllocatedState& allocated, const SelectorVerdicts& verdicts,
     const AllocateOptions& options, AllocateReport* report) {
   DeviceSearch search(inventory, node, claims, allocated, verdicts, options);

@@ -19,10 +19,10 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/dra/inventory.h"
 #include "engine/dra/pools.h"
 #include "engine/dra/verdicts.h"
 #include "model/dra.h"
+#include "model/dra_inventory.h"
 #include "model/status.h"
 
 namespace gantry::dra {
@@ -45,6 +45,11 @@ struct AllocateReport {
 // differ from the device's allocated share IDs.
 Result<std::optional<std::vector<Allocation>>> Allocate(
     const Inventory& inventory, const NodeRef& node, std::span<const ResourceClaim> claims,
+    const AllocatedState& allocated, const SelectorVerdicts& verdicts,
+    const AllocateOptions& options = {}, AllocateReport* report = nullptr);
+// The same, for claims kept elsewhere (the engine's claim table), without copying them.
+Result<std::optional<std::vector<Allocation>>> Allocate(
+    const Inventory& inventory, const NodeRef& node, std::span<const ResourceClaim* const> claims,
     const AllocatedState& allocated, const SelectorVerdicts& verdicts,
     const AllocateOptions& options = {}, AllocateReport* report = nullptr);
 

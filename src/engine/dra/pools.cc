@@ -12,9 +12,7 @@ bool NodeMatches(const NodeRef& node, const NodeSelection& selection) {
   }
   if (selection.all_nodes) return true;
   if (selection.node_selector) {
-    // A v1.NodeSelector: no terms matches no node (NodeAffinity reads them as "any").
-    if (selection.node_selector->empty()) return false;
-    return NodeAffinity{*selection.node_selector, {}}.Matches(node.labels, node.name);
+    return SelectorTermsMatch(*selection.node_selector, node.labels, node.name);
   }
   return false;
 }

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/dra/inventory.h"
+#include "model/dra_inventory.h"
 #include "model/labels.h"
 #include "model/status.h"
 

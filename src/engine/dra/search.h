@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "engine/dra/capacity.h"
-#include "engine/dra/inventory.h"
 #include "engine/dra/pools.h"
 #include "engine/dra/verdicts.h"
+#include "model/dra_inventory.h"
 
 namespace gantry::dra {
 
@@ -84,7 +84,7 @@ struct SearchPosition {
 class DeviceSearch {
  public:
   DeviceSearch(const Inventory& inventory, const NodeRef& node,
-               std::span<const ResourceClaim> claims, const AllocatedState& allocated,
+               std::span<const ResourceClaim* const> claims, const AllocatedState& allocated,
                const SelectorVerdicts& verdicts, const AllocateOptions& options);
 
   // allocator.cc: validation of the claims, then the results.
@@ -131,7 +131,7 @@ class DeviceSearch {
 
   const Inventory& inventory_;
   NodeRef node_;
-  std::span<const ResourceClaim> claims_;
+  std::span<const ResourceClaim* const> claims_;
   const AllocatedState& allocated_;
   const SelectorVerdicts& verdicts_;
   AllocateOptions options_;

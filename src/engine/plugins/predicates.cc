@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "engine/device_reservations.h"
 #include "engine/node_holdings.h"
 #include "engine/plugins/args.h"
 #include "engine/plugins/plugins.h"
@@ -54,8 +55,8 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   }
 
   FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId id) const override {
-    if (!spec.rwop_claims.empty() || !spec.delayed_claims.empty() || !spec.inline_disks.empty())
-        [[unlikely]] {
+    if (!spec.rwop_claims.empty() || !spec.delayed_claims.empty() || !spec.inline_disks.empty() ||
+        !spec.resource_claims.empty()) [[unlikely]] {
       return FilterWithClaims(s, spec, id);
     }
     return FilterRoom(s, spec, id);
@@ -92,21 +93,26 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   // and holds for the simulator too.) An eviction leaves the claim taken: the pod holds it
   // until it is gone. And the volumes the placements chose for delayed claims, so that
   // two pods of one session never count on one volume; and the inline disks in use on
-  // each node (VolumeRestrictions' disk conflicts), an index built on first need.
+  // each node (VolumeRestrictions' disk conflicts), an index built on first need. And the
+  // devices the placements' ResourceClaims were allocated (DynamicResources).
   void OnSessionOpen(Session& s) override {
     const auto& specs = s.cluster().specs();
     claims_ = std::any_of(specs.begin(), specs.end(), [](const TaskSpec& spec) {
       return !spec.rwop_claims.empty() || !spec.delayed_claims.empty() ||
-             !spec.inline_disks.empty();
+             !spec.inline_disks.empty() || !spec.resource_claims.empty();
     });
+    devices_.Open(s.devices(), s.cluster());
   }
   bool ListensInSession() const override { return claims_; }
 
   void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId node,
                      const GpuChoice& /*gpus*/, int sign) override {
     disks_.OnStateChange(s, change, task, node, sign);
-    if (change == StateChange::kEvict) return;
     const TaskSpec& spec = s.cluster().spec(s.cluster().task(task).spec);
+    if (!spec.resource_claims.empty()) [[unlikely]] {
+      devices_.Apply(change, task, spec, s.cluster().node(node), sign);
+    }
+    if (change == StateChange::kEvict) return;
     for (const std::string& claim : spec.rwop_claims) {
       int32_t& uses = rwop_taken_[ClaimKey(spec, claim)];
       uses += sign;
@@ -119,11 +125,13 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
 
   // Which volume (or provisioning) each bound task's delayed claims got, for the daemon
   // to write before it binds the pod.
+  // And what each bound task's claims were allocated.
   void OnSessionClose(const Session& /*s*/, Decisions* out) const override {
-    if (volume_choices_.empty()) return;
+    if (!claims_) return;
     for (BindDecision& b : out->binds) {
       auto it = volume_choices_.find(b.task);
       if (it != volume_choices_.end()) b.volumes = it->second;
+      if (const DeviceAllocations* devices = devices_.AllocationsOf(b.task)) b.devices = *devices;
     }
   }
 
@@ -139,8 +147,13 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
     if (!room.ok()) return room;
     if (ClaimTaken(s, spec)) return FilterResult::Fail(FilterCode::kReadWriteOncePod);
     if (DiskInUse(s, spec, id)) return FilterResult::Fail(FilterCode::kDiskConflict);
-    if (spec.delayed_claims.empty()) return room;
-    return ChooseClaimVolumes(spec, s.cluster().node(id), volumes_, nullptr);
+    if (!spec.delayed_claims.empty()) {
+      const FilterResult volumes =
+          ChooseClaimVolumes(spec, s.cluster().node(id), volumes_, nullptr);
+      if (!volumes.ok()) return volumes;
+    }
+    if (spec.resource_claims.empty()) return room;
+    return devices_.Filter(spec, s.cluster().node(id), s.searching_future(), nullptr);
   }
   [[gnu::noinline]] void ReserveVolumes(const Session& s, const TaskSpec& spec, TaskId task,
                                         NodeId node, int sign) {
@@ -198,6 +211,7 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   mutable bool running_counted_ = false;
   bool claims_ = false;  // some spec of the session has claims that these track
   VolumeReservations volumes_;
+  DeviceReservations devices_;
   std::unordered_map<TaskId, std::vector<std::string>> volume_choices_;  // placed task -> choices
   NodeHoldings<InlineDisk, &TaskSpec::inline_disks> disks_;              // inline disks per node
 };

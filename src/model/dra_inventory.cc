@@ -1,4 +1,4 @@
-#include "engine/dra/inventory.h"
+#include "model/dra_inventory.h"
 
 #include <utility>
 
@@ -78,6 +78,39 @@ void AllocatedState::Add(const Allocation& allocation) {
     }
     dedicated_.insert(std::move(key));
   }
+}
+
+void AllocatedState::Remove(const Allocation& allocation) {
+  for (const AllocationResult& result : allocation.results) {
+    if (result.admin_access) continue;
+    const std::string key = DeviceKey(result.driver, result.pool, result.device);
+    if (!result.share_id) {
+      dedicated_.erase(key);
+      continue;
+    }
+    if (!result.consumed_capacity.empty()) {
+      if (auto it = capacity_.find(key); it != capacity_.end()) {
+        for (const auto& [name, value] : result.consumed_capacity) {
+          auto sum = it->second.find(name);
+          if (sum == it->second.end()) continue;
+          sum->second -= value;
+          if (sum->second == 0) it->second.erase(sum);
+        }
+        if (it->second.empty()) capacity_.erase(it);
+      }
+    }
+    if (auto it = shares_.find(key); it != shares_.end()) {
+      it->second.erase(*result.share_id);
+      if (it->second.empty()) shares_.erase(it);
+    }
+  }
+}
+
+std::string ClaimKey(std::string_view name_space, std::string_view name) {
+  std::string key;
+  key.reserve(name_space.size() + name.size() + 1);
+  key.append(name_space).append("/").append(name);
+  return key;
 }
 
 const std::map<QualifiedName, Milli>* AllocatedState::ConsumedCapacity(

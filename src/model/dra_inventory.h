@@ -1,5 +1,7 @@
 // What DRA's structured allocator works from: the devices published in ResourceSlices,
-// the DeviceClasses, and which devices the cluster's claims already hold.
+// the DeviceClasses, the cluster's ResourceClaims, and which devices they already hold.
+// Plain data, in the model so that whoever keeps the cluster (the daemon, the simulator)
+// can own it and the engine read it.
 //
 // Mirrors kube-scheduler's inputs to k8s.io/dynamic-resource-allocation/structured
 // (v0.37.2): the slices as ListWithDeviceTaintRules gives them (each DeviceTaintRule's
@@ -61,6 +63,9 @@ class AllocatedState {
   static AllocatedState FromClaims(std::span<const ResourceClaim> claims);
   // Adds an allocation (one not written yet, in flight).
   void Add(const Allocation& allocation);
+  // Takes back an allocation added before: the exact undo of Add (a session's trial
+  // placements are undone in reverse order).
+  void Remove(const Allocation& allocation);
 
   bool empty() const { return dedicated_.empty() && shares_.empty() && capacity_.empty(); }
   bool Dedicated(const std::string& key) const { return dedicated_.count(key) > 0; }
@@ -80,5 +85,12 @@ class AllocatedState {
   std::map<std::string, std::set<std::string>> shares_;  // device key -> share IDs
   std::map<std::string, std::map<QualifiedName, Milli>> capacity_;
 };
+
+// A claim's key: "namespace/name".
+std::string ClaimKey(std::string_view name_space, std::string_view name);
+
+// Every ResourceClaim of the cluster by ClaimKey: those pods use (TaskSpec::resource_claims)
+// and the others, whose allocations take devices too.
+using ClaimTable = std::map<std::string, ResourceClaim, std::less<>>;
 
 }  // namespace gantry::dra

@@ -1,0 +1,174 @@
+#include "engine/device_reservations.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "engine/dra/allocator.h"
+
+namespace gantry {
+namespace {
+
+// Where no CEL evaluator was given (a build without DRA's CEL library): a selector cannot
+// be decided, which fails the allocation as upstream's CEL errors do.
+class NoSelectorVerdicts : public dra::SelectorVerdicts {
+ public:
+  Result<bool> Matches(std::string_view expression, const dra::DeviceRef&) const override {
+    return Status::Failed("cannot evaluate the CEL selector \"" + std::string(expression) +
+                          "\": this build of Gantry has no CEL evaluator (GANTRY_DRA_CEL=OFF)");
+  }
+};
+
+}  // namespace
+
+const dra::Allocation* DeviceReservations::AllocationOf(const std::string& key,
+                                                        const dra::ResourceClaim& claim) const {
+  if (auto it = session_claims_.find(key); it != session_claims_.end()) {
+    return &it->second.allocation;
+  }
+  return claim.allocation ? &*claim.allocation : nullptr;
+}
+
+// GatherAllocatedState over every claim; the claims of the tasks being released (their
+// pods terminating when the session opened) are free in the future view.
+void DeviceReservations::Gather() const {
+  if (gathered_) return;
+  gathered_ = true;
+  if (inputs_ == nullptr || inputs_->claims == nullptr) return;
+  for (const auto& [key, claim] : *inputs_->claims) {
+    if (!claim.allocation) continue;
+    now_.Add(*claim.allocation);
+    future_.Add(*claim.allocation);
+  }
+  for (TaskId task : cluster_->releasing_tasks()) {
+    ReleaseInFuture(cluster_->spec(cluster_->task(task).spec), +1);
+  }
+}
+
+uint32_t DeviceReservations::NoteError(std::string text) const {
+  auto it = std::find(errors_.begin(), errors_.end(), text);
+  if (it != errors_.end()) return static_cast<uint32_t>(it - errors_.begin());
+  errors_.push_back(std::move(text));
+  return static_cast<uint32_t>(errors_.size() - 1);
+}
+
+FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, bool future,
+                                        DeviceAllocations* out) const {
+  if (inputs_ == nullptr || inputs_->claims == nullptr) {
+    return FilterResult::Fail(FilterCode::kDeviceClaimMissing, 0);
+  }
+  std::vector<const dra::ResourceClaim*> to_allocate;
+  std::vector<uint32_t> positions;
+  for (uint32_t i = 0; i < spec.resource_claims.size(); ++i) {
+    const std::string& key = spec.resource_claims[i];
+    auto it = inputs_->claims->find(key);
+    if (it == inputs_->claims->end()) return FilterResult::Fail(FilterCode::kDeviceClaimMissing, i);
+    const dra::ResourceClaim& claim = it->second;
+    if (claim.deleting) return FilterResult::Fail(FilterCode::kDeviceClaimDeleting, i);
+    if (const dra::Allocation* allocation = AllocationOf(key, claim)) {
+      if (allocation->node_selector &&
+          !SelectorTermsMatch(*allocation->node_selector, node.labels, node.name)) {
+        return FilterResult::Fail(FilterCode::kDeviceClaimNode, i);
+      }
+      continue;
+    }
+    to_allocate.push_back(&claim);
+    positions.push_back(i);
+  }
+  if (out != nullptr) out->assign(spec.resource_claims.size(), std::nullopt);
+  if (to_allocate.empty()) return FilterResult::Ok();
+  if (inputs_->inventory == nullptr)
+    return FilterResult::Fail(FilterCode::kDeviceClaimsUnallocatable);
+  Gather();
+  static const NoSelectorVerdicts kNoVerdicts;
+  const dra::SelectorVerdicts& verdicts =
+      inputs_->verdicts != nullptr ? *inputs_->verdicts : kNoVerdicts;
+  dra::AllocateOptions options;
+  options.admin_access_allowed =
+      inputs_->admin_namespaces != nullptr && inputs_->admin_namespaces->count(spec.namespace_) > 0;
+  auto result = dra::Allocate(*inputs_->inventory, dra::NodeRef{node.name, node.labels},
+                              std::span<const dra::ResourceClaim* const>(to_allocate),
+                              future ? future_ : now_, verdicts, options);
+  if (!result.ok()) {
+    return FilterResult::Fail(FilterCode::kDeviceClaimError, NoteError(result.status().message()));
+  }
+  if (!result->has_value()) return FilterResult::Fail(FilterCode::kDeviceClaimsUnallocatable);
+  if (out != nullptr) {
+    for (size_t k = 0; k < positions.size(); ++k) {
+      (*out)[positions[k]] = std::move((**result)[k]);
+    }
+  }
+  return FilterResult::Ok();
+}
+
+void DeviceReservations::Apply(StateChange change, TaskId task, const TaskSpec& spec,
+                               const Node& node, int sign) {
+  if (spec.resource_claims.empty()) return;
+  Gather();
+  if (change == StateChange::kEvict) {
+    ReleaseInFuture(spec, sign);
+  } else if (sign > 0) {
+    TakeFor(change, task, spec, node);
+  } else {
+    GiveBack(change, task, spec);
+  }
+}
+
+// The same allocations the filter found for this node on this state. A placement no filter
+// passed (none should) is given nothing, and the daemon does not bind it.
+void DeviceReservations::TakeFor(StateChange change, TaskId task, const TaskSpec& spec,
+                                 const Node& node) {
+  DeviceAllocations allocations;
+  if (!Filter(spec, node, change == StateChange::kPipeline, &allocations).ok()) return;
+  for (size_t i = 0; i < allocations.size(); ++i) {
+    const std::string& key = spec.resource_claims[i];
+    if (allocations[i]) {
+      if (change == StateChange::kAllocate) now_.Add(*allocations[i]);
+      future_.Add(*allocations[i]);
+      session_claims_[key] = SessionClaim{*allocations[i], 1};
+    } else if (auto it = session_claims_.find(key); it != session_claims_.end()) {
+      ++it->second.uses;
+    }
+  }
+  placed_[task] = std::move(allocations);
+}
+
+void DeviceReservations::GiveBack(StateChange change, TaskId task, const TaskSpec& spec) {
+  auto placed = placed_.find(task);
+  if (placed == placed_.end()) return;
+  const DeviceAllocations& allocations = placed->second;
+  for (size_t i = 0; i < allocations.size(); ++i) {
+    const std::string& key = spec.resource_claims[i];
+    if (allocations[i]) {
+      if (change == StateChange::kAllocate) now_.Remove(*allocations[i]);
+      future_.Remove(*allocations[i]);
+      session_claims_.erase(key);
+    } else if (auto it = session_claims_.find(key); it != session_claims_.end()) {
+      --it->second.uses;
+    }
+  }
+  placed_.erase(placed);
+}
+
+// A claim that no pod but the task uses (reserved for it alone, or for nobody) is
+// deallocated when the pod is gone: by the resourceclaim controller, or with the pod for a
+// claim made from a template.
+void DeviceReservations::ReleaseInFuture(const TaskSpec& spec, int sign) const {
+  if (inputs_ == nullptr || inputs_->claims == nullptr) return;
+  for (const std::string& key : spec.resource_claims) {
+    auto it = inputs_->claims->find(key);
+    if (it == inputs_->claims->end() || !it->second.allocation) continue;
+    if (it->second.reserved_for.size() > 1) continue;
+    if (sign > 0) {
+      future_.Remove(*it->second.allocation);
+    } else {
+      future_.Add(*it->second.allocation);
+    }
+  }
+}
+
+const DeviceAllocations* DeviceReservations::AllocationsOf(TaskId task) const {
+  auto it = placed_.find(task);
+  return it == placed_.end() ? nullptr : &it->second;
+}
+
+}  // namespace gantry

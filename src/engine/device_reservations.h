@@ -1,0 +1,86 @@
+// Dynamic Resource Allocation in a session, as kube-scheduler's DynamicResources plugin
+// decides it per node: a task's ResourceClaims (TaskSpec::resource_claims) that are
+// allocated already must be usable on the node (their allocation's node selector), and
+// the others must all be allocatable there together by the structured allocator
+// (engine/dra/allocator.h), with the devices of every claim's allocation taken, and those
+// of the session's earlier placements, as kube-scheduler's in-flight allocations are.
+//
+// DeviceReservations keeps that state for one session: Apply(+1) and its exact undo
+// Apply(-1) keep it in step with the statement's changes (so a gang that is rolled back
+// gives its devices back), and it remembers what each placed task was given, for the
+// decisions. Two views, like the rest of the working state: the devices taken now, and
+// those taken once the tasks being evicted are gone (a pipelined placement's search).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/decisions.h"
+#include "engine/filter.h"
+#include "engine/plugin.h"
+#include "engine/snapshot.h"
+#include "model/cluster.h"
+#include "model/dra.h"
+#include "model/dra_inventory.h"
+
+namespace gantry {
+
+class DeviceReservations {
+ public:
+  // REQUIRES: `inputs` and `cluster` outlive the reservations (a session's snapshot's).
+  void Open(const DeviceInputs& inputs, const ClusterState& cluster) {
+    inputs_ = &inputs;
+    cluster_ = &cluster;
+  }
+
+  // Whether every claim of `spec` can be used on `node`, in the room taken now or (with
+  // `future`) once the tasks being evicted are gone; ok with `*out` (when not null) what
+  // each claim gets. A failure names the claim by its index in spec.resource_claims where
+  // one claim decides it (missing, being deleted, allocated for other nodes), and an
+  // error by its index among errors().
+  FilterResult Filter(const TaskSpec& spec, const Node& node, bool future,
+                      DeviceAllocations* out) const;
+
+  // A change of the session (+1) or its undo (-1). kAllocate takes the devices now and in
+  // the future, kPipeline only in the future; kEvict gives back, in the future, the
+  // devices of the victim's claims that no other pod uses.
+  // REQUIRES: an undo follows the changes made after it undone, as a statement does.
+  void Apply(StateChange change, TaskId task, const TaskSpec& spec, const Node& node, int sign);
+
+  // What the placed task was given, or null when it has no claims or no change placed it.
+  const DeviceAllocations* AllocationsOf(TaskId task) const;
+  // The errors Filter has met (a class that does not exist, a CEL error, a search past
+  // its bound), each once, in the order met.
+  const std::vector<std::string>& errors() const { return errors_; }
+
+ private:
+  // A claim allocated in this session, shared by the tasks that use it.
+  struct SessionClaim {
+    dra::Allocation allocation;
+    int32_t uses = 0;
+  };
+  const dra::Allocation* AllocationOf(const std::string& key,
+                                      const dra::ResourceClaim& claim) const;
+  void Gather() const;
+  uint32_t NoteError(std::string text) const;
+  void TakeFor(StateChange change, TaskId task, const TaskSpec& spec, const Node& node);
+  void GiveBack(StateChange change, TaskId task, const TaskSpec& spec);
+  // The devices of the claims of `spec` that only its task uses: they are free once the
+  // task is gone. `sign` +1 gives them back in the future view, -1 takes them again.
+  void ReleaseInFuture(const TaskSpec& spec, int sign) const;
+
+  const DeviceInputs* inputs_ = nullptr;
+  const ClusterState* cluster_ = nullptr;
+  // Built on first need from every claim's allocation: only sessions with claims pay.
+  mutable bool gathered_ = false;
+  mutable dra::AllocatedState now_;
+  mutable dra::AllocatedState future_;
+  std::unordered_map<std::string, SessionClaim> session_claims_;  // by claim key
+  std::unordered_map<TaskId, DeviceAllocations> placed_;
+  mutable std::vector<std::string> errors_;
+};
+
+}  // namespace gantry

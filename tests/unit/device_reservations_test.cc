@@ -1,0 +1,315 @@
+// Dynamic Resource Allocation in a session (engine/device_reservations.h, asked by the
+// predicates plugin): each pod's claims allocated on its node, devices never given twice in
+// a session, a rolled-back gang giving its devices back, a shared claim allocated once, an
+// allocated claim pinning its pods, the devices of every claim's allocation taken, a
+// victim's devices free for the preemptor once it is gone, and kube-scheduler's words.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/device_reservations.h"
+#include "tests/unit/test_cluster.h"
+#include "tests/unit/test_util.h"
+
+namespace gantry {
+namespace {
+
+using dra::Allocation;
+using dra::AllocationResult;
+using dra::ResourceClaim;
+
+constexpr const char* kDriver = "gpu.example.com";
+constexpr const char* kClassSelector = R"(device.driver == "gpu.example.com")";
+
+// The class's one selector matches every device of kDriver; any other expression is a CEL
+// runtime error, as upstream's for a missing attribute.
+class DriverVerdicts : public dra::SelectorVerdicts {
+ public:
+  Result<bool> Matches(std::string_view expression, const dra::DeviceRef& device) const override {
+    if (expression == kClassSelector) return device.driver == kDriver;
+    return Status::Failed("no such key: " + std::string(expression));
+  }
+};
+
+// The cluster's DRA objects and the snapshot inputs pointing at them.
+struct Devices {
+  std::vector<dra::ResourceSlice> slices;
+  dra::ClaimTable claims;
+  dra::Inventory inventory;
+  DriverVerdicts verdicts;
+
+  void AddNodeGpus(const std::string& node, int count) {
+    dra::ResourceSlice slice;
+    slice.name = node + "-gpus";
+    slice.driver = kDriver;
+    slice.pool = {node, 1, 1};
+    slice.node_selection = dra::NodeSelection{};
+    slice.node_selection->node_name = node;
+    for (int i = 0; i < count; ++i)
+      slice.devices.push_back(dra::Device{"gpu-" + std::to_string(i)});
+    slices.push_back(std::move(slice));
+  }
+  // A claim in namespace "ml" for `count` devices of the class ("" selectors: the class's).
+  std::string AddClaim(const std::string& name, int64_t count = 1,
+                       std::vector<std::string> selectors = {}) {
+    ResourceClaim claim;
+    claim.name_space = "ml";
+    claim.name = name;
+    claim.uid = "uid-" + name;
+    dra::DeviceRequest request;
+    request.name = "gpu";
+    request.exactly = dra::DeviceRequestSpec{};
+    request.exactly->device_class_name = "gpu";
+    request.exactly->count = count;
+    request.exactly->selectors = std::move(selectors);
+    claim.spec.requests.push_back(std::move(request));
+    const std::string key = dra::ClaimKey("ml", name);
+    claims[key] = std::move(claim);
+    return key;
+  }
+  // Marks the claim allocated on `node`'s `device`, reserved for `reserved` pods.
+  void Allocate(const std::string& key, const std::string& node, const std::string& device,
+                int reserved = 1) {
+    Allocation allocation;
+    allocation.results.push_back(AllocationResult{"gpu", kDriver, node, device});
+    allocation.node_selector.emplace();
+    allocation.node_selector->push_back(
+        {SelectorRequirement{std::string(kNodeNameField), SelectorRequirement::Op::kIn, {node}}});
+    ResourceClaim& claim = claims.at(key);
+    claim.allocation = std::move(allocation);
+    claim.reserved_for.clear();
+    for (int i = 0; i < reserved; ++i) {
+      claim.reserved_for.push_back({"", "pods", "p" + std::to_string(i), "u" + std::to_string(i)});
+    }
+  }
+  DeviceInputs Inputs() {
+    inventory = dra::Inventory(slices, {dra::DeviceClass{"gpu", {kClassSelector}, {}, {}}});
+    return DeviceInputs{&inventory, &claims, &verdicts, nullptr};
+  }
+};
+
+TaskSpec Claiming(std::vector<std::string> claims, Milli cpu = 1000) {
+  TaskSpec spec = CpuSpec(cpu);
+  spec.namespace_ = "ml";
+  spec.resource_claims = std::move(claims);
+  return spec;
+}
+
+// A job of one task using `claims`.
+JobId AddClaimJob(ClusterState& c, QueueId q, const std::string& name,
+                  std::vector<std::string> claims, int32_t priority = 0, Milli cpu = 1000) {
+  TaskSpec spec = Claiming(std::move(claims), cpu);
+  spec.priority = priority;
+  return AddJob(c, name, q, spec, 1, 1, priority);
+}
+
+Decisions Run(const ClusterState& c, Devices& devices,
+              const SchedulerConfig& config = SchedulerConfig::Default()) {
+  const Policy policy = MustCompile(config);
+  Snapshot snapshot(c);
+  const DeviceInputs inputs = devices.Inputs();
+  snapshot.set_devices(inputs);
+  return Session(snapshot, policy).Run();
+}
+
+// "task@node[device,...]" for each bind; "=" for a claim allocated before.
+std::string BindsWithDevices(const ClusterState& c, const Decisions& d) {
+  std::string out;
+  for (const BindDecision& b : d.binds) {
+    out += (out.empty() ? "" : " ") + c.task(b.task).name + "@" + c.node(b.node).name + "[";
+    for (size_t i = 0; i < b.devices.size(); ++i) {
+      if (i > 0) out += ";";
+      if (!b.devices[i]) {
+        out += "=";
+        continue;
+      }
+      for (size_t r = 0; r < b.devices[i]->results.size(); ++r) {
+        out += (r > 0 ? "," : "") + b.devices[i]->results[r].device;
+      }
+    }
+    out += "]";
+  }
+  return out;
+}
+
+TEST(DeviceReservations, EachPodsClaimGetsDevicesNoOtherPodHas) {
+  ClusterState c;
+  AddCpuNode(c, "n0", 64000);
+  const QueueId q = AddQueue(c, "q");
+  Devices devices;
+  devices.AddNodeGpus("n0", 2);
+  AddClaimJob(c, q, "a", {devices.AddClaim("a")});
+  AddClaimJob(c, q, "b", {devices.AddClaim("b")});
+  const JobId third = AddClaimJob(c, q, "c", {devices.AddClaim("c")});
+  const Decisions d = Run(c, devices);
+  EXPECT_EQ(BindsWithDevices(c, d), "a-0@n0[gpu-0] b-0@n0[gpu-1]");
+  EXPECT_NE(PendingReasonOf(d, third).find("cannot allocate all claims"), std::string::npos)
+      << PendingReasonOf(d, third);
+  // The allocation is for the node it was made on, as upstream writes it.
+  ASSERT_EQ(d.binds.size(), 2u);
+  const Allocation& first = *d.binds[0].devices[0];
+  ASSERT_TRUE(first.node_selector.has_value());
+  EXPECT_TRUE(SelectorTermsMatch(*first.node_selector, {}, "n0"));
+  EXPECT_FALSE(SelectorTermsMatch(*first.node_selector, {}, "n1"));
+}
+
+TEST(DeviceReservations, OnlyNodesWithTheDevicesAreFeasible) {
+  ClusterState c;
+  AddCpuNode(c, "cpu-only", 64000);
+  AddCpuNode(c, "gpu-node", 64000);
+  const QueueId q = AddQueue(c, "q");
+  Devices devices;
+  devices.AddNodeGpus("gpu-node", 4);
+  AddClaimJob(c, q, "two", {devices.AddClaim("two", 2)});
+  AddClaimJob(c, q, "plain", {});
+  const Decisions d = Run(c, devices);
+  EXPECT_EQ(BindsWithDevices(c, d).find("two-0@gpu-node[gpu-0,gpu-1]"), 0u)
+      << BindsWithDevices(c, d);
+}
+
+// A gang whose members cannot all get devices takes none: the statement's rollback gives
+// back the devices of the members placed before, and a later job gets them.
+TEST(DeviceReservations, ARolledBackGangGivesItsDevicesBack) {
+  ClusterState c;
+  AddCpuNode(c, "n0", 64000);
+  const QueueId q = AddQueue(c, "q");
+  Devices devices;
+  devices.AddNodeGpus("n0", 2);
+  const JobId gang = AddEmptyJob(c, "gang", q, /*min_member=*/3, 0, /*creation=*/1);
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "gang-" + std::to_string(i);
+    Must(c.AddTask(gang, c.AddSpec(Claiming({devices.AddClaim(name)})), name));
+  }
+  const JobId solo = AddEmptyJob(c, "solo", q, 1, 0, /*creation=*/2);
+  Must(c.AddTask(solo, c.AddSpec(Claiming({devices.AddClaim("solo", 2)})), "solo-0"));
+  const Decisions d = Run(c, devices);
+  EXPECT_EQ(BindsWithDevices(c, d), "solo-0@n0[gpu-0,gpu-1]");
+}
+
+// A claim shared by two pods is allocated once, by the first; the second uses it as it is,
+// on a node the allocation reaches.
+TEST(DeviceReservations, ASharedClaimIsAllocatedOnceAndPinsItsPods) {
+  ClusterState c;
+  AddCpuNode(c, "n0", 1500);  // room for one pod each
+  AddCpuNode(c, "n1", 1500);
+  const QueueId q = AddQueue(c, "q");
+  Devices devices;
+  devices.AddNodeGpus("n1", 1);
+  const std::string shared = devices.AddClaim("shared");
+  AddClaimJob(c, q, "first", {shared});
+  const JobId second = AddClaimJob(c, q, "second", {shared});
+  const Decisions d = Run(c, devices);
+  EXPECT_EQ(BindsWithDevices(c, d), "first-0@n1[gpu-0]");
+  // n1 is full, and the claim's allocation reaches n1 alone.
+  EXPECT_NE(PendingReasonOf(d, second).find("resourceclaim not available on the node"),
+            std::string::npos)
+      << PendingReasonOf(d, second);
+
+  // With room on n1, both run there, the claim allocated once.
+  ClusterState roomy;
+  AddCpuNode(roomy, "n0", 64000);
+  AddCpuNode(roomy, "n1", 64000);
+  const QueueId rq = AddQueue(roomy, "q");
+  AddClaimJob(roomy, rq, "first", {shared});
+  AddClaimJob(roomy, rq, "second", {shared});
+  EXPECT_EQ(BindsWithDevices(roomy, Run(roomy, devices)), "first-0@n1[gpu-0] second-0@n1[=]");
+}
+
+TEST(DeviceReservations, AnAllocatedClaimPinsItsPodToTheAllocationsNodes) {
+  ClusterState c;
+  AddCpuNode(c, "n0", 64000);
+  AddCpuNode(c, "n1", 64000);
+  const QueueId q = AddQueue(c, "q");
+  Devices devices;
+  devices.AddNodeGpus("n0", 1);
+  devices.AddNodeGpus("n1", 1);
+  const std::string claim = devices.AddClaim("pinned");
+  devices.Allocate(claim, "n1", "gpu-0", /*reserved=*/0);
+  AddClaimJob(c, q, "p", {claim});
+  EXPECT_EQ(BindsWithDevices(c, Run(c, devices)), "p-0@n1[=]");
+}
+
+// GatherAllocatedState: a device in any claim's allocation is taken, whoever made it and
+// whether or not a pod of this cluster uses the claim.
+TEST(DeviceReservations, DevicesOfEveryClaimsAllocationAreTaken) {
+  ClusterState c;
+  AddCpuNode(c, "n0", 64000);
+  const QueueId q = AddQueue(c, "q");
+  Devices devices;
+  devices.AddNodeGpus("n0", 2);
+  devices.Allocate(devices.AddClaim("elsewhere"), "n0", "gpu-0");
+  AddClaimJob(c, q, "a", {devices.AddClaim("a")});
+  const JobId b = AddClaimJob(c, q, "b", {devices.AddClaim("b")});
+  const Decisions d = Run(c, devices);
+  EXPECT_EQ(BindsWithDevices(c, d), "a-0@n0[gpu-1]");
+  EXPECT_NE(PendingReasonOf(d, b).find("cannot allocate all claims"), std::string::npos);
+}
+
+TEST(DeviceReservations, KubeSchedulersWordsForClaimsThatCannotBeUsed) {
+  ClusterState c;
+  AddCpuNode(c, "n0", 64000);
+  const QueueId q = AddQueue(c, "q");
+  Devices devices;
+  devices.AddNodeGpus("n0", 1);
+  const JobId missing = AddClaimJob(c, q, "missing", {"ml/not-made-yet"});
+  const std::string deleting = devices.AddClaim("deleting");
+  devices.claims.at(deleting).deleting = true;
+  const JobId gone = AddClaimJob(c, q, "gone", {deleting});
+  const JobId error = AddClaimJob(c, q, "error", {devices.AddClaim("bad", 1, {"device.x"})});
+  const Decisions d = Run(c, devices);
+  EXPECT_TRUE(d.binds.empty());
+  EXPECT_NE(PendingReasonOf(d, missing)
+                .find("waiting for dynamic resource controller to create the resourceclaim "
+                      "\"not-made-yet\""),
+            std::string::npos)
+      << PendingReasonOf(d, missing);
+  EXPECT_NE(PendingReasonOf(d, gone).find("resourceclaim \"deleting\" is being deleted"),
+            std::string::npos)
+      << PendingReasonOf(d, gone);
+  EXPECT_NE(PendingReasonOf(d, error).find("error allocating the claims' devices"),
+            std::string::npos)
+      << PendingReasonOf(d, error);
+}
+
+// Without DRA's inputs (a cluster without slices), a pod with claims fits nowhere.
+TEST(DeviceReservations, NoInputsNoNode) {
+  ClusterState c;
+  AddCpuNode(c, "n0", 64000);
+  const QueueId q = AddQueue(c, "q");
+  const JobId job = AddClaimJob(c, q, "p", {"ml/claim"});
+  const Decisions d = RunSession(c);
+  EXPECT_TRUE(d.binds.empty());
+  EXPECT_NE(PendingReasonOf(d, job).find("resourceclaim"), std::string::npos);
+}
+
+// The preemptor gets the victim's device once the victim is gone: its claim, reserved for
+// it alone, is deallocated with it; so the preemptor is pipelined onto it.
+TEST(DeviceReservations, AVictimsDevicesAreFreeOnceItIsGone) {
+  ClusterState c;
+  const NodeId n0 = AddCpuNode(c, "n0", 64000);
+  const QueueId q = AddQueue(c, "q");
+  Devices devices;
+  devices.AddNodeGpus("n0", 1);
+  const std::string held = devices.AddClaim("held");
+  devices.Allocate(held, "n0", "gpu-0");
+  const JobId low = AddClaimJob(c, q, "low", {held}, /*priority=*/1);
+  ASSERT_TRUE(c.Place(c.job(low).tasks[0], n0, {}).ok());
+  const JobId high = AddClaimJob(c, q, "high", {devices.AddClaim("wants")}, /*priority=*/100);
+  SchedulerConfig config = SchedulerConfig::Default();
+  config.actions = {"preempt"};
+  const Decisions d = Run(c, devices, config);
+  ASSERT_EQ(d.evictions.size(), 1u);
+  EXPECT_EQ(d.evictions[0].job, low);
+  ASSERT_EQ(d.pipelined.size(), 1u);
+  EXPECT_EQ(d.pipelined[0].job, high);
+
+  // A victim whose claim another pod shares frees nothing: no eviction helps.
+  devices.Allocate(held, "n0", "gpu-0", /*reserved=*/2);
+  const Decisions shared = Run(c, devices, config);
+  EXPECT_TRUE(shared.evictions.empty());
+  EXPECT_TRUE(shared.pipelined.empty());
+}
+
+}  // namespace
+}  // namespace gantry
