@@ -89,7 +89,9 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
                               std::span<const dra::ResourceClaim* const>(to_allocate),
                               future ? future_ : now_, verdicts, options);
   if (!result.ok()) {
-    return FilterResult::Fail(FilterCode::kDeviceClaimError, NoteError(result.status().message()));
+    const uint32_t error = NoteError(result.status().message());
+    error_of_claims_.emplace(spec.resource_claims.front(), error);
+    return FilterResult::Fail(FilterCode::kDeviceClaimError, error);
   }
   if (!result->has_value()) return FilterResult::Fail(FilterCode::kDeviceClaimsUnallocatable);
   if (out != nullptr) {
@@ -164,6 +166,12 @@ void DeviceReservations::ReleaseInFuture(const TaskSpec& spec, int sign) const {
       future_.Add(*it->second.allocation);
     }
   }
+}
+
+const std::string* DeviceReservations::ErrorFor(const TaskSpec& spec) const {
+  if (spec.resource_claims.empty()) return nullptr;
+  auto it = error_of_claims_.find(spec.resource_claims.front());
+  return it == error_of_claims_.end() ? nullptr : &errors_[it->second];
 }
 
 const DeviceAllocations* DeviceReservations::AllocationsOf(TaskId task) const {

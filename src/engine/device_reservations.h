@@ -55,6 +55,9 @@ class DeviceReservations {
   // The errors Filter has met (a class that does not exist, a CEL error, a search past
   // its bound), each once, in the order met.
   const std::vector<std::string>& errors() const { return errors_; }
+  // The error met allocating the claims of `spec` (kube-scheduler fails the pod's whole
+  // attempt with it), or null.
+  const std::string* ErrorFor(const TaskSpec& spec) const;
 
  private:
   // A claim allocated in this session, shared by the tasks that use it.
@@ -81,6 +84,8 @@ class DeviceReservations {
   std::unordered_map<std::string, SessionClaim> session_claims_;  // by claim key
   std::unordered_map<TaskId, DeviceAllocations> placed_;
   mutable std::vector<std::string> errors_;
+  // By a spec's first claim (a pod's own, mostly): the index of its error in errors_.
+  mutable std::unordered_map<std::string, uint32_t> error_of_claims_;
 };
 
 }  // namespace gantry

@@ -9,6 +9,7 @@ namespace {
 ResourceId MaxResourceOf(const Node& node) {
   ResourceId max_id = 0;
   for (const auto& e : node.allocatable.entries()) max_id = std::max(max_id, e.id);
+  for (const auto& e : node.device_capacity.entries()) max_id = std::max(max_id, e.id);
   for (const auto& e : node.used.entries()) max_id = std::max(max_id, e.id);
   return max_id;
 }
@@ -25,6 +26,12 @@ void FillNode(const Node& node, NodeId id, NodeTable* t) {
   std::fill(row, row + t->resource_count, 0);
   std::fill(allocatable, allocatable + t->resource_count, 0);
   for (const auto& e : node.allocatable.entries()) {
+    row[e.id] += e.amount;
+    allocatable[e.id] += e.amount;
+  }
+  // What its DRA devices count as: the tasks that use them have it in `used`
+  // (ClusterState::Accounted), so the row stays what is free of the node's whole.
+  for (const auto& e : node.device_capacity.entries()) {
     row[e.id] += e.amount;
     allocatable[e.id] += e.amount;
   }

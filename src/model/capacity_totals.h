@@ -17,7 +17,7 @@ namespace gantry {
 
 class CapacityTotals {
  public:
-  // Adds (sign +1) or takes away (-1) a live node's allocatable.
+  // Adds (sign +1) or takes away (-1) a live node's allocatable and device capacity.
   void Count(const Node& node, int sign);
 
   // The sum of every live node's allocatable, each amount capped at kMilliMax (memory in

@@ -217,6 +217,8 @@ ResourceVector ClusterState::Accounted(const TaskSpec& spec, int32_t n_gpus,
                                        int32_t gpu_milli_each) {
   ResourceVector out = spec.requests;
   out.Set(kGpu, static_cast<Milli>(n_gpus) * gpu_milli_each);
+  if (!spec.device_requests.empty()) [[unlikely]]
+    out.Add(spec.device_requests);
   return out;
 }
 

@@ -301,7 +301,7 @@ class ClusterState {
   // its milli, or its memory over the largest device of an allowed model; 1000 for whole.
   int32_t EstimatedGpuShare(const GpuRequest& gpu) const;
   // What a task placed with `gpu_milli_each` on `n_gpus` devices counts against its
-  // queue: its requests plus the GPU milli.
+  // queue: its requests plus the GPU milli, plus what its DRA devices count as.
   static ResourceVector Accounted(const TaskSpec& spec, int32_t n_gpus, int32_t gpu_milli_each);
 
   // ---- Dataset locality (issue 13, model/datasets.h).

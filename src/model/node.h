@@ -82,6 +82,13 @@ struct Node {
   // key cannot be split into namespace and name. Neither is part of the shape class: only
   // a scorer reads them.
   std::vector<std::string> cached_datasets;
+  // ---- Dynamic Resource Allocation: what its DRA devices count as in the cluster's
+  // capacity for queues (the configured map from DeviceClass to resource name: a
+  // gpu.nvidia.com device as 1000 milli of nvidia.com/gpu). Never in `allocatable`: the
+  // kubelet does not publish them there, and DeviceReservations checks the devices. The
+  // engine's node table counts it in the node's room, as the tasks using the devices have
+  // it in `used`.
+  ResourceVector device_capacity;
 };
 
 }  // namespace gantry

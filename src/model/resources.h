@@ -2,8 +2,8 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <initializer_list>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,7 +53,9 @@ class ResourceNameTable {
 // The process's table (made on first use, never destroyed: ids outlive every static).
 ResourceNameTable& ProcessResourceNames();
 // Its names (append-only; see Interner).
-inline Interner& ResourceNames() { return ProcessResourceNames().names(); }
+inline Interner& ResourceNames() {
+  return ProcessResourceNames().names();
+}
 // Interns a name the program itself spells (a constant, a test). Unchecked: input goes
 // through InternResourceName.
 ResourceId InternResource(std::string_view name);

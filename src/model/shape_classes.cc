@@ -34,7 +34,7 @@ ShapeClassTable::NodeShape ShapeClassTable::ShapeOf(const Node& node) const {
   // tests/unit/shape_class_test.cc checks them against the node alone.
   [[maybe_unused]] const auto& [name, allocatable, labels, taints, gpus, unschedulable, csi, mig,
                                 numa, removed, topology, shape_class, used, task_count,
-                                cached_datasets] = node;
+                                cached_datasets, device_capacity] = node;
   // Not in the key, and why:
   //  - csi: its drivers' limits and attachments are read by nodevolumelimits' FilterDynamic;
   //  - numa: its zones are read by the numa plugin's FilterDynamic and score (each GPU's
@@ -43,7 +43,9 @@ ShapeClassTable::NodeShape ShapeClassTable::ShapeOf(const Node& node) const {
   //  - topology: read by the gang topology search and the topology scorer, per node;
   //  - shape_class, used, task_count: the class itself and usage (dynamic);
   //  - cached_datasets: read only by the datalocality scorer, per node;
-  //  - name: read only through matchFields, as the label kNodeNameField below.
+  //  - name: read only through matchFields, as the label kNodeNameField below;
+  //  - device_capacity: read only by the cluster's capacity totals (DRA devices are
+  //    checked per node by DeviceReservations, dynamically).
   NodeShape shape;
   shape.allocatable = allocatable;
   // The read labels, looked up from whichever side is shorter: specs read few keys, and

@@ -70,8 +70,8 @@ class Result {
 }  // namespace gantry
 
 // Returns the status from the enclosing function when it is not ok.
-#define GANTRY_RETURN_IF_ERROR(expr)        \
-  do {                                      \
-    ::gantry::Status _st = (expr);          \
-    if (!_st.ok()) return _st;              \
+#define GANTRY_RETURN_IF_ERROR(expr) \
+  do {                               \
+    ::gantry::Status _st = (expr);   \
+    if (!_st.ok()) return _st;       \
   } while (0)

@@ -42,7 +42,7 @@ size_t TaskSpecHash::operator()(const TaskSpec& spec) const {
   for (const AttachableVolume& v : spec.attachable_volumes) h.Add(v.driver).Add(v.handle);
   h.Add(static_cast<uint64_t>(spec.inline_disks.size()));
   for (const InlineDisk& d : spec.inline_disks) h.Add(d.key);
-  h.Add(spec.resource_claims);
+  h.Add(spec.resource_claims).Add(spec.device_requests);
   h.Add(static_cast<uint64_t>(spec.numa.guaranteed));
   h.Add(static_cast<uint64_t>(spec.numa.containers.size()));
   for (const NumaContainer& c : spec.numa.containers) {

@@ -104,6 +104,12 @@ struct TaskSpec {
   // allocated already where the node can use it) before it binds. A claim made from a
   // template has a name of its own per pod, so such pods are specs of their own.
   std::vector<std::string> resource_claims;
+  // What its claims' devices count against its queue, by the configured map from
+  // DeviceClass to resource name (a gpu.nvidia.com device as 1000 milli of nvidia.com/gpu,
+  // so that queue weights, guarantees and capabilities written in GPUs apply). Counted with
+  // `requests` by queues and jobs (ClusterState::Accounted), never checked against a
+  // node's allocatable: DeviceReservations checks the devices themselves.
+  ResourceVector device_requests;
   // What the kubelet's topology manager aligns on a node that has NUMA nodes (model/numa.h):
   // its QoS class and, when it has several, its containers.
   NumaDemand numa;

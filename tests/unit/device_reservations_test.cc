@@ -46,8 +46,11 @@ struct Devices {
     slice.pool = {node, 1, 1};
     slice.node_selection = dra::NodeSelection{};
     slice.node_selection->node_name = node;
-    for (int i = 0; i < count; ++i)
-      slice.devices.push_back(dra::Device{"gpu-" + std::to_string(i)});
+    for (int i = 0; i < count; ++i) {
+      dra::Device device;
+      device.name = "gpu-" + std::to_string(i);
+      slice.devices.push_back(std::move(device));
+    }
     slices.push_back(std::move(slice));
   }
   // A claim in namespace "ml" for `count` devices of the class ("" selectors: the class's).
@@ -72,7 +75,12 @@ struct Devices {
   void Allocate(const std::string& key, const std::string& node, const std::string& device,
                 int reserved = 1) {
     Allocation allocation;
-    allocation.results.push_back(AllocationResult{"gpu", kDriver, node, device});
+    AllocationResult result;
+    result.request = "gpu";
+    result.driver = kDriver;
+    result.pool = node;
+    result.device = device;
+    allocation.results.push_back(std::move(result));
     allocation.node_selector.emplace();
     allocation.node_selector->push_back(
         {SelectorRequirement{std::string(kNodeNameField), SelectorRequirement::Op::kIn, {node}}});
@@ -80,7 +88,8 @@ struct Devices {
     claim.allocation = std::move(allocation);
     claim.reserved_for.clear();
     for (int i = 0; i < reserved; ++i) {
-      claim.reserved_for.push_back({"", "pods", "p" + std::to_string(i), "u" + std::to_string(i)});
+      claim.reserved_for.push_back(
+          dra::ConsumerReference{"", "pods", "p" + std::to_string(i), "u" + std::to_string(i)});
     }
   }
   DeviceInputs Inputs() {
@@ -104,8 +113,8 @@ JobId AddClaimJob(ClusterState& c, QueueId q, const std::string& name,
   return AddJob(c, name, q, spec, 1, 1, priority);
 }
 
-Decisions Run(const ClusterState& c, Devices& devices,
-              const SchedulerConfig& config = SchedulerConfig::Default()) {
+Decisions RunWithDevices(const ClusterState& c, Devices& devices,
+                         const SchedulerConfig& config = SchedulerConfig::Default()) {
   const Policy policy = MustCompile(config);
   Snapshot snapshot(c);
   const DeviceInputs inputs = devices.Inputs();
@@ -142,7 +151,7 @@ TEST(DeviceReservations, EachPodsClaimGetsDevicesNoOtherPodHas) {
   AddClaimJob(c, q, "a", {devices.AddClaim("a")});
   AddClaimJob(c, q, "b", {devices.AddClaim("b")});
   const JobId third = AddClaimJob(c, q, "c", {devices.AddClaim("c")});
-  const Decisions d = Run(c, devices);
+  const Decisions d = RunWithDevices(c, devices);
   EXPECT_EQ(BindsWithDevices(c, d), "a-0@n0[gpu-0] b-0@n0[gpu-1]");
   EXPECT_NE(PendingReasonOf(d, third).find("cannot allocate all claims"), std::string::npos)
       << PendingReasonOf(d, third);
@@ -163,7 +172,7 @@ TEST(DeviceReservations, OnlyNodesWithTheDevicesAreFeasible) {
   devices.AddNodeGpus("gpu-node", 4);
   AddClaimJob(c, q, "two", {devices.AddClaim("two", 2)});
   AddClaimJob(c, q, "plain", {});
-  const Decisions d = Run(c, devices);
+  const Decisions d = RunWithDevices(c, devices);
   EXPECT_EQ(BindsWithDevices(c, d).find("two-0@gpu-node[gpu-0,gpu-1]"), 0u)
       << BindsWithDevices(c, d);
 }
@@ -183,7 +192,7 @@ TEST(DeviceReservations, ARolledBackGangGivesItsDevicesBack) {
   }
   const JobId solo = AddEmptyJob(c, "solo", q, 1, 0, /*creation=*/2);
   Must(c.AddTask(solo, c.AddSpec(Claiming({devices.AddClaim("solo", 2)})), "solo-0"));
-  const Decisions d = Run(c, devices);
+  const Decisions d = RunWithDevices(c, devices);
   EXPECT_EQ(BindsWithDevices(c, d), "solo-0@n0[gpu-0,gpu-1]");
 }
 
@@ -199,7 +208,7 @@ TEST(DeviceReservations, ASharedClaimIsAllocatedOnceAndPinsItsPods) {
   const std::string shared = devices.AddClaim("shared");
   AddClaimJob(c, q, "first", {shared});
   const JobId second = AddClaimJob(c, q, "second", {shared});
-  const Decisions d = Run(c, devices);
+  const Decisions d = RunWithDevices(c, devices);
   EXPECT_EQ(BindsWithDevices(c, d), "first-0@n1[gpu-0]");
   // n1 is full, and the claim's allocation reaches n1 alone.
   EXPECT_NE(PendingReasonOf(d, second).find("resourceclaim not available on the node"),
@@ -213,7 +222,8 @@ TEST(DeviceReservations, ASharedClaimIsAllocatedOnceAndPinsItsPods) {
   const QueueId rq = AddQueue(roomy, "q");
   AddClaimJob(roomy, rq, "first", {shared});
   AddClaimJob(roomy, rq, "second", {shared});
-  EXPECT_EQ(BindsWithDevices(roomy, Run(roomy, devices)), "first-0@n1[gpu-0] second-0@n1[=]");
+  EXPECT_EQ(BindsWithDevices(roomy, RunWithDevices(roomy, devices)),
+            "first-0@n1[gpu-0] second-0@n1[=]");
 }
 
 TEST(DeviceReservations, AnAllocatedClaimPinsItsPodToTheAllocationsNodes) {
@@ -227,7 +237,7 @@ TEST(DeviceReservations, AnAllocatedClaimPinsItsPodToTheAllocationsNodes) {
   const std::string claim = devices.AddClaim("pinned");
   devices.Allocate(claim, "n1", "gpu-0", /*reserved=*/0);
   AddClaimJob(c, q, "p", {claim});
-  EXPECT_EQ(BindsWithDevices(c, Run(c, devices)), "p-0@n1[=]");
+  EXPECT_EQ(BindsWithDevices(c, RunWithDevices(c, devices)), "p-0@n1[=]");
 }
 
 // GatherAllocatedState: a device in any claim's allocation is taken, whoever made it and
@@ -241,7 +251,7 @@ TEST(DeviceReservations, DevicesOfEveryClaimsAllocationAreTaken) {
   devices.Allocate(devices.AddClaim("elsewhere"), "n0", "gpu-0");
   AddClaimJob(c, q, "a", {devices.AddClaim("a")});
   const JobId b = AddClaimJob(c, q, "b", {devices.AddClaim("b")});
-  const Decisions d = Run(c, devices);
+  const Decisions d = RunWithDevices(c, devices);
   EXPECT_EQ(BindsWithDevices(c, d), "a-0@n0[gpu-1]");
   EXPECT_NE(PendingReasonOf(d, b).find("cannot allocate all claims"), std::string::npos);
 }
@@ -257,7 +267,7 @@ TEST(DeviceReservations, KubeSchedulersWordsForClaimsThatCannotBeUsed) {
   devices.claims.at(deleting).deleting = true;
   const JobId gone = AddClaimJob(c, q, "gone", {deleting});
   const JobId error = AddClaimJob(c, q, "error", {devices.AddClaim("bad", 1, {"device.x"})});
-  const Decisions d = Run(c, devices);
+  const Decisions d = RunWithDevices(c, devices);
   EXPECT_TRUE(d.binds.empty());
   EXPECT_NE(PendingReasonOf(d, missing)
                 .find("waiting for dynamic resource controller to create the resourceclaim "
@@ -269,6 +279,9 @@ TEST(DeviceReservations, KubeSchedulersWordsForClaimsThatCannotBeUsed) {
       << PendingReasonOf(d, gone);
   EXPECT_NE(PendingReasonOf(d, error).find("error allocating the claims' devices"),
             std::string::npos)
+      << PendingReasonOf(d, error);
+  // The error itself, as upstream's Filter reports it.
+  EXPECT_NE(PendingReasonOf(d, error).find("no such key: device.x"), std::string::npos)
       << PendingReasonOf(d, error);
 }
 
@@ -298,7 +311,7 @@ TEST(DeviceReservations, AVictimsDevicesAreFreeOnceItIsGone) {
   const JobId high = AddClaimJob(c, q, "high", {devices.AddClaim("wants")}, /*priority=*/100);
   SchedulerConfig config = SchedulerConfig::Default();
   config.actions = {"preempt"};
-  const Decisions d = Run(c, devices, config);
+  const Decisions d = RunWithDevices(c, devices, config);
   ASSERT_EQ(d.evictions.size(), 1u);
   EXPECT_EQ(d.evictions[0].job, low);
   ASSERT_EQ(d.pipelined.size(), 1u);
@@ -306,9 +319,47 @@ TEST(DeviceReservations, AVictimsDevicesAreFreeOnceItIsGone) {
 
   // A victim whose claim another pod shares frees nothing: no eviction helps.
   devices.Allocate(held, "n0", "gpu-0", /*reserved=*/2);
-  const Decisions shared = Run(c, devices, config);
+  const Decisions shared = RunWithDevices(c, devices, config);
   EXPECT_TRUE(shared.evictions.empty());
   EXPECT_TRUE(shared.pipelined.empty());
+}
+
+// Queues count DRA devices as the resource they stand for (TaskSpec::device_requests, and
+// Node::device_capacity in the cluster's capacity): a queue capped at one GPU runs one pod
+// with a one-GPU claim, though the node has room for two.
+TEST(DeviceReservations, QueuesCountDevicesAsTheResourceTheyStandFor) {
+  ClusterState c;
+  Node node;
+  node.name = "n0";
+  node.allocatable = ResourceVector{{kCpu, 64000}, {kMemory, 64 * kGi}};
+  node.device_capacity = ResourceVector{{kGpu, 2 * kGpuMilliWhole}};
+  Must(c.AddNode(std::move(node)));
+  EXPECT_EQ(c.capacity().Get(kGpu), 2 * kGpuMilliWhole);
+  const QueueId capped = AddQueue(c, "capped", 1, {}, ResourceVector{{kGpu, kGpuMilliWhole}});
+  Devices devices;
+  devices.AddNodeGpus("n0", 2);
+  for (const char* name : {"a", "b"}) {
+    TaskSpec spec = Claiming({devices.AddClaim(name)});
+    spec.device_requests = ResourceVector{{kGpu, kGpuMilliWhole}};
+    AddJob(c, name, capped, spec, 1);
+  }
+  const Decisions d = RunWithDevices(c, devices);
+  EXPECT_EQ(BindsWithDevices(c, d), "a-0@n0[gpu-0]");
+
+  // Without the cap both run: the node's room for them is its device capacity.
+  ClusterState open;
+  Node twin;
+  twin.name = "n0";
+  twin.allocatable = ResourceVector{{kCpu, 64000}, {kMemory, 64 * kGi}};
+  twin.device_capacity = ResourceVector{{kGpu, 2 * kGpuMilliWhole}};
+  Must(open.AddNode(std::move(twin)));
+  const QueueId q = AddQueue(open, "q");
+  for (const char* name : {"a", "b"}) {
+    TaskSpec spec = Claiming({dra::ClaimKey("ml", name)});
+    spec.device_requests = ResourceVector{{kGpu, kGpuMilliWhole}};
+    AddJob(open, name, q, spec, 1);
+  }
+  EXPECT_EQ(BindsWithDevices(open, RunWithDevices(open, devices)), "a-0@n0[gpu-0] b-0@n0[gpu-1]");
 }
 
 }  // namespace

@@ -125,13 +125,23 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
 
   // Which volume (or provisioning) each bound task's delayed claims got, for the daemon
   // to write before it binds the pod.
-  // And what each bound task's claims were allocated.
-  void OnSessionClose(const Session& /*s*/, Decisions* out) const override {
+  // And what each bound task's claims were allocated; a pending job whose claims met an
+  // error (a CEL error, a class that does not exist) says it, in upstream's words.
+  void OnSessionClose(const Session& s, Decisions* out) const override {
     if (!claims_) return;
     for (BindDecision& b : out->binds) {
       auto it = volume_choices_.find(b.task);
       if (it != volume_choices_.end()) b.volumes = it->second;
       if (const DeviceAllocations* devices = devices_.AllocationsOf(b.task)) b.devices = *devices;
+    }
+    if (devices_.errors().empty()) return;
+    for (PendingJob& pending : out->pending) {
+      for (TaskId task : s.cluster().job(pending.job).tasks) {
+        if (const std::string* error = devices_.ErrorFor(s.cluster().spec_of(task))) {
+          pending.reason += "; allocating its claims' devices failed: " + *error;
+          break;
+        }
+      }
     }
   }
 
