@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/device_objects.h"
 #include "engine/explain.h"
 #include "engine/session.h"
 #include "explain/explanation_json.h"
@@ -23,6 +24,18 @@ std::string GpuList(const std::vector<int32_t>& gpus) {
   return out.empty() ? "-" : out;
 }
 
+// A bind's devices: its GPU indexes, then the DRA devices its claims were given.
+std::string DevicesOf(const BindDecision& b) {
+  std::string out = b.gpus.empty() ? "" : GpuList(b.gpus);
+  for (const std::optional<dra::Allocation>& claim : b.devices) {
+    if (!claim) continue;
+    for (const dra::AllocationResult& result : claim->results) {
+      out += (out.empty() ? "" : ",") + result.pool + "/" + result.device;
+    }
+  }
+  return out.empty() ? "-" : out;
+}
+
 void PrintTable(const Scenario& s, const Decisions& d,
                 const std::vector<PendingExplanation>& explanations) {
   const ClusterState& c = s.cluster;
@@ -31,7 +44,7 @@ void PrintTable(const Scenario& s, const Decisions& d,
   std::printf("\n%-24s %-32s %-20s %s\n", "JOB", "TASK", "NODE", "GPUS");
   for (const BindDecision& b : d.binds) {
     std::printf("%-24s %-32s %-20s %s\n", c.job(b.job).name.c_str(), c.task(b.task).name.c_str(),
-                c.node(b.node).name.c_str(), GpuList(b.gpus).c_str());
+                c.node(b.node).name.c_str(), DevicesOf(b).c_str());
   }
   if (d.binds.empty()) std::printf("(no binds)\n");
   for (const EvictDecision& e : d.evictions) {
@@ -60,7 +73,8 @@ void PrintTable(const Scenario& s, const Decisions& d,
 }  // namespace
 
 int RunSchedule(const ScheduleOptions& options) {
-  auto scenario = LoadScenario(options.scenario);
+  const ApiDeviceObjectReader device_objects;
+  auto scenario = LoadScenario(options.scenario, &device_objects);
   if (!scenario.ok()) {
     std::fprintf(stderr, "gantry schedule: %s\n", scenario.status().message().c_str());
     return 2;
@@ -72,6 +86,9 @@ int RunSchedule(const ScheduleOptions& options) {
     return 2;
   }
   Snapshot snapshot(scenario->cluster);
+  const RunVerdicts verdicts;
+  const DeviceInputs devices = scenario->devices.Inputs(verdicts.get());
+  if (!scenario->devices.empty()) snapshot.set_devices(devices);
   Session session(snapshot, *policy);
   Decisions decisions = session.Run();
   // Scenarios are small: every pending job is explained (and expect.explain checks it).

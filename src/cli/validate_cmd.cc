@@ -1,7 +1,8 @@
 // gantry validate: checks, offline, what gantry would read: its own configuration (a
 // file, or the config.yaml of a ConfigMap) and the objects it schedules by (pods,
-// PodGroups of both APIs, Queues, PriorityClasses, nodes). Other kinds only need an
-// apiVersion, a kind and a name.
+// PodGroups of both APIs, Queues, PriorityClasses, nodes, and DRA's DeviceClasses,
+// ResourceSlices, ResourceClaims, ResourceClaimTemplates and DeviceTaintRules). Other kinds
+// only need an apiVersion, a kind and a name.
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -9,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "daemon/config.h"
+#include "k8s/dra_objects.h"
 #include "k8s/json_text.h"
 #include "k8s/objects.h"
 #include "k8s/yaml_json.h"
@@ -82,6 +84,15 @@ std::string CheckObject(const json& o, const std::string& where,
   if (kind == "Pod" && api == "v1") return message(k8s::ParsePod(o).status());
   if (kind == "Node" && api == "v1") return message(k8s::ParseNode(o).status());
   if (kind == "PriorityClass") return message(k8s::ParsePriorityClass(o).status());
+  if (api.rfind("resource.k8s.io/", 0) == 0) {
+    if (kind == "DeviceClass") return message(k8s::DecodeDeviceClass(o).status());
+    if (kind == "ResourceSlice") return message(k8s::DecodeResourceSlice(o).status());
+    if (kind == "ResourceClaim") return message(k8s::DecodeResourceClaim(o).status());
+    if (kind == "ResourceClaimTemplate") {
+      return message(k8s::DecodeResourceClaimTemplate(o).status());
+    }
+    if (kind == "DeviceTaintRule") return message(k8s::DecodeDeviceTaintRule(o).status());
+  }
   if (kind == "PodGroup") {
     if (api.rfind("scheduling.volcano.sh/", 0) == 0) {
       return message(k8s::ParsePodGroup(o, k8s::GroupApi::kVolcano).status());

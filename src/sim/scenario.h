@@ -12,6 +12,7 @@
 
 #include "engine/config.h"
 #include "model/cluster.h"
+#include "sim/scenario_devices.h"
 #include "sim/scenario_snapshot.h"
 
 namespace gantry {
@@ -28,6 +29,9 @@ struct ScenarioExpectations {
   // holds none of them (for spreading, where the count per node is the point).
   std::map<std::string, std::map<std::string, int32_t>> node_counts;
   std::map<std::string, std::vector<int32_t>> gpus;  // task -> device indexes
+  // task -> the DRA devices its claims were given, "pool/device" in the order of its
+  // claims and their results (a claim allocated before gives none).
+  std::map<std::string, std::vector<std::string>> devices;
   // task -> the physical GPU of each of its MIG devices (mixed strategy), once the
   // session's binds are applied to the cluster.
   std::map<std::string, std::vector<int32_t>> mig_gpus;
@@ -52,6 +56,7 @@ struct Scenario {
   std::string source;  // file name, for messages
   SchedulerConfig config;
   ClusterState cluster;
+  ScenarioDevices devices;  // DRA's objects (`dra:`)
   ScenarioExpectations expect;
   // A snapshot's recent arrivals (sim/scenario_snapshot.h); its profile is the cluster's.
   ScenarioSnapshot snapshot;

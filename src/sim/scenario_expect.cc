@@ -13,10 +13,10 @@ namespace gantry {
 
 Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const ClusterState& cluster,
                          ScenarioExpectations* out) {
-  GANTRY_RETURN_IF_ERROR(
-      r.Map(expect, "expect",
-            {"placed", "pending", "onNodes", "nodeCounts", "gpus", "placedInQueue", "placedOnNode",
-             "evicted", "deserved", "spans", "migGpus", "numaZones", "evictionReason", "explain"}));
+  GANTRY_RETURN_IF_ERROR(r.Map(expect, "expect",
+                               {"placed", "pending", "onNodes", "nodeCounts", "gpus",
+                                "placedInQueue", "placedOnNode", "evicted", "deserved", "spans",
+                                "migGpus", "numaZones", "evictionReason", "explain", "devices"}));
   out->present = true;
   auto check_job = [&](const YAML::Node& key, const std::string& field) -> Status {
     if (cluster.FindJob(key.Scalar()) == kNone) {
@@ -156,6 +156,29 @@ Status ParseExpectations(const YamlReader& r, const YAML::Node& expect, const Cl
     return Status::Ok();
   };
   if (expect["gpus"]) GANTRY_RETURN_IF_ERROR(task_indexes("gpus", &out->gpus));
+  // expect.devices: task -> the DRA devices its claims were given ("pool/device").
+  if (const YAML::Node& map = expect["devices"]) {
+    if (!map.IsMap())
+      return r.Error(map, "expect.devices", "expected a mapping of task to devices");
+    for (const auto& kv : map) {
+      const std::string task = kv.first.Scalar();
+      const std::string field = "expect.devices." + task;
+      if (task_names.empty()) {
+        for (const Task& t : cluster.tasks()) task_names.insert(t.name);
+      }
+      if (!task_names.count(task)) {
+        return r.Error(kv.first, field, "unknown task " + QuoteForMessage(task));
+      }
+      GANTRY_RETURN_IF_ERROR(r.List(kv.second, field));
+      auto& list = out->devices[task];
+      for (size_t k = 0; k < kv.second.size(); ++k) {
+        std::string device;
+        GANTRY_RETURN_IF_ERROR(
+            r.String(kv.second[k], field + "[" + std::to_string(k) + "]", &device));
+        list.push_back(std::move(device));
+      }
+    }
+  }
   if (expect["migGpus"]) GANTRY_RETURN_IF_ERROR(task_indexes("migGpus", &out->mig_gpus));
   if (expect["numaZones"]) {
     GANTRY_RETURN_IF_ERROR(task_indexes("numaZones", &out->numa_zones, /*min=*/-1));
@@ -326,6 +349,30 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
     if (describe(got) != describe(want)) {
       unmet.push_back("job " + job + ": expected per node " + describe(want) + ", got " +
                       describe(got));
+    }
+  }
+  std::map<std::string, std::vector<std::string>> devices_of;
+  for (const BindDecision& b : decisions.binds) {
+    std::vector<std::string>& names = devices_of[c.task(b.task).name];
+    for (const std::optional<dra::Allocation>& claim : b.devices) {
+      if (!claim) continue;
+      for (const dra::AllocationResult& result : claim->results) {
+        names.push_back(result.pool + "/" + result.device);
+      }
+    }
+  }
+  auto device_list = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const std::string& name : v) out += (out.empty() ? "" : ",") + name;
+    return "[" + out + "]";
+  };
+  for (const auto& [task, want] : scenario.expect.devices) {
+    if (!devices_of.count(task)) {
+      unmet.push_back("task " + task + ": expected DRA devices " + device_list(want) +
+                      ", but it was not bound");
+    } else if (devices_of[task] != want) {
+      unmet.push_back("task " + task + ": expected DRA devices " + device_list(want) + ", got " +
+                      device_list(devices_of[task]));
     }
   }
   for (const auto& [task, want] : scenario.expect.gpus) {

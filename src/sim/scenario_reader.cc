@@ -340,7 +340,8 @@ Status ParseRunning(const YamlReader& r, const YAML::Node& running, ClusterState
 
 }  // namespace
 
-Result<Scenario> ParseScenario(const std::string& text, const std::string& source) {
+Result<Scenario> ParseScenario(const std::string& text, const std::string& source,
+                               const DeviceObjectReader* devices) {
   YamlReader r(source);
   auto loaded = ParseYamlNode(text, source);
   if (!loaded.ok()) return loaded.status();
@@ -350,7 +351,7 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
       r.Map(root, "",
             {"name", "config", "topologyKeys", "hyperNodes", "nodes", "namespaces", "queues",
              "jobs", "running", "disruptionBudgets", "recentDefragmentEvictions", "expect",
-             "datasets", "snapshot", "profile", "arrivals"}));
+             "datasets", "snapshot", "profile", "arrivals", "dra"}));
   Scenario s;
   s.source = source;
   s.name = source;
@@ -370,6 +371,8 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   }
   if (root["datasets"]) GANTRY_RETURN_IF_ERROR(ParseDatasets(r, root["datasets"], &s.cluster));
   if (root["queues"]) GANTRY_RETURN_IF_ERROR(ParseQueues(r, root["queues"], &s.cluster));
+  if (root["dra"])
+    GANTRY_RETURN_IF_ERROR(ParseScenarioDevices(r, root["dra"], devices, &s.devices));
   if (root["jobs"]) GANTRY_RETURN_IF_ERROR(ParseJobs(r, root["jobs"], &s.cluster));
   if (root["running"]) GANTRY_RETURN_IF_ERROR(ParseRunning(r, root["running"], &s.cluster));
   if (root["disruptionBudgets"]) {
@@ -412,10 +415,10 @@ Status ParseQueueFile(const std::string& text, const std::string& source, Cluste
   return ParseQueues(r, root["queues"], cluster);
 }
 
-Result<Scenario> LoadScenario(const std::string& path) {
+Result<Scenario> LoadScenario(const std::string& path, const DeviceObjectReader* devices) {
   auto text = ReadInputFile(path);
   if (!text.ok()) return text.status();
-  return ParseScenario(*text, path);
+  return ParseScenario(*text, path, devices);
 }
 
 }  // namespace gantry

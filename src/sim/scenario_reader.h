@@ -17,9 +17,11 @@
 namespace gantry {
 
 // Reads and validates a scenario file. Errors say "FILE:LINE:COLUMN: FIELD: what".
-Result<Scenario> LoadScenario(const std::string& path);
+// `devices` reads its DRA objects (sim/scenario_devices.h); null refuses a file with some.
+Result<Scenario> LoadScenario(const std::string& path, const DeviceObjectReader* devices = nullptr);
 // The same from text; `source` names it in errors.
-Result<Scenario> ParseScenario(const std::string& text, const std::string& source);
+Result<Scenario> ParseScenario(const std::string& text, const std::string& source,
+                               const DeviceObjectReader* devices = nullptr);
 
 // What a queue file may set of the replay's configuration (the policies come from
 // --policy): unset fields leave the policy's own.

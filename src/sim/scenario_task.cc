@@ -1,6 +1,10 @@
 #include "sim/scenario_task.h"
 
+#include <algorithm>
+
+#include "model/dra_inventory.h"
 #include "model/limits.h"
+#include "model/quote.h"
 #include "sim/pod_spec_reader.h"
 #include "sim/scenario_datasets.h"
 #include "sim/scenario_mig.h"
@@ -25,18 +29,41 @@ Status ParsePreemptionPolicy(const YamlReader& r, const YAML::Node& n, const std
   return Status::Ok();
 }
 
+namespace {
+
+// `claims: [name, ...]`: the task's ResourceClaims (sim/scenario_devices.h), in its
+// namespace, as a pod names them in spec.resourceClaims[].resourceClaimName: every
+// replica uses the same claims.
+Status ReadClaims(const YamlReader& r, const YAML::Node& node, const std::string& field,
+                  TaskSpec* spec) {
+  GANTRY_RETURN_IF_ERROR(r.List(node, field));
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string f = field + "[" + std::to_string(i) + "]";
+    std::string name;
+    GANTRY_RETURN_IF_ERROR(r.Name(node[i], f, &name));
+    std::string key = dra::ClaimKey(spec->namespace_, name);
+    if (std::find(spec->resource_claims.begin(), spec->resource_claims.end(), key) !=
+        spec->resource_claims.end()) {
+      return r.Error(node[i], f, "the task names claim " + QuoteForMessage(name) + " twice");
+    }
+    spec->resource_claims.push_back(std::move(key));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string& f,
                      int32_t job_priority, PreemptionPolicy job_policy, TaskSpec* spec,
                      int64_t* replicas) {
-  GANTRY_RETURN_IF_ERROR(
-      r.Map(t, f, {"role",        "replicas",         "requests",
-                   "gpuFraction", "gpuMemoryMiB",     "gpuModels",
-                   "priority",    "preemptionPolicy", "nodeSelector",
-                   "tolerations", "nodeAffinity",     "namespace",
-                   "labels",      "affinity",         "topologySpreadConstraints",
-                   "ports",       "volumes",          "inlineDisks",
-                   "guaranteed",  "containers",       "datasets",
-                   "movable"}));  // movable: read by ParseJobs (it is the task's, not the spec's)
+  GANTRY_RETURN_IF_ERROR(r.Map(
+      t, f,
+      {"role",         "replicas",  "requests",         "gpuFraction",  "gpuMemoryMiB",
+       "gpuModels",    "priority",  "preemptionPolicy", "nodeSelector", "tolerations",
+       "nodeAffinity", "namespace", "labels",           "affinity",     "topologySpreadConstraints",
+       "ports",        "volumes",   "inlineDisks",      "guaranteed",   "containers",
+       "datasets",     "claims",    "movable"}));  // movable: read by ParseJobs (it is the task's,
+                                                   // not the spec's)
   spec->role = "task";
   if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
   *replicas = 1;
@@ -142,6 +169,7 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
   if (t["volumes"]) {
     GANTRY_RETURN_IF_ERROR(ReadScenarioVolumes(r, pod, t["volumes"], f + ".volumes", spec));
   }
+  if (t["claims"]) GANTRY_RETURN_IF_ERROR(ReadClaims(r, t["claims"], f + ".claims", spec));
   if (t["datasets"]) {
     GANTRY_RETURN_IF_ERROR(ParseDatasetNames(r, t["datasets"], f + ".datasets", spec->namespace_,
                                              kMaxDatasetsPerTask, &spec->datasets));
