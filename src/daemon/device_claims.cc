@@ -66,6 +66,8 @@ bool ReservedFor(const dra::ResourceClaim& claim, const std::string& uid) {
 
 DeviceClaims::DeviceClaims() : cel_(std::make_unique<Cel>()) {}
 DeviceClaims::~DeviceClaims() = default;
+DeviceClaims::DeviceClaims(DeviceClaims&&) noexcept = default;
+DeviceClaims& DeviceClaims::operator=(DeviceClaims&&) noexcept = default;
 
 bool DeviceClaims::HasCel() {
 #if GANTRY_DRA_CEL

@@ -47,8 +47,9 @@ class DeviceClaims {
  public:
   DeviceClaims();
   ~DeviceClaims();
-  DeviceClaims(const DeviceClaims&) = delete;
-  DeviceClaims& operator=(const DeviceClaims&) = delete;
+  // Movable, with the cache that owns it (the selector cache stays where it is).
+  DeviceClaims(DeviceClaims&&) noexcept;
+  DeviceClaims& operator=(DeviceClaims&&) noexcept;
 
   // Whether this build evaluates CEL selectors (GANTRY_DRA_CEL).
   static bool HasCel();
