@@ -1,8 +1,11 @@
 // The ApiWriter's DRA writes before a bind, as kube-scheduler's DynamicResources PreBind
-// makes them (k8s.io/kubernetes pkg/scheduler/framework/plugins/dynamicresources): the
-// claim's delete-protection finalizer (an update of the claim), then its allocation and
-// the pod in status.reservedFor (an update of its status), each conditional on the
-// resourceVersion read and retried, re-read, on a conflict. Undone on any failure.
+// makes them (k8s.io/kubernetes pkg/scheduler/framework/plugins/dynamicresources, v1.37.2):
+// with an allocation to write, the claim's delete-protection finalizer (an update of the
+// claim); then its allocation, its allocationTimestamp where it has none, and the pod in
+// status.reservedFor (an update of its status), each conditional on the resourceVersion
+// read and retried, re-read, on a conflict. Undone on any failure: the reservation, and
+// (further than kube-scheduler's Unreserve, which leaves deallocation to a later cycle) the
+// allocation written and the finalizer added, once no pod holds the claim.
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -86,7 +89,8 @@ std::string ApiWriter::WriteClaims(const BindRequest& r, std::vector<ClaimWritte
         why = "it is being deleted";
         break;
       }
-      if (!HasFinalizer(claim)) {
+      // The finalizer goes on with an allocation (a claim allocated already has it).
+      if (c.allocation && !HasFinalizer(claim)) {
         json& finalizers = claim["metadata"]["finalizers"];
         if (!finalizers.is_array()) finalizers = json::array();
         finalizers.push_back(std::string(dra::kClaimFinalizer));
@@ -136,6 +140,12 @@ std::string ApiWriter::WriteClaims(const BindRequest& r, std::vector<ClaimWritte
       if (!allocate && reserved_already) {
         done = true;
         break;
+      }
+      // As kube-scheduler 1.37 does (DRADeviceBindingConditions and
+      // DRAResourceClaimDeviceStatus are on by default): the allocation's time, once.
+      if (!allocation.contains("allocationTimestamp") ||
+          allocation["allocationTimestamp"].is_null()) {
+        allocation["allocationTimestamp"] = NowRfc3339();
       }
       auto put = client_.Request("PUT", path + "/status", k8s::JsonText(claim));
       if (!put.ok()) {

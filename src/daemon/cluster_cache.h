@@ -148,10 +148,8 @@ class ClusterCache {
   void OnResourceSlice(k8s::EventType type, const nlohmann::json& object);
   void OnResourceClaim(k8s::EventType type, const nlohmann::json& object);
   void OnDeviceTaintRule(k8s::EventType type, const nlohmann::json& object);
-  // What a session's Snapshot needs of DRA (Snapshot::set_devices). Valid until the next
-  // change of the cache.
+  // What a session's Snapshot needs of DRA, valid until the cache next changes.
   DeviceInputs DeviceInputsForSession() { return devices_.Inputs(); }
-  const DeviceClaims& device_claims() const { return devices_; }
 
   // ---- A session's decisions (cluster_cache_assume.cc, cluster_cache_evictions.cc).
   // Records a session's binds as assumed (they count at once) and returns them to send.

@@ -311,11 +311,13 @@ std::vector<ClaimWrite> DeviceClaims::Assume(const std::string& key, const k8s::
   for (size_t i = 0; i < spec.resource_claims.size(); ++i) {
     const std::string& claim_key = spec.resource_claims[i];
     dra::ResourceClaim claim = table_.at(claim_key);
-    if (decision.devices[i]) claim.allocation = *decision.devices[i];
+    if (decision.devices[i]) {
+      claim.allocation = *decision.devices[i];
+      claim.has_finalizer = true;
+    }
     if (!ReservedFor(claim, pod.meta.uid)) {
       claim.reserved_for.push_back({"", "pods", pod.meta.name, pod.meta.uid});
     }
-    claim.has_finalizer = true;
     writes.push_back({claim.name_space, claim.name, claim.uid, decision.devices[i]});
     // A claim shared by two pods of one session: the later assumption holds both.
     assumed_[claim_key] = AssumedClaim{key, pod.meta.uid, std::move(claim)};

@@ -154,6 +154,8 @@ void ExpectClaimsWrittenForTheBoundPods(const Outcome& out, const std::string& n
               json::parse(R"({"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name",
                   "operator": "In", "values": [")" +
                           node + R"("]}]}]})"));
+    // kube-scheduler 1.37 stamps the allocation (for binding conditions' timeout).
+    EXPECT_TRUE(status["allocation"].contains("allocationTimestamp")) << claim.dump();
     ASSERT_TRUE(status.contains("reservedFor")) << claim.dump();
     ASSERT_EQ(status["reservedFor"].size(), 1u);
     EXPECT_EQ(status["reservedFor"][0]["resource"], "pods");
@@ -182,8 +184,9 @@ TEST(Dra, TwoDevicesForThreeClaimsBindTwoPodsWithTheirClaimsWrittenFirst) {
 }
 
 // The same case for kube-scheduler (the reference) and gantry, each on a node of its own:
-// both bind two pods and leave the third waiting with the same words, and write the
-// claims alike (the same fields of the allocation, the reservation and the finalizer).
+// both bind two pods and leave the third waiting saying "cannot allocate all claims", and
+// write the claims alike (the same fields of the allocation, the reservation and the
+// finalizer).
 TEST(Dra, SideBySideWithKubeScheduler) {
   const std::string test = "dra-sbs";
   ASSERT_TRUE(Env().StartKubeScheduler("kube-reference").ok());
@@ -207,11 +210,126 @@ TEST(Dra, SideBySideWithKubeScheduler) {
     }
     json out = json::parse(text);
     out["devices"]["results"][0].erase("device");
+    if (out.contains("allocationTimestamp")) out["allocationTimestamp"] = "TIME";
     return out;
   };
   EXPECT_EQ(shape(ours, test + "-gantry-0"), shape(theirs, test + "-kube-0"));
   std::cout << "kube-scheduler: " << PodScheduledMessage(theirs.pods.at(theirs.waiting[0])) << "\n"
             << "gantry:         " << PodScheduledMessage(ours.pods.at(ours.waiting[0])) << "\n";
+}
+
+// A pod of two claims whose second cannot be written (a ValidatingAdmissionPolicy refuses
+// its status update): it is not bound, and what was written of the first claim (finalizer,
+// allocation, reservation) is taken back; the failure is said in an event.
+TEST(Dra, AClaimThatCannotBeWrittenKeepsThePodUnboundAndUndoesTheOthers) {
+  const std::string test = "dra-undo";
+  const std::string node = test + "-node-0";
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  auto policy =
+      Env().Call("POST", "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+                 {{"apiVersion", "admissionregistration.k8s.io/v1"},
+                  {"kind", "ValidatingAdmissionPolicy"},
+                  {"metadata", {{"name", test}}},
+                  {"spec",
+                   {{"failurePolicy", "Fail"},
+                    {"matchConstraints",
+                     {{"resourceRules",
+                       {{{"apiGroups", {"resource.k8s.io"}},
+                         {"apiVersions", {"v1"}},
+                         {"operations", {"UPDATE"}},
+                         {"resources", {"resourceclaims/status"}}}}}}},
+                    {"validations",
+                     {{{"expression", "object.metadata.namespace != '" + test +
+                                          "' || object.metadata.name != 'claim-b'"},
+                       {"message", "claim-b may not be allocated"}}}}}}});
+  ASSERT_TRUE(policy.ok()) << policy.status().message();
+  auto binding =
+      Env().Call("POST", "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+                 {{"apiVersion", "admissionregistration.k8s.io/v1"},
+                  {"kind", "ValidatingAdmissionPolicyBinding"},
+                  {"metadata", {{"name", test}}},
+                  {"spec", {{"policyName", test}, {"validationActions", {"Deny"}}}}});
+  ASSERT_TRUE(binding.ok()) << binding.status().message();
+  auto created = Env().CreateNode(node, 0, "8", "16Gi", {{"gantry-test", node}});
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  auto slice =
+      Env().Call("POST", std::string(kResource) + "/resourceslices",
+                 {{"apiVersion", "resource.k8s.io/v1"},
+                  {"kind", "ResourceSlice"},
+                  {"metadata", {{"name", node + "-gpus"}}},
+                  {"spec",
+                   {{"driver", "gpu.example.com"},
+                    {"pool", {{"name", node}, {"generation", 1}, {"resourceSliceCount", 1}}},
+                    {"nodeName", node},
+                    {"devices", {{{"name", "gpu-0"}}, {{"name", "gpu-1"}}}}}}});
+  ASSERT_TRUE(slice.ok()) << slice.status().message();
+  auto cls = Env().Call("POST", std::string(kResource) + "/deviceclasses",
+                        {{"apiVersion", "resource.k8s.io/v1"},
+                         {"kind", "DeviceClass"},
+                         {"metadata", {{"name", test + "-gpu"}}},
+                         {"spec", json::object()}});
+  ASSERT_TRUE(cls.ok()) << cls.status().message();
+  for (const char* claim : {"claim-a", "claim-b"}) {
+    auto c = Env().Call(
+        "POST", std::string(kResource) + "/namespaces/" + test + "/resourceclaims",
+        {{"apiVersion", "resource.k8s.io/v1"},
+         {"kind", "ResourceClaim"},
+         {"metadata", {{"name", claim}}},
+         {"spec",
+          {{"devices",
+            {{"requests",
+              {{{"name", "gpu"}, {"exactly", {{"deviceClassName", test + "-gpu"}}}}}}}}}}});
+    ASSERT_TRUE(c.ok()) << c.status().message();
+  }
+  // The API server's admission has the policy once it refuses claim-b's status.
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] {
+        auto b = Env().Call("GET", ClaimPath(test, "claim-b"));
+        if (!b.ok()) return false;
+        auto put = Env().Call("PUT", ClaimPath(test, "claim-b") + "/status", *b);
+        return !put.ok() &&
+               put.status().message().find("may not be allocated") != std::string::npos;
+      },
+      seconds(20), std::chrono::milliseconds(200)));
+  json pod = ClaimPod(test, "p", "claim-a", "gantry-" + test, node);
+  pod["spec"]["resourceClaims"].push_back({{"name", "gpu-b"}, {"resourceClaimName", "claim-b"}});
+  pod["spec"]["containers"][0]["resources"]["claims"].push_back({{"name", "gpu-b"}});
+  ASSERT_TRUE(Env().Apply(pod).ok());
+
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  auto failed_binding = [&] {
+    auto events = Env().Call("GET", "/api/v1/namespaces/" + test + "/events");
+    if (!events.ok()) return false;
+    for (const json& e : (*events)["items"]) {
+      if (e.value("reason", "") == "FailedBinding" &&
+          e.value("message", "").find("claim-b may not be allocated") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  };
+  ASSERT_TRUE(TestEnv::WaitFor(failed_binding, seconds(30))) << daemon.Log();
+  // Between the retries (after a backoff that doubles), both claims are as they were made.
+  auto undone = [&] {
+    for (const char* name : {"claim-a", "claim-b"}) {
+      auto c = Env().Call("GET", ClaimPath(test, name));
+      if (!c.ok()) return false;
+      const json status = c->value("status", json::object());
+      const json finalizers = (*c)["metadata"].value("finalizers", json::array());
+      if (status.contains("allocation") || status.contains("reservedFor") || !finalizers.empty()) {
+        return false;
+      }
+    }
+    return true;
+  };
+  EXPECT_TRUE(TestEnv::WaitFor(undone, seconds(10))) << daemon.Log();
+  auto p = Env().Call("GET", "/api/v1/namespaces/" + test + "/pods/p");
+  ASSERT_TRUE(p.ok());
+  EXPECT_FALSE((*p)["spec"].contains("nodeName")) << "bound although claim-b was not written";
+  (void)Env().Call(
+      "DELETE", "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/" + test);
+  (void)Env().Call("DELETE",
+                   "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/" + test);
 }
 
 }  // namespace
