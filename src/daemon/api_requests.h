@@ -4,12 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "engine/decisions.h"
 #include "k8s/workloads.h"
+#include "model/dra.h"
 
 namespace gantry {
 
@@ -26,6 +28,16 @@ inline const char* GroupApiVersion(k8s::GroupApi api) {
                                              : "scheduling.volcano.sh/v1beta1";
 }
 
+// One of a pod's ResourceClaims to write before its bind, as kube-scheduler's
+// DynamicResources PreBind does: the delete-protection finalizer, the allocation a session
+// made (none when the claim was allocated already) and the pod in status.reservedFor.
+struct ClaimWrite {
+  std::string namespace_;  // the claim's (the pod's)
+  std::string name;
+  std::string uid;  // the claim's as the session saw it: a claim made again is not written
+  std::optional<dra::Allocation> allocation;
+};
+
 // A bind to send: the pod, where, and the GPU devices to write on it first (shared GPUs).
 struct BindRequest {
   std::string namespace_;
@@ -35,6 +47,8 @@ struct BindRequest {
   std::vector<int32_t> gpus;
   bool write_devices = false;
   std::string job;  // its job's key, for messages
+  // Its DRA claims, all written before the bind; none written, no bind.
+  std::vector<ClaimWrite> claims;
 };
 
 // An eviction to ask for (policy/v1 Eviction, which PodDisruptionBudgets may refuse).

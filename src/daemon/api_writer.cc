@@ -152,6 +152,20 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return result;
   };
+  // DRA: no bind may get ahead of its claims (the kubelet refuses a pod whose claims are
+  // not allocated and reserved for it).
+  std::vector<ClaimWritten> claims_written;
+  if (!r.claims.empty()) {
+    std::string why = WriteClaims(r, &claims_written, &status);
+    if (!why.empty()) {
+      UndoClaims(r, claims_written);
+      return finish(false, status == 409, std::move(why));
+    }
+  }
+  auto failed = [&](bool conflict, std::string error) {
+    UndoClaims(r, claims_written);
+    return finish(false, conflict, std::move(error));
+  };
   if (r.write_devices) {
     // The uid makes the patch fail (409) should the name now belong to another pod.
     json patch = {
@@ -160,12 +174,11 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
           {"annotations", {{k8s::kGpuDevicesAnnotation, k8s::FormatDeviceList(r.gpus)}}}}}};
     auto response =
         client_.Request("PATCH", PodPath(r.namespace_, r.name), k8s::JsonText(patch), kMergePatch);
-    if (!response.ok()) return finish(false, false, response.status().message());
+    if (!response.ok()) return failed(false, response.status().message());
     status = response->status;
     if (!response->ok()) {
-      return finish(
-          false, response->status == 409,
-          "writing " + std::string(k8s::kGpuDevicesAnnotation) + ": " + response->Describe());
+      return failed(response->status == 409, "writing " + std::string(k8s::kGpuDevicesAnnotation) +
+                                                 ": " + response->Describe());
     }
   }
   json binding = {{"apiVersion", "v1"},
@@ -174,10 +187,9 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
                   {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", r.node}}}};
   auto response =
       client_.Request("POST", PodPath(r.namespace_, r.name) + "/binding", k8s::JsonText(binding));
-  if (!response.ok()) return finish(false, false, response.status().message());
+  if (!response.ok()) return failed(false, response.status().message());
   status = response->status;
-  if (!response->ok())
-    return finish(false, response->status == 409, "binding: " + response->Describe());
+  if (!response->ok()) return failed(response->status == 409, "binding: " + response->Describe());
   return finish(true, false, "");
 }
 

@@ -87,6 +87,22 @@ class ApiWriter {
 
  private:
   BindResult DoBind(const BindRequest& request);
+  // kube-scheduler's DynamicResources PreBind (api_writer_claims.cc): each claim of the pod
+  // gets the delete-protection finalizer, the allocation the session made and the pod in
+  // status.reservedFor, each write conditional on the resourceVersion read, re-read and
+  // retried on a conflict. Returns "" once all are written, else why (*status: the API
+  // server's answer, 0 when none came); *written says what was, for UndoClaims.
+  struct ClaimWritten {
+    size_t index = 0;  // in BindRequest::claims
+    bool finalizer = false;
+    bool allocation = false;
+    bool reservation = false;
+  };
+  std::string WriteClaims(const BindRequest& request, std::vector<ClaimWritten>* written,
+                          int* status);
+  // Takes back what WriteClaims wrote, last first, as far as it can: the reservation, the
+  // allocation once no pod holds the claim, then the finalizer.
+  void UndoClaims(const BindRequest& request, const std::vector<ClaimWritten>& written);
   EvictResult DoEvict(const EvictRequest& request);
   VolumeWriteResult DoWriteVolumes(const VolumeWrites& writes);
   void Check(const Result<k8s::Response>& response, const std::string& what);

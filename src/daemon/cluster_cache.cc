@@ -88,6 +88,22 @@ void ClusterCache::OnSpreadOwner(k8s::SpreadOwnerKind kind, k8s::EventType type,
   Apply(spreading_.OnOwner(kind, type, object));
 }
 
+void ClusterCache::OnDeviceClass(k8s::EventType type, const nlohmann::json& object) {
+  Apply(devices_.OnDeviceClass(type, object));
+}
+
+void ClusterCache::OnResourceSlice(k8s::EventType type, const nlohmann::json& object) {
+  Apply(devices_.OnResourceSlice(type, object));
+}
+
+void ClusterCache::OnResourceClaim(k8s::EventType type, const nlohmann::json& object) {
+  Apply(devices_.OnResourceClaim(type, object));
+}
+
+void ClusterCache::OnDeviceTaintRule(k8s::EventType type, const nlohmann::json& object) {
+  Apply(devices_.OnDeviceTaintRule(type, object));
+}
+
 // ---------------------------------------------------------------------------------------
 // Specs
 
@@ -161,7 +177,9 @@ ClusterCache::Sizes ClusterCache::sizes() const {
   s.services = spreading.services;
   s.spread_owners = spreading.spread_owners;
   s.spread_index = spreading.spread_index;
-  s.component_records = volumes.pods + spreading.pods + evictions_.pods() + status_.remembered();
+  const DeviceClaims::Sizes devices = devices_.sizes();
+  s.component_records = volumes.pods + spreading.pods + evictions_.pods() + status_.remembered() +
+                        devices.pods + devices.assumed;
   return s;
 }
 

@@ -13,10 +13,12 @@
 // - StatusReporter (status_reporter.h): what was last written of pods' and PodGroups'
 //   status, and which jobs changed since;
 // - NodeTopology (node_topology.h): the topology levels, HyperNodes and NodeResourceTopology
-//   objects, which give nodes their places.
-// A pod to place is resolved by the components in turn (ResolveSpec: volumes, then default
-// spreading); the first that keeps it pending says why. docs/architecture.md has the path
-// of a pod from the watch to its bind.
+//   objects, which give nodes their places;
+// - DeviceClaims (device_claims.h): DRA's DeviceClasses, ResourceSlices, ResourceClaims and
+//   DeviceTaintRules; a pod's claims, and the allocations assumed until they are written.
+// A pod to place is resolved by the components in turn (ResolveSpec: volumes, then DRA
+// claims, then default spreading); the first that keeps it pending says why. docs/architecture.md
+// has the path of a pod from the watch to its bind.
 //
 // What becomes what:
 // - a Node is a node (GPUs from nvidia.com/gpu, model and memory from GPU feature
@@ -61,6 +63,7 @@
 #include "daemon/cluster_cache_records.h"
 #include "daemon/cluster_counts.h"
 #include "daemon/default_spreading.h"
+#include "daemon/device_claims.h"
 #include "daemon/eviction_tracker.h"
 #include "daemon/node_topology.h"
 #include "daemon/pending_reasons.h"
@@ -140,9 +143,18 @@ class ClusterCache {
   void OnNodeResourceTopology(k8s::EventType type, const nlohmann::json& object);
   void OnService(k8s::EventType type, const nlohmann::json& object);
   void OnSpreadOwner(k8s::SpreadOwnerKind kind, k8s::EventType type, const nlohmann::json& object);
+  // DRA (resource.k8s.io/v1): see DeviceClaims.
+  void OnDeviceClass(k8s::EventType type, const nlohmann::json& object);
+  void OnResourceSlice(k8s::EventType type, const nlohmann::json& object);
+  void OnResourceClaim(k8s::EventType type, const nlohmann::json& object);
+  void OnDeviceTaintRule(k8s::EventType type, const nlohmann::json& object);
+  // What a session's Snapshot needs of DRA, valid until the cache next changes.
+  DeviceInputs DeviceInputsForSession() { return devices_.Inputs(); }
 
   // ---- A session's decisions (cluster_cache_assume.cc, cluster_cache_evictions.cc).
   // Records a session's binds as assumed (they count at once) and returns them to send.
+  // A pod's DRA allocations are assumed too, and its bind carries the claim writes to do
+  // before it (BindRequest::claims); a failed bind forgets them (BindFailed).
   // A pod with delayed claims is not among them: its volume writes are queued
   // (TakeVolumeWrites), and it is bound once its claims are (TakeReadyBinds), or after
   // `now` plus the volume bind timeout it is given up on (ExpireVolumeBindings).
@@ -291,6 +303,7 @@ class ClusterCache {
   EvictionTracker evictions_;
   StatusReporter status_;
   NodeTopology topology_;
+  DeviceClaims devices_;
   std::optional<ArrivalProfile> arrival_profile_;  // none: off
 
   // Pods and jobs, and the ids ClusterState gave them.

@@ -17,6 +17,7 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
   // which must not sync pods whose tasks the decisions name).
   VolumeBinder::Touched touched;
   std::vector<std::string> failed;  // pods whose volume choice could not be assumed
+  Resync forgotten;                 // DRA claims whose assumption was taken back
   for (const BindDecision& b : decisions.binds) {
     const std::string key = pod_of_task_[b.task];
     auto it = pods_.find(key);
@@ -30,11 +31,21 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
       continue;
     }
     const bool delayed = !spec.delayed_claims.empty();
+    // Its DRA claims: allocated and reserved as the session decided, assumed until the
+    // writes done before its bind are seen (or fail).
+    std::string why;
+    std::vector<ClaimWrite> claim_writes = devices_.Assume(key, pod.info, b, spec, &why);
+    if (!why.empty()) {
+      Problem({"v1", "Pod", pod.info.meta.namespace_, pod.info.meta.name, pod.info.meta.uid,
+               "Warning", "InternalError", "decision could not be applied: " + why});
+      continue;
+    }
     Status placed = state_.Place(b.task, b.node, b.gpus);
     if (!placed.ok()) {
       // The engine decided on this very state, so this is a bug; say so and skip.
       Problem({"v1", "Pod", pod.info.meta.namespace_, pod.info.meta.name, pod.info.meta.uid,
                "Warning", "InternalError", "decision could not be applied: " + placed.message()});
+      forgotten.Add(devices_.Forget(key));
       continue;
     }
     pod.assumed = true;
@@ -49,6 +60,7 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
     r.gpus = b.gpus;
     r.write_devices = pod.info.spec.gpu.shared();
     r.job = pod.job_key;
+    r.claims = std::move(claim_writes);
     // Bound once its delayed claims are, as kube-scheduler's PreBind waits for them.
     if (delayed) {
       const std::string why = volumes_.Assume(key, b, spec, std::move(r), now, &touched);
@@ -70,6 +82,7 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
   }
   for (const std::string& key : claimants) UpdateClaimUse(key);
   Apply(volumes_.ResyncAfterAssume(touched, state_));
+  Apply(forgotten);
   return out;
 }
 
@@ -77,6 +90,9 @@ double ClusterCache::BindFailed(const std::string& namespace_, const std::string
                                 const std::string& uid, double now) {
   const std::string key = namespace_ + "/" + name;
   auto it = pods_.find(key);
+  // What was assumed of its DRA claims goes (the writer undid what it wrote).
+  if (it == pods_.end() || it->second.info.meta.uid == uid) Apply(devices_.Forget(key));
+  it = pods_.find(key);
   if (it == pods_.end() || it->second.info.meta.uid != uid || !it->second.assumed) return 0;
   PodRecord& pod = it->second;
   pod.assumed = false;

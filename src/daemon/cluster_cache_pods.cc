@@ -144,6 +144,12 @@ bool ClusterCache::ResolveSpec(PodRecord& pod, const std::string& key, TaskSpec*
     spreading_.Unresolve(key);
     return false;
   }
+  pod.resolve_problem = Bounded(devices_.Resolve(pod.info, spec), kMaxMessage);
+  pod.resolve_kind = PendingKind::kOther;
+  if (!pod.resolve_problem.empty()) {
+    spreading_.Unresolve(key);
+    return false;
+  }
   pod.resolve_problem = Bounded(spreading_.Resolve(key, pod.info, spec), kMaxMessage);
   pod.resolve_kind = PendingKind::kInvalid;
   return pod.resolve_problem.empty();
@@ -263,6 +269,7 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
     WaitFor(pod, key, "");
     LeaveJob(pod);
     Apply(volumes_.ForgetPod(key, state_));
+    Apply(devices_.ForgetPod(key));
     spreading_.ForgetPod(key);
     evictions_.ForgetPod(key);
     status_.ForgetPod(key);
@@ -283,6 +290,7 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
   pod.info = std::move(decoded).value();
   pod.problem = Bounded(std::move(problem), kMaxMessage);
   volumes_.TrackPod(key, pod.info);
+  devices_.TrackPod(key, pod.info);
   spreading_.TrackPod(key, pod.info, Ours(pod.info));
   if (!pod.info.node_name.empty() && pod.assumed) {
     pod.assumed = false;

@@ -133,10 +133,12 @@ void ClusterCache::OnNamespace(k8s::EventType type, const json& object) {
   if (!meta.ok()) return;
   if (type == k8s::EventType::kDeleted) {
     state_.RemoveNamespace(meta->name);
+    devices_.OnNamespace(meta->name, nullptr);
     return;
   }
-  state_.SetNamespaceLabels(meta->name,
-                            k8s::LabelsOf(k8s::Field(k8s::Field(object, "metadata"), "labels")));
+  Labels labels = k8s::LabelsOf(k8s::Field(k8s::Field(object, "metadata"), "labels"));
+  devices_.OnNamespace(meta->name, &labels);
+  state_.SetNamespaceLabels(meta->name, std::move(labels));
 }
 
 }  // namespace gantry

@@ -251,6 +251,8 @@ void Scheduler::RunCycle() {
   // The shapes that arrived, for the scorers that pack against the workload (fgd, gantry).
   cache_.state().SetWorkloadProfile(cache_.ProfileAt(static_cast<double>(options.now)));
   Snapshot snapshot(cache_.state(), &node_table_);
+  // DRA's devices and claims, as the cache holds them with the allocations assumed.
+  snapshot.set_devices(cache_.DeviceInputsForSession());
   options.seed = seed_++;
   // Explanations (for /api/explain) at most once a second: they cost a search per task of
   // the jobs they explain.

@@ -28,6 +28,12 @@ const std::vector<WatchSource>& WatchSources() {
       {WatchKind::kVolumeAttachment, "/apis/storage.k8s.io/v1/volumeattachments"},
       {WatchKind::kCsiDriver, "/apis/storage.k8s.io/v1/csidrivers"},
       {WatchKind::kStorageCapacity, "/apis/storage.k8s.io/v1/csistoragecapacities"},
+      // Dynamic Resource Allocation, where the API server serves resource.k8s.io/v1
+      // (DeviceTaintRules where their feature is on).
+      {WatchKind::kDeviceClass, "/apis/resource.k8s.io/v1/deviceclasses"},
+      {WatchKind::kResourceSlice, "/apis/resource.k8s.io/v1/resourceslices"},
+      {WatchKind::kDeviceTaintRule, "/apis/resource.k8s.io/v1/devicetaintrules"},
+      {WatchKind::kResourceClaim, "/apis/resource.k8s.io/v1/resourceclaims"},
       // What default topology spreading selects a pod's peers by.
       {WatchKind::kService, "/api/v1/services"},
       {WatchKind::kReplicationController, "/api/v1/replicationcontrollers"},
@@ -111,6 +117,18 @@ void ApplyWatchObject(ClusterCache& cache, WatchKind kind, k8s::EventType type,
       break;
     case WatchKind::kDisruptionBudget:
       cache.OnDisruptionBudget(type, object);
+      break;
+    case WatchKind::kDeviceClass:
+      cache.OnDeviceClass(type, object);
+      break;
+    case WatchKind::kResourceSlice:
+      cache.OnResourceSlice(type, object);
+      break;
+    case WatchKind::kResourceClaim:
+      cache.OnResourceClaim(type, object);
+      break;
+    case WatchKind::kDeviceTaintRule:
+      cache.OnDeviceTaintRule(type, object);
       break;
   }
 }

@@ -36,6 +36,10 @@ enum class WatchKind {
   kHyperNode,
   kNodeResourceTopology,
   kFluidDataset,
+  kDeviceClass,
+  kResourceSlice,
+  kResourceClaim,
+  kDeviceTaintRule,
 };
 
 struct WatchSource {

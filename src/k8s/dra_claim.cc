@@ -294,6 +294,26 @@ Status ReadStatus(const json& object, const std::string& where, const RequestNam
           ReadResult((*results)[i], Index(Child(here, "devices.results"), i), names, &result));
       a.results.push_back(std::move(result));
     }
+    // The configuration copied from the classes and the claim (source FromClass,
+    // FromClaim), for the requests each names.
+    const json* configs = nullptr;
+    GANTRY_RETURN_IF_ERROR(
+        List(devices_or_null, "config", Child(here, "devices"), 2 * kMaxConfigs, &configs));
+    for (size_t i = 0; i < configs->size(); ++i) {
+      const std::string at_config = Index(Child(here, "devices.config"), i);
+      const json& c = (*configs)[i];
+      dra::AllocationConfig config;
+      GANTRY_RETURN_IF_ERROR(OpaqueConfig(c, at_config, &config.driver, &config.parameters_json));
+      std::string source;
+      GANTRY_RETURN_IF_ERROR(RequiredString(c, "source", at_config, kMaxDnsLabel, &source));
+      if (source != "FromClass" && source != "FromClaim") {
+        return Status::Invalid(Child(at_config, "source") + ": \"" + KeyText(source) +
+                               "\" is not FromClass or FromClaim");
+      }
+      config.from_class = source == "FromClass";
+      GANTRY_RETURN_IF_ERROR(ReadRequestRefs(c, "requests", at_config, names, &config.requests));
+      a.config.push_back(std::move(config));
+    }
     const json& selector = Field(*allocation, "nodeSelector");
     if (!selector.is_null()) {
       NodeSelectorTerms terms;

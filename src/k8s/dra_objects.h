@@ -39,6 +39,12 @@ Result<dra::DeviceClass> DecodeDeviceClass(const nlohmann::json& object);
 // nodeName, nodeSelector, allNodes).
 Result<dra::ResourceSlice> DecodeResourceSlice(const nlohmann::json& object);
 Result<dra::ResourceClaim> DecodeResourceClaim(const nlohmann::json& object);
+// A claim's status.allocation as kube-scheduler writes it (the encoder beside the decoders,
+// dra_allocation_json.cc): devices.results, devices.config (source FromClass or FromClaim),
+// nodeSelector, allocationTimestamp. DecodeResourceClaim reads back what it writes.
+// Consumed capacities are written with qualified names (the model keeps no other form).
+nlohmann::json EncodeAllocation(const dra::Allocation& allocation);
+
 Result<dra::ResourceClaimTemplate> DecodeResourceClaimTemplate(const nlohmann::json& object);
 Result<dra::DeviceTaintRule> DecodeDeviceTaintRule(const nlohmann::json& object);
 

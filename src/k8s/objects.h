@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "k8s/dra_objects.h"
 #include "k8s/object_meta.h"
 #include "k8s/pod_rules.h"
 #include "k8s/resource_list.h"
@@ -71,6 +72,10 @@ struct PodInfo {
   std::vector<int32_t> gpu_devices;  // from gantry.dev/gpu-devices, when bound by Gantry
   // The PersistentVolumeClaims its volumes name (ClusterCache resolves them).
   std::vector<PodClaimRef> claims;
+  // Its DRA claims (spec.resourceClaims) and, for those made from a template, the claims
+  // kube-controller-manager made (status.resourceClaimStatuses).
+  std::vector<dra::PodClaimRef> resource_claims;
+  std::vector<PodClaimStatus> resource_claim_statuses;
   // Its controller, for default topology spreading; kind kNone when it has none of those.
   SpreadOwner spread_owner;
   // spec.schedulingGates: while any is there the pod is not scheduled (SchedulingGated).

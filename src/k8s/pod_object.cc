@@ -358,6 +358,19 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   } else {
     fail(st);
   }
+  // Its DRA claims: the daemon resolves them to ResourceClaims (DeviceClaims).
+  auto resource_claims = DecodePodClaimRefs(object);
+  if (resource_claims.ok()) {
+    pod.resource_claims = std::move(resource_claims).value();
+  } else {
+    fail(resource_claims.status());
+  }
+  auto claim_statuses = DecodePodClaimStatuses(object);
+  if (claim_statuses.ok()) {
+    pod.resource_claim_statuses = std::move(claim_statuses).value();
+  } else {
+    fail(claim_statuses.status());
+  }
   // Inline volumes that count against a node's volume limits (NodeVolumeLimits); claims'
   // are added when the pod is placed, from its claims and their volumes.
   const json& volumes = Field(spec, "volumes");

@@ -449,11 +449,6 @@ std::vector<InlineDisk> InlineDisksOf(const json& spec) {
 }
 
 std::string UnsupportedField(const json& spec) {
-  const json& claims = Field(spec, "resourceClaims");
-  if (claims.is_array() && !claims.empty()) {
-    return "spec.resourceClaims: dynamic resource allocation (DRA) is not supported by gantry; "
-           "the pod stays pending rather than be placed without its claims";
-  }
   // Inline in-tree volumes that count against node limits once translated to CSI: one
   // that cannot be translated (an Azure disk that is not Managed, an EBS ID of another
   // form) fails CSILimits on every node.

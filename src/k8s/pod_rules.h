@@ -78,7 +78,7 @@ Status ParsePodClaims(const nlohmann::json& spec, const std::string& where,
 std::vector<InlineDisk> InlineDisksOf(const nlohmann::json& spec);
 
 // Why gantry cannot place the pod as kube-scheduler would, naming the first field it does
-// not implement ("spec.resourceClaims: ..."), or "" when there is none.
+// not implement ("spec.volumes[1].azureDisk ..."), or "" when there is none.
 std::string UnsupportedField(const nlohmann::json& spec);
 
 }  // namespace gantry::k8s

@@ -1,6 +1,6 @@
 // Side by side with kube-scheduler (side_by_side.h): the node-level filters of its default
 // profile (NodeName, NodeUnschedulable, NodePorts, NodeResourcesFit, NodeAffinity,
-// TaintToleration), scheduling gates, and fields gantry refuses (resourceClaims).
+// TaintToleration), scheduling gates, and a pod whose ResourceClaim is missing.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -116,8 +116,8 @@ TEST_F(SideBySide, SchedulingGatesHoldUntilRemoved) {
   }
 }
 
-// Dynamic resource allocation is not gantry's: the pod waits, saying which field.
-TEST_F(SideBySide, ResourceClaimsKeepThePodPendingWithAMessage) {
+// A pod whose ResourceClaim does not exist waits with both, saying which claim.
+TEST_F(SideBySide, AMissingResourceClaimKeepsThePodPendingWithAMessage) {
   const std::string t = "sbs-claims";
   CaseNode(t, t + "-0", "4");
   json claims = {{"resourceClaims", {{{"name", "gpu"}, {"resourceClaimName", "no-such-claim"}}}}};
@@ -126,7 +126,8 @@ TEST_F(SideBySide, ResourceClaimsKeepThePodPendingWithAMessage) {
   const Case reference{t, {pod}, {{"claimant", {}, "", ""}}};
   const auto theirs = Schedule(reference, kReference, t + "-kube");
   ExpectAsKubeSchedulerAllows(reference, theirs, "kube-scheduler");
-  const Case ours{t, {pod}, {{"claimant", {}, "Unschedulable", "spec.resourceClaims"}}};
+  const Case ours{
+      t, {pod}, {{"claimant", {}, "Unschedulable", "resourceclaim \"no-such-claim\" not found"}}};
   ExpectAsKubeSchedulerAllows(ours, Schedule(ours, kGantry, t + "-gantry"), "gantry");
 }
 

@@ -208,9 +208,13 @@ TEST(PodRules, SchedulingGatesAreRead) {
 
 // A field gantry does not implement keeps the pod pending with a message naming it.
 TEST(PodRules, UnsupportedFieldsAreNamedNotIgnored) {
+  // DRA claims are read (the daemon resolves them), not refused; one that cannot be read
+  // is named.
   std::string problem = ProblemOf(
       Pod(R"({"containers": [], "resourceClaims": [{"name": "gpu", "resourceClaimName": "c"}]})"));
-  EXPECT_NE(problem.find("pod ml/p: spec.resourceClaims: dynamic resource allocation"),
+  EXPECT_EQ(problem, "");
+  problem = ProblemOf(Pod(R"({"containers": [], "resourceClaims": [{"name": "gpu"}]})"));
+  EXPECT_NE(problem.find("pod ml/p: spec.resourceClaims[0]: exactly one of resourceClaimName"),
             std::string::npos)
       << problem;
   problem = ProblemOf(Pod(R"({"containers": [], "volumes": [{"name": "cfg", "configMap": {}},

@@ -1,0 +1,370 @@
+#include "daemon/device_claims.h"
+
+#include <algorithm>
+
+#include "k8s/dra_objects.h"
+#include "k8s/object_meta.h"
+
+#if GANTRY_DRA_CEL
+#include "dra/selector_cache.h"
+#endif
+
+namespace gantry {
+
+struct DeviceClaims::Cel {
+#if GANTRY_DRA_CEL
+  dra::SelectorCache cache;
+  dra::CelVerdicts verdicts{cache};
+#endif
+};
+
+namespace {
+
+constexpr const char* kResourceApi = "resource.k8s.io/v1";
+
+// The name an object is known by in events, and its key ("ns/name", or "name").
+k8s::ObjectMeta MetaOf(const nlohmann::json& object) {
+  auto meta = k8s::ParseMeta(object);
+  return meta.ok() ? *meta : k8s::ObjectMeta{};
+}
+
+// Reads an object of a kind kept by name: the decoded value replaces what was kept, a
+// deletion drops it, one that cannot be read is dropped with a Warning event (its devices
+// are not offered: a pool missing a slice is incomplete, and upstream uses none of it).
+template <typename T, typename Decode>
+bool Keep(k8s::EventType type, const nlohmann::json& object, const char* kind, Decode decode,
+          std::map<std::string, T>* kept, Resync* out, T* before = nullptr) {
+  const k8s::ObjectMeta meta = MetaOf(object);
+  if (meta.name.empty()) return false;
+  auto it = kept->find(meta.Key());
+  if (before != nullptr && it != kept->end()) *before = it->second;
+  if (type == k8s::EventType::kDeleted) {
+    if (it == kept->end()) return false;
+    kept->erase(it);
+    return true;
+  }
+  auto decoded = decode(object);
+  if (!decoded.ok()) {
+    out->problems.push_back({kResourceApi, kind, meta.namespace_, meta.name, meta.uid, "Warning",
+                             std::string("Invalid") + kind,
+                             Bounded(decoded.status().message(), kMaxMessage)});
+    if (it == kept->end()) return false;
+    kept->erase(it);
+    return true;
+  }
+  if (it != kept->end() && it->second == *decoded) return false;
+  (*kept)[meta.Key()] = std::move(decoded).value();
+  return true;
+}
+
+bool ReservedFor(const dra::ResourceClaim& claim, const std::string& uid) {
+  return std::any_of(claim.reserved_for.begin(), claim.reserved_for.end(),
+                     [&](const dra::ConsumerReference& r) { return r.uid == uid; });
+}
+
+}  // namespace
+
+DeviceClaims::DeviceClaims() : cel_(std::make_unique<Cel>()) {}
+DeviceClaims::~DeviceClaims() = default;
+DeviceClaims::DeviceClaims(DeviceClaims&&) noexcept = default;
+DeviceClaims& DeviceClaims::operator=(DeviceClaims&&) noexcept = default;
+
+bool DeviceClaims::HasCel() {
+#if GANTRY_DRA_CEL
+  return true;
+#else
+  return false;
+#endif
+}
+
+// ---------------------------------------------------------------------------------------
+// Objects
+
+Resync DeviceClaims::OnDeviceClass(k8s::EventType type, const nlohmann::json& object) {
+  Resync out;
+  if (Keep(type, object, "DeviceClass", k8s::DecodeDeviceClass, &classes_, &out)) {
+    inventory_dirty_ = true;
+  }
+  return out;
+}
+
+Resync DeviceClaims::OnResourceSlice(k8s::EventType type, const nlohmann::json& object) {
+  Resync out;
+  dra::ResourceSlice before;
+  if (Keep(type, object, "ResourceSlice", k8s::DecodeResourceSlice, &slices_, &out, &before)) {
+    inventory_dirty_ = true;
+#if GANTRY_DRA_CEL
+    // A device that is still published is prepared again when its description changed;
+    // one that is gone is forgotten here.
+    const auto now = slices_.find(before.name);
+    for (const dra::Device& d : before.devices) {
+      const bool kept = now != slices_.end() && now->second.driver == before.driver &&
+                        now->second.pool.name == before.pool.name &&
+                        std::any_of(now->second.devices.begin(), now->second.devices.end(),
+                                    [&](const dra::Device& n) { return n.name == d.name; });
+      if (!kept) cel_->cache.ForgetDevice({before.driver, before.pool.name, d.name});
+    }
+#endif
+  }
+  return out;
+}
+
+Resync DeviceClaims::OnDeviceTaintRule(k8s::EventType type, const nlohmann::json& object) {
+  Resync out;
+  if (Keep(type, object, "DeviceTaintRule", k8s::DecodeDeviceTaintRule, &rules_, &out)) {
+    inventory_dirty_ = true;
+  }
+  return out;
+}
+
+void DeviceClaims::OnNamespace(const std::string& name, const Labels* labels) {
+  const std::string* admin =
+      labels != nullptr ? labels->Find(dra::kAdminAccessNamespaceLabel) : nullptr;
+  if (admin != nullptr && *admin == "true") {
+    admin_namespaces_.insert(name);
+  } else {
+    admin_namespaces_.erase(name);
+  }
+}
+
+Resync DeviceClaims::OnResourceClaim(k8s::EventType type, const nlohmann::json& object) {
+  Resync out;
+  const k8s::ObjectMeta meta = MetaOf(object);
+  if (meta.name.empty()) return out;
+  const std::string key = dra::ClaimKey(meta.namespace_, meta.name);
+  if (type == k8s::EventType::kDeleted) {
+    observed_.erase(key);
+    DropAssumption(key, &out);
+    Refresh(key);
+    AddClaimPods(key, &out);
+    return out;
+  }
+  auto decoded = k8s::DecodeResourceClaim(object);
+  if (!decoded.ok()) {
+    // What was read of it before is kept, so that its devices stay taken; its pods wait
+    // on what Resolve says of a claim missing from the table.
+    out.problems.push_back({kResourceApi, "ResourceClaim", meta.namespace_, meta.name, meta.uid,
+                            "Warning", "InvalidResourceClaim",
+                            Bounded(decoded.status().message(), kMaxMessage)});
+    return out;
+  }
+  dra::ResourceClaim& claim = observed_[key] = std::move(decoded).value();
+  // The watch shows what was assumed: the claim allocated and reserved for the pod (or a
+  // claim made again, which no assumption is about).
+  if (auto a = assumed_.find(key); a != assumed_.end()) {
+    const dra::ResourceClaim& mine = a->second.claim;
+    const bool written = claim.allocation.has_value() && ReservedFor(claim, a->second.pod_uid);
+    if (written || claim.uid != mine.uid) DropAssumption(key, &out);
+  }
+  Refresh(key);
+  AddClaimPods(key, &out);
+  return out;
+}
+
+void DeviceClaims::Refresh(const std::string& key) {
+  if (auto a = assumed_.find(key); a != assumed_.end()) {
+    table_[key] = a->second.claim;
+  } else if (auto o = observed_.find(key); o != observed_.end()) {
+    table_[key] = o->second;
+  } else {
+    table_.erase(key);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Pods
+
+std::vector<std::string> DeviceClaims::ClaimKeysOf(const k8s::PodInfo& pod) {
+  std::vector<std::string> keys;
+  for (const dra::PodClaimRef& ref : pod.resource_claims) {
+    std::optional<std::string> name = ref.resource_claim_name;
+    if (!name) {
+      for (const k8s::PodClaimStatus& s : pod.resource_claim_statuses) {
+        if (s.name == ref.name) name = s.resource_claim_name;
+      }
+    }
+    if (!name) continue;
+    std::string key = dra::ClaimKey(pod.meta.namespace_, *name);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+void DeviceClaims::TrackPod(const std::string& key, const k8s::PodInfo& pod) {
+  std::vector<std::string> keys = ClaimKeysOf(pod);
+  auto it = pods_.find(key);
+  if (it != pods_.end() && it->second == keys) return;
+  if (it != pods_.end()) {
+    for (const std::string& claim : it->second) {
+      auto p = pods_by_claim_.find(claim);
+      if (p == pods_by_claim_.end()) continue;
+      p->second.erase(key);
+      if (p->second.empty()) pods_by_claim_.erase(p);
+    }
+  }
+  if (keys.empty()) {
+    if (it != pods_.end()) pods_.erase(it);
+    return;
+  }
+  for (const std::string& claim : keys) pods_by_claim_[claim].insert(key);
+  pods_[key] = std::move(keys);
+}
+
+Resync DeviceClaims::ForgetPod(const std::string& key) {
+  TrackPod(key, k8s::PodInfo{});  // first: its own key is not among the pods to sync
+  return Forget(key);
+}
+
+void DeviceClaims::AddClaimPods(const std::string& claim_key, Resync* out) const {
+  auto it = pods_by_claim_.find(claim_key);
+  if (it == pods_by_claim_.end()) return;
+  out->pods.insert(out->pods.end(), it->second.begin(), it->second.end());
+}
+
+std::string DeviceClaims::Resolve(const k8s::PodInfo& pod, TaskSpec* spec) const {
+  spec->resource_claims.clear();
+  for (const dra::PodClaimRef& ref : pod.resource_claims) {
+    std::string name;
+    if (ref.resource_claim_name) {
+      name = *ref.resource_claim_name;
+    } else {
+      const k8s::PodClaimStatus* status = nullptr;
+      for (const k8s::PodClaimStatus& s : pod.resource_claim_statuses) {
+        if (s.name == ref.name) status = &s;
+      }
+      // kube-scheduler's words (dynamicresources' PreEnqueue): the resourceclaim
+      // controller has not made the claim from its template yet.
+      if (status == nullptr) {
+        return "waiting for dynamic resource controller to create the resourceclaim \"" + ref.name +
+               "\"";
+      }
+      // No claim was needed (the template's claim is not made for this pod).
+      if (!status->resource_claim_name) continue;
+      name = *status->resource_claim_name;
+    }
+    std::string key = dra::ClaimKey(pod.meta.namespace_, name);
+    auto it = table_.find(key);
+    if (it == table_.end()) return "resourceclaim \"" + name + "\" not found";
+    if (it->second.deleting) return "resourceclaim \"" + name + "\" is being deleted";
+    auto& claims = spec->resource_claims;
+    if (std::find(claims.begin(), claims.end(), key) == claims.end()) {
+      claims.push_back(std::move(key));
+    }
+  }
+  return "";
+}
+
+// ---------------------------------------------------------------------------------------
+// A session's inputs
+
+DeviceInputs DeviceClaims::Inputs() {
+  if (inventory_dirty_) {
+    std::vector<dra::ResourceSlice> slices;
+    slices.reserve(slices_.size());
+    for (const auto& [name, slice] : slices_) slices.push_back(slice);
+    std::vector<dra::DeviceClass> classes;
+    classes.reserve(classes_.size());
+    for (const auto& [name, c] : classes_) classes.push_back(c);
+    std::vector<dra::DeviceTaintRule> rules;
+    rules.reserve(rules_.size());
+    for (const auto& [name, r] : rules_) rules.push_back(r);
+    inventory_ = dra::Inventory(std::move(slices), std::move(classes), rules);
+    inventory_dirty_ = false;
+    inventory_builds_++;
+  }
+  DeviceInputs in;
+  in.inventory = &inventory_;
+  in.claims = &table_;
+#if GANTRY_DRA_CEL
+  in.verdicts = &cel_->verdicts;
+#endif
+  in.admin_namespaces = &admin_namespaces_;
+  return in;
+}
+
+// ---------------------------------------------------------------------------------------
+// Assumptions
+
+std::vector<ClaimWrite> DeviceClaims::Assume(const std::string& key, const k8s::PodInfo& pod,
+                                             const BindDecision& decision, const TaskSpec& spec,
+                                             std::string* why) {
+  std::vector<ClaimWrite> writes;
+  why->clear();
+  if (spec.resource_claims.empty()) return writes;
+  if (decision.devices.size() != spec.resource_claims.size()) {
+    *why = "no allocation decided for its resource claims";
+    return {};
+  }
+  // Checked first, so that nothing is assumed when one claim cannot be.
+  for (size_t i = 0; i < spec.resource_claims.size(); ++i) {
+    const std::string& claim_key = spec.resource_claims[i];
+    auto it = table_.find(claim_key);
+    if (it == table_.end()) {
+      *why = "resourceclaim " + claim_key + " is gone";
+      return {};
+    }
+    if (!decision.devices[i] && !it->second.allocation) {
+      *why = "resourceclaim " + claim_key + " is not allocated and the session allocated nothing";
+      return {};
+    }
+  }
+  for (size_t i = 0; i < spec.resource_claims.size(); ++i) {
+    const std::string& claim_key = spec.resource_claims[i];
+    dra::ResourceClaim claim = table_.at(claim_key);
+    if (decision.devices[i]) {
+      claim.allocation = *decision.devices[i];
+      claim.has_finalizer = true;
+    }
+    if (!ReservedFor(claim, pod.meta.uid)) {
+      claim.reserved_for.push_back({"", "pods", pod.meta.name, pod.meta.uid});
+    }
+    writes.push_back({claim.name_space, claim.name, claim.uid, decision.devices[i]});
+    // A claim shared by two pods of one session: the later assumption holds both.
+    assumed_[claim_key] = AssumedClaim{key, pod.meta.uid, std::move(claim)};
+    assumed_by_pod_[key].push_back(claim_key);
+    Refresh(claim_key);
+  }
+  return writes;
+}
+
+void DeviceClaims::DropAssumption(const std::string& claim_key, Resync* out) {
+  auto it = assumed_.find(claim_key);
+  if (it == assumed_.end()) return;
+  const std::string pod = it->second.pod;
+  assumed_.erase(it);
+  if (auto p = assumed_by_pod_.find(pod); p != assumed_by_pod_.end()) {
+    auto& keys = p->second;
+    keys.erase(std::remove(keys.begin(), keys.end(), claim_key), keys.end());
+    if (keys.empty()) assumed_by_pod_.erase(p);
+  }
+  AddClaimPods(claim_key, out);
+}
+
+Resync DeviceClaims::Forget(const std::string& key) {
+  Resync out;
+  auto it = assumed_by_pod_.find(key);
+  if (it == assumed_by_pod_.end()) return out;
+  const std::vector<std::string> keys = it->second;
+  for (const std::string& claim_key : keys) {
+    auto a = assumed_.find(claim_key);
+    if (a == assumed_.end() || a->second.pod != key) continue;
+    DropAssumption(claim_key, &out);
+    Refresh(claim_key);
+  }
+  assumed_by_pod_.erase(key);
+  return out;
+}
+
+DeviceClaims::Sizes DeviceClaims::sizes() const {
+  Sizes s;
+  s.classes = classes_.size();
+  s.slices = slices_.size();
+  s.rules = rules_.size();
+  s.claims = observed_.size();
+  s.assumed = assumed_.size();
+  s.pods = pods_.size();
+  for (const auto& [claim, pods] : pods_by_claim_) s.claim_index += pods.size();
+  return s;
+}
+
+}  // namespace gantry

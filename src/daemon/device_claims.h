@@ -1,0 +1,132 @@
+// Dynamic Resource Allocation in the daemon, as kube-scheduler's DynamicResources plugin
+// keeps it beside the scheduler cache: the DeviceClasses, ResourceSlices, ResourceClaims
+// and DeviceTaintRules from the watch (resource.k8s.io/v1; where the API server does not
+// serve them the feature is off), what a pending pod's claims are, and the allocations a
+// session made, assumed until the API server shows them written.
+//
+// - Objects: each kind as last read (one that cannot be read is dropped, with a Warning
+//   event naming the field); the dra::Inventory is rebuilt from slices, classes and taint
+//   rules on the first session after one of them changed; the dra::ClaimTable is every
+//   claim, with the assumed allocations in place of what the API server holds.
+// - Resolve: a pending pod's spec.resourceClaims become claim keys (TaskSpec::
+//   resource_claims): resourceClaimName directly, a template's claim through
+//   status.resourceClaimStatuses; a claim not made yet, missing or being deleted keeps the
+//   pod pending with kube-scheduler's words.
+// - Assume: the allocations and reservations a session's bind makes are assumed in the
+//   claim table (the next session sees the devices taken) and returned as the ClaimWrites
+//   the ApiWriter does before the bind; the assumption ends when the watch shows the claim
+//   allocated and reserved for the pod, or when the bind fails (Forget).
+// - CEL: with GANTRY_DRA_CEL the component owns a dra::SelectorCache and its verdicts;
+//   without, a session's verdicts are null (a class or request with a selector then fails
+//   to allocate, saying so).
+//
+// Like every component it never calls back into the cache: each change answers with a
+// Resync of the pods that name a claim it touched. Claims and pods are keyed "ns/name".
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "daemon/api_requests.h"
+#include "daemon/resync.h"
+#include "engine/decisions.h"
+#include "engine/snapshot.h"
+#include "k8s/informer.h"
+#include "k8s/objects.h"
+#include "model/dra.h"
+#include "model/dra_inventory.h"
+
+namespace gantry {
+
+class DeviceClaims {
+ public:
+  DeviceClaims();
+  ~DeviceClaims();
+  // Movable, with the cache that owns it (the selector cache stays where it is).
+  DeviceClaims(DeviceClaims&&) noexcept;
+  DeviceClaims& operator=(DeviceClaims&&) noexcept;
+
+  // Whether this build evaluates CEL selectors (GANTRY_DRA_CEL).
+  static bool HasCel();
+
+  // ---- Objects from the watch. Slices, classes and rules change the inventory (no pod's
+  // spec); a claim's change resyncs the pods that name it.
+  Resync OnDeviceClass(k8s::EventType type, const nlohmann::json& object);
+  Resync OnResourceSlice(k8s::EventType type, const nlohmann::json& object);
+  Resync OnDeviceTaintRule(k8s::EventType type, const nlohmann::json& object);
+  Resync OnResourceClaim(k8s::EventType type, const nlohmann::json& object);
+  // A namespace's labels: resource.kubernetes.io/admin-access=true allows admin access.
+  void OnNamespace(const std::string& name, const Labels* labels);
+
+  // ---- The pods that name claims.
+  void TrackPod(const std::string& key, const k8s::PodInfo& pod);
+  // The pod is gone: it names no claim, and what was assumed for it is forgotten.
+  Resync ForgetPod(const std::string& key);
+
+  // The claim keys of a pod to place, in spec.resourceClaims order, each once, into
+  // spec->resource_claims. Returns why its claims keep it pending, or "".
+  std::string Resolve(const k8s::PodInfo& pod, TaskSpec* spec) const;
+
+  // ---- A session's inputs: the inventory (rebuilt if a slice, class or rule changed),
+  // every claim, CEL's verdicts. Valid until the next change of this component.
+  DeviceInputs Inputs();
+
+  // ---- Assumptions. What a session decided for a pod (`decision.devices`, per claim of
+  // `spec`) is assumed: each claim allocated as decided and reserved for the pod. Returns
+  // the writes to do before the bind, in the spec's order, or sets *why and assumes nothing.
+  std::vector<ClaimWrite> Assume(const std::string& key, const k8s::PodInfo& pod,
+                                 const BindDecision& decision, const TaskSpec& spec,
+                                 std::string* why);
+  // Takes back what was assumed for the pod (its writes failed, or its bind did).
+  Resync Forget(const std::string& key);
+  bool Assumed(const std::string& key) const { return assumed_by_pod_.count(key) > 0; }
+
+  struct Sizes {
+    size_t classes = 0, slices = 0, rules = 0, claims = 0;
+    size_t assumed = 0;      // claims with an assumed allocation or reservation
+    size_t pods = 0;         // pods followed for their claims
+    size_t claim_index = 0;  // entries of the index from claims to pods
+  };
+  Sizes sizes() const;
+  // How many times the inventory was rebuilt, for tests.
+  int64_t inventory_builds() const { return inventory_builds_; }
+
+ private:
+  struct AssumedClaim {
+    std::string pod;  // the pod key that assumed it
+    std::string pod_uid;
+    dra::ResourceClaim claim;
+  };
+  // Makes table_[key] what is assumed of the claim, else what was read, else nothing.
+  void Refresh(const std::string& key);
+  // The claim keys a pod names now (those it can name: a template's claim once made).
+  static std::vector<std::string> ClaimKeysOf(const k8s::PodInfo& pod);
+  void AddClaimPods(const std::string& claim_key, Resync* out) const;
+  void DropAssumption(const std::string& claim_key, Resync* out);
+
+  std::map<std::string, dra::DeviceClass> classes_;
+  std::map<std::string, dra::ResourceSlice> slices_;
+  std::map<std::string, dra::DeviceTaintRule> rules_;
+  std::set<std::string, std::less<>> admin_namespaces_;
+  bool inventory_dirty_ = true;
+  dra::Inventory inventory_;
+  int64_t inventory_builds_ = 0;
+
+  std::map<std::string, dra::ResourceClaim> observed_;  // as read, by claim key
+  std::map<std::string, AssumedClaim> assumed_;         // by claim key
+  std::unordered_map<std::string, std::vector<std::string>> assumed_by_pod_;
+  dra::ClaimTable table_;  // what sessions see
+
+  std::unordered_map<std::string, std::vector<std::string>> pods_;  // pod -> claim keys
+  std::unordered_map<std::string, std::set<std::string>> pods_by_claim_;
+
+  struct Cel;  // the selector cache and its verdicts (GANTRY_DRA_CEL)
+  std::unique_ptr<Cel> cel_;
+};
+
+}  // namespace gantry

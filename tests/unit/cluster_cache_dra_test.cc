@@ -1,0 +1,124 @@
+// The daemon's cluster cache and pods' DRA claims (DeviceClaims through ClusterCache): a
+// pod waits for its claim with kube-scheduler's words, is placed where a device is free,
+// its bind carries the claim writes, the next session sees the device taken, and a failed
+// bind gives the device back.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "daemon/cluster_cache.h"
+#include "engine/session.h"
+#include "tests/unit/test_util.h"
+#include "tests/unit/volume_objects.h"
+
+namespace gantry {
+namespace {
+
+using json = nlohmann::json;
+using k8s::EventType;
+using volume_objects::Messages;
+using volume_objects::NodeObject;
+using volume_objects::PodObject;
+using volume_objects::TaskNamed;
+
+// A class without selectors: every device of the slices matches, CEL or not.
+json Class() {
+  return {{"metadata", {{"name", "gpu"}, {"uid", "u-class"}}}, {"spec", json::object()}};
+}
+
+json Slice(const std::string& node, int devices) {
+  json list = json::array();
+  for (int i = 0; i < devices; ++i) list.push_back({{"name", "gpu-" + std::to_string(i)}});
+  return {{"metadata", {{"name", node + "-gpus"}, {"uid", "u-s-" + node}}},
+          {"spec",
+           {{"driver", "gpu.example.com"},
+            {"pool", {{"name", node}, {"generation", 1}, {"resourceSliceCount", 1}}},
+            {"nodeName", node},
+            {"devices", list}}}};
+}
+
+json Claim(const std::string& name) {
+  return {{"metadata", {{"name", name}, {"namespace", "ml"}, {"uid", "u-" + name}}},
+          {"spec",
+           {{"devices",
+             {{"requests", {{{"name", "gpu"}, {"exactly", {{"deviceClassName", "gpu"}}}}}}}}}}};
+}
+
+json ClaimPod(const std::string& name, const std::string& claim) {
+  json pod = PodObject(name, json::array());
+  pod["spec"]["resourceClaims"] = {{{"name", "gpu"}, {"resourceClaimName", claim}}};
+  return pod;
+}
+
+Decisions RunWithDevices(ClusterCache& c) {
+  const Policy policy = MustCompile(SchedulerConfig::Default());
+  Snapshot snapshot(c.state());
+  snapshot.set_devices(c.DeviceInputsForSession());
+  return Session(snapshot, policy, SessionOptions{}).Run();
+}
+
+TEST(ClusterCacheDra, APodWaitsForItsClaimThenTakesAFreeDevice) {
+  ClusterCache c("gantry");
+  Messages m(c);
+  c.OnNode(EventType::kAdded, NodeObject("node-1"));
+  c.OnNode(EventType::kAdded, NodeObject("node-2"));
+  c.OnDeviceClass(EventType::kAdded, Class());
+  c.OnResourceSlice(EventType::kAdded, Slice("node-2", 1));
+  c.OnPod(EventType::kAdded, ClaimPod("p1", "c1"));
+  EXPECT_EQ(TaskNamed(c.state(), "ml/p1"), nullptr);
+  EXPECT_TRUE(Contains(m.Of("p1"), "resourceclaim \"c1\" not found"));
+  c.OnResourceClaim(EventType::kAdded, Claim("c1"));
+  const Task* t = TaskNamed(c.state(), "ml/p1");
+  ASSERT_NE(t, nullptr) << m.Of("p1");
+  EXPECT_EQ(c.state().spec(t->spec).resource_claims, std::vector<std::string>{"ml/c1"});
+
+  const Decisions d = RunWithDevices(c);
+  ASSERT_EQ(d.binds.size(), 1u);
+  EXPECT_EQ(c.state().node(d.binds[0].node).name, "node-2");
+  std::vector<BindRequest> binds = c.Assume(d, 0);
+  ASSERT_EQ(binds.size(), 1u);
+  ASSERT_EQ(binds[0].claims.size(), 1u);
+  const ClaimWrite& w = binds[0].claims[0];
+  EXPECT_EQ(w.namespace_, "ml");
+  EXPECT_EQ(w.name, "c1");
+  EXPECT_EQ(w.uid, "u-c1");
+  ASSERT_TRUE(w.allocation.has_value());
+  ASSERT_EQ(w.allocation->results.size(), 1u);
+  EXPECT_EQ(w.allocation->results[0].driver, "gpu.example.com");
+  EXPECT_EQ(w.allocation->results[0].pool, "node-2");
+  EXPECT_EQ(w.allocation->results[0].device, "gpu-0");
+}
+
+TEST(ClusterCacheDra, AnAssumedDeviceIsTakenUntilTheBindFails) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("node-1"));
+  c.OnDeviceClass(EventType::kAdded, Class());
+  c.OnResourceSlice(EventType::kAdded, Slice("node-1", 1));
+  c.OnResourceClaim(EventType::kAdded, Claim("c1"));
+  c.OnResourceClaim(EventType::kAdded, Claim("c2"));
+  c.OnPod(EventType::kAdded, ClaimPod("p1", "c1"));
+  c.OnPod(EventType::kAdded, ClaimPod("p2", "c2"));
+  Decisions d = RunWithDevices(c);
+  ASSERT_EQ(d.binds.size(), 1u);
+  ASSERT_EQ(d.pending.size(), 1u);
+  EXPECT_TRUE(Contains(d.pending[0].reason, "cannot allocate all claims")) << d.pending[0].reason;
+  std::vector<BindRequest> binds = c.Assume(d, 0);
+  ASSERT_EQ(binds.size(), 1u);
+  const std::string placed = binds[0].name;
+  // The next session sees the device taken by the assumed allocation.
+  d = RunWithDevices(c);
+  EXPECT_TRUE(d.binds.empty());
+  // The bind (its claim writes) failed: the device is free again, and the other pod,
+  // not held back, takes it.
+  c.BindFailed("ml", placed, "uid-" + placed, 0);
+  d = RunWithDevices(c);
+  ASSERT_EQ(d.binds.size(), 1u);
+  EXPECT_NE(c.state().task(d.binds[0].task).name, "ml/" + placed);
+  // Everything goes with its objects.
+  c.OnPod(EventType::kDeleted, ClaimPod("p1", "c1"));
+  c.OnPod(EventType::kDeleted, ClaimPod("p2", "c2"));
+  EXPECT_EQ(c.sizes().component_records, 0u);
+}
+
+}  // namespace
+}  // namespace gantry
