@@ -5,6 +5,11 @@
 // and protected by kube-scheduler's finalizer, all written before the bind; the third
 // waits with kube-scheduler's words, its claim untouched. Then the same for kube-scheduler
 // and gantry side by side, each on a node of its own.
+//
+// The file is named to be linked after the tests that restart the API server (daemon,
+// informer, leader election): its side-by-side test starts the shared kube-scheduler, which
+// must not live through a restart, or the next side-by-side case finds it still
+// reconnecting (SideBySide.NodeAffinityMatchFieldsOnTheNodeName failed so).
 #include <gtest/gtest.h>
 
 #include <algorithm>
