@@ -8,6 +8,11 @@
 # tests/image/image_test.sh builds the runtime stage with the install of the build tree in
 # place of the build stage's (--build-context build=...), and runs `gantry --version` in it.
 ARG DEBIAN_RELEASE=bookworm
+ARG GO_VERSION=1.26
+
+# Go, for upstream's DRA CEL library that gantry links (src/dra/, scripts/dra/build-cel.sh):
+# DeviceClasses such as NVIDIA's select devices in CEL.
+FROM golang:${GO_VERSION}-${DEBIAN_RELEASE} AS go
 
 FROM debian:${DEBIAN_RELEASE} AS build
 ENV DEBIAN_FRONTEND=noninteractive
@@ -19,13 +24,16 @@ RUN apt-get update \
       libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev \
       libcurl4-openssl-dev libcpp-httplib-dev libssl-dev libre2-dev \
  && rm -rf /var/lib/apt/lists/*
+COPY --from=go /usr/local/go /usr/local/go
+ENV PATH=/usr/local/go/bin:$PATH
 WORKDIR /src
 COPY . .
 # The build users and packagers make (README, "Building from source"): Release, gantry alone,
 # installed stripped. ccache's cache survives between builds where the builder keeps cache
 # mounts.
-RUN --mount=type=cache,target=/root/.cache/ccache \
+RUN --mount=type=cache,target=/root/.cache/ccache --mount=type=cache,target=/root/go/pkg/mod \
     cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release -DGANTRY_BUILD_TESTS=OFF \
+      -DGANTRY_DRA_CEL=ON \
  && cmake --build /build \
  && DESTDIR=/out cmake --install /build --prefix /usr/local --strip
 

@@ -104,6 +104,28 @@ void ClusterCache::OnDeviceTaintRule(k8s::EventType type, const nlohmann::json& 
   Apply(devices_.OnDeviceTaintRule(type, object));
 }
 
+DeviceInputs ClusterCache::DeviceInputsForSession() {
+  Resync resync;
+  if (devices_.RefreshInventory(&resync)) {
+    for (NodeId id = 0; id < state_.nodes().size(); ++id) {
+      const Node& node = state_.node(id);
+      if (node.removed) continue;
+      const ResourceVector& capacity = devices_.NodeDeviceCapacity(node.name);
+      if (node.device_capacity == capacity) continue;
+      Node updated = node;
+      updated.device_capacity = capacity;
+      // The node was accepted with these fields; only what its devices count as changes.
+      Status st = state_.UpdateNode(id, std::move(updated));
+      if (!st.ok()) {
+        Problem({"v1", "Node", "", node.name, "", "Warning", "InvalidNode",
+                 "gantry could not record what the node's DRA devices count as: " + st.message()});
+      }
+    }
+    Apply(resync);
+  }
+  return devices_.Inputs();
+}
+
 // ---------------------------------------------------------------------------------------
 // Specs
 

@@ -107,6 +107,10 @@ class ClusterCache {
     state_.SetTopologyKeys(std::move(keys));
   }
   void set_volume_bind_timeout(double seconds) { volumes_.set_bind_timeout(seconds); }
+  // What DRA devices count as for queues (DaemonConfig::device_class_resources).
+  void SetDeviceClassResources(std::vector<dra::ClassResource> map) {
+    devices_.SetClassResources(std::move(map));
+  }
   // The workload profile (model/arrival_profile.h): each pod of ours counts once, when it
   // first has a task, at its creation time. A half-life of 0 turns it off (empty profile).
   void SetProfileHalfLife(double seconds);
@@ -148,8 +152,10 @@ class ClusterCache {
   void OnResourceSlice(k8s::EventType type, const nlohmann::json& object);
   void OnResourceClaim(k8s::EventType type, const nlohmann::json& object);
   void OnDeviceTaintRule(k8s::EventType type, const nlohmann::json& object);
-  // What a session's Snapshot needs of DRA, valid until the cache next changes.
-  DeviceInputs DeviceInputsForSession() { return devices_.Inputs(); }
+  // What a session's Snapshot needs of DRA, valid until the cache next changes. Call it
+  // before the Snapshot is made: a changed inventory first updates what the nodes' devices
+  // and the pods' claims count as (Node::device_capacity, TaskSpec::device_requests).
+  DeviceInputs DeviceInputsForSession();
 
   // ---- A session's decisions (cluster_cache_assume.cc, cluster_cache_evictions.cc).
   // Records a session's binds as assumed (they count at once) and returns them to send.

@@ -37,6 +37,7 @@ void ClusterCache::OnNode(k8s::EventType type, const json& object) {
   if (node.ok()) {
     node->csi = volumes_.NodeCsiOf(meta->name);
     node->cached_datasets = NodeCachedDatasets(*meta, object);
+    node->device_capacity = devices_.NodeDeviceCapacity(meta->name);
     topology_.AddHyperNodeLabels(*node);
     topology_.AttachNuma(*node, &problems_);
   }

@@ -42,6 +42,7 @@ void ClusterCache::WaitFor(PodRecord& pod, const std::string& key, const std::st
 TaskSpec ClusterCache::BoundSpec(const PodRecord& pod, const Node& node, std::string* note) const {
   TaskSpec spec = pod.info.spec;
   volumes_.AddAttachableVolumes(pod.info, /*to_place=*/false, &spec);
+  spec.device_requests = devices_.DeviceRequestsOf(pod.info);
   const k8s::UnreadableRequests& unreadable = pod.info.unreadable;
   std::vector<std::string> taken;  // what it is counted as holding all of
   auto take_all = [&](ResourceId id) {

@@ -17,6 +17,8 @@ namespace gantry {
 namespace {
 
 constexpr double kMaxDurationSeconds = 24 * 3600;
+// More would be a mistake: a cluster has a handful of device classes.
+constexpr size_t kMaxDeviceClassResources = 64;
 
 Status Scalar(const YAML::Node& node, const std::string& source, const std::string& field,
               std::string* out) {
@@ -94,6 +96,59 @@ Status ParseLeaderElection(const YAML::Node& node, const std::string& source,
     const YAML::Node& at = retry_at ? *retry_at : renew_at ? *renew_at : node;
     return Status::Invalid(YamlWhere(source, at, "leaderElection.retryPeriod") +
                            ": must be shorter than renewDeadline");
+  }
+  return Status::Ok();
+}
+
+// deviceClassResources: [{deviceClass, resource, counterPrefix}], each class once.
+Status ParseDeviceClassResources(const YAML::Node& node, const std::string& source,
+                                 std::vector<dra::ClassResource>* out) {
+  const std::string key = "deviceClassResources";
+  if (!node.IsSequence() || node.size() > kMaxDeviceClassResources) {
+    return Status::Invalid(YamlWhere(source, node, key) + ": expected a list of at most " +
+                           std::to_string(kMaxDeviceClassResources) + " entries");
+  }
+  out->clear();
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string at = key + "[" + std::to_string(i) + "]";
+    if (!node[i].IsMap()) {
+      return Status::Invalid(YamlWhere(source, node[i], at) +
+                             ": expected a mapping (deviceClass, resource, counterPrefix)");
+    }
+    dra::ClassResource entry;
+    std::optional<YAML::Node> resource_at;
+    std::string resource;
+    for (const auto& kv : node[i]) {
+      const std::string field = at + "." + kv.first.Scalar();
+      if (kv.first.Scalar() == "deviceClass") {
+        GANTRY_RETURN_IF_ERROR(Scalar(kv.second, source, field, &entry.device_class));
+      } else if (kv.first.Scalar() == "resource") {
+        GANTRY_RETURN_IF_ERROR(Scalar(kv.second, source, field, &resource));
+        resource_at.emplace(kv.second);
+      } else if (kv.first.Scalar() == "counterPrefix") {
+        GANTRY_RETURN_IF_ERROR(Scalar(kv.second, source, field, &entry.counter_prefix));
+      } else {
+        return Status::Invalid(YamlWhere(source, kv.first, field) +
+                               ": unknown field (deviceClass, resource, counterPrefix)");
+      }
+    }
+    if (entry.device_class.empty() || !resource_at) {
+      return Status::Invalid(YamlWhere(source, node[i], at) +
+                             ": deviceClass and resource are required");
+    }
+    for (const dra::ClassResource& other : *out) {
+      if (other.device_class == entry.device_class) {
+        return Status::Invalid(YamlWhere(source, node[i], at + ".deviceClass") + ": class " +
+                               QuoteForMessage(entry.device_class) + " is mapped twice");
+      }
+    }
+    Result<ResourceId> id = InternResourceName(resource, NameSource::kTrusted);
+    if (!id.ok()) {
+      return Status::Invalid(YamlWhere(source, *resource_at, at + ".resource") + ": " +
+                             id.status().message());
+    }
+    entry.resource = *id;
+    out->push_back(std::move(entry));
   }
   return Status::Ok();
 }
@@ -215,12 +270,15 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
       out->workload_profile_half_life_s = *seconds;
     } else if (key == "engine") {
       GANTRY_RETURN_IF_ERROR(ParseSchedulerConfig(value, source, &out->engine));
+    } else if (key == "deviceClassResources") {
+      GANTRY_RETURN_IF_ERROR(
+          ParseDeviceClassResources(value, source, &out->device_class_resources));
     } else {
       return Status::Invalid(
           YamlWhere(source, kv.first, key) +
           ": unknown field (schedulerName, schedulePeriod, bindWorkers, "
           "volumeBindTimeout, listenAddress, pageAddress, leaderElection, topologyKeys, "
-          "workloadProfileHalfLife, engine)");
+          "workloadProfileHalfLife, engine, deviceClassResources)");
     }
   }
   return Status::Ok();

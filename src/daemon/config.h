@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/config.h"
+#include "engine/dra/accounting.h"
 #include "model/status.h"
 
 namespace gantry {
@@ -38,6 +39,11 @@ struct DaemonConfig {
   // The half-life of the workload profile (workloadProfileHalfLife; 0: none): decayed
   // counts of the task shapes that arrived, which the fgd and gantry scorers pack against.
   double workload_profile_half_life_s = 86400;
+  // What DRA devices count as for queues (deviceClassResources, engine/dra/accounting.h):
+  // by default the NVIDIA DRA driver's whole GPUs as nvidia.com/gpu. A list given in the
+  // file replaces it.
+  std::vector<dra::ClassResource> device_class_resources = {
+      {.device_class = "gpu.nvidia.com", .resource = kGpu, .counter_prefix = ""}};
 };
 // The longest workload profile half-life.
 inline constexpr double kMaxWorkloadProfileHalfLifeS = 30 * 86400.0;

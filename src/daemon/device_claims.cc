@@ -251,27 +251,65 @@ std::string DeviceClaims::Resolve(const k8s::PodInfo& pod, TaskSpec* spec) const
       claims.push_back(std::move(key));
     }
   }
+  spec->device_requests = CountedAs(spec->resource_claims);
   return "";
+}
+
+ResourceVector DeviceClaims::DeviceRequestsOf(const k8s::PodInfo& pod) const {
+  return CountedAs(ClaimKeysOf(pod));
+}
+
+ResourceVector DeviceClaims::CountedAs(const std::vector<std::string>& claim_keys) const {
+  if (accounting_.empty() || claim_keys.empty()) return {};
+  std::vector<const dra::ResourceClaim*> claims;
+  claims.reserve(claim_keys.size());
+  for (const std::string& key : claim_keys) {
+    auto it = table_.find(key);
+    claims.push_back(it == table_.end() ? nullptr : &it->second);
+  }
+  return accounting_.ClaimRequests(claims);
 }
 
 // ---------------------------------------------------------------------------------------
 // A session's inputs
 
+void DeviceClaims::SetClassResources(std::vector<dra::ClassResource> map) {
+  class_resources_ = std::move(map);
+  inventory_dirty_ = true;
+}
+
+bool DeviceClaims::RefreshInventory(Resync* resync) {
+  if (!inventory_dirty_) return false;
+  std::vector<dra::ResourceSlice> slices;
+  slices.reserve(slices_.size());
+  for (const auto& [name, slice] : slices_) slices.push_back(slice);
+  std::vector<dra::DeviceClass> classes;
+  classes.reserve(classes_.size());
+  for (const auto& [name, c] : classes_) classes.push_back(c);
+  std::vector<dra::DeviceTaintRule> rules;
+  rules.reserve(rules_.size());
+  for (const auto& [name, r] : rules_) rules.push_back(r);
+  inventory_ = dra::Inventory(std::move(slices), std::move(classes), rules);
+  inventory_dirty_ = false;
+  inventory_builds_++;
+  const dra::SelectorVerdicts* verdicts = nullptr;
+#if GANTRY_DRA_CEL
+  verdicts = &cel_->verdicts;
+#endif
+  const bool was_empty = accounting_.empty();
+  accounting_ = dra::DeviceAccounting(class_resources_, inventory_, verdicts);
+  if (was_empty && accounting_.empty()) return false;
+  // Estimates and allocated devices may count differently now.
+  for (const auto& [pod, claims] : pods_) resync->pods.push_back(pod);
+  std::sort(resync->pods.begin(), resync->pods.end());
+  return true;
+}
+
 DeviceInputs DeviceClaims::Inputs() {
-  if (inventory_dirty_) {
-    std::vector<dra::ResourceSlice> slices;
-    slices.reserve(slices_.size());
-    for (const auto& [name, slice] : slices_) slices.push_back(slice);
-    std::vector<dra::DeviceClass> classes;
-    classes.reserve(classes_.size());
-    for (const auto& [name, c] : classes_) classes.push_back(c);
-    std::vector<dra::DeviceTaintRule> rules;
-    rules.reserve(rules_.size());
-    for (const auto& [name, r] : rules_) rules.push_back(r);
-    inventory_ = dra::Inventory(std::move(slices), std::move(classes), rules);
-    inventory_dirty_ = false;
-    inventory_builds_++;
-  }
+  // The cache refreshes first (ClusterCache::RefreshDevices), so that nodes and pods are
+  // counted with this inventory; a caller that does not only loses that.
+  Resync ignored;
+  RefreshInventory(&ignored);
   DeviceInputs in;
   in.inventory = &inventory_;
   in.claims = &table_;

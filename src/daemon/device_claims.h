@@ -35,6 +35,7 @@
 #include "daemon/api_requests.h"
 #include "daemon/resync.h"
 #include "engine/decisions.h"
+#include "engine/dra/accounting.h"
 #include "engine/snapshot.h"
 #include "k8s/informer.h"
 #include "k8s/objects.h"
@@ -69,8 +70,24 @@ class DeviceClaims {
   Resync ForgetPod(const std::string& key);
 
   // The claim keys of a pod to place, in spec.resourceClaims order, each once, into
-  // spec->resource_claims. Returns why its claims keep it pending, or "".
+  // spec->resource_claims, and what they count as for queues into spec->device_requests.
+  // Returns why its claims keep it pending, or "".
   std::string Resolve(const k8s::PodInfo& pod, TaskSpec* spec) const;
+  // What a bound pod's claims count as for queues (TaskSpec::device_requests).
+  ResourceVector DeviceRequestsOf(const k8s::PodInfo& pod) const;
+
+  // ---- What devices count as for queues (engine/dra/accounting.h). Setting the map
+  // rebuilds the accounting with the next inventory.
+  void SetClassResources(std::vector<dra::ClassResource> map);
+  // What the devices published for the node count as (Node::device_capacity), as of the
+  // last RefreshInventory.
+  const ResourceVector& NodeDeviceCapacity(const std::string& node) const {
+    return accounting_.NodeCapacity(node);
+  }
+  // Rebuilds the inventory and the accounting if a slice, class or rule changed. Returns
+  // whether the accounting was rebuilt (node capacities may have changed), and in *resync
+  // the pods whose claims it may count differently.
+  bool RefreshInventory(Resync* resync);
 
   // ---- A session's inputs: the inventory (rebuilt if a slice, class or rule changed),
   // every claim, CEL's verdicts. Valid until the next change of this component.
@@ -106,6 +123,7 @@ class DeviceClaims {
   void Refresh(const std::string& key);
   // The claim keys a pod names now (those it can name: a template's claim once made).
   static std::vector<std::string> ClaimKeysOf(const k8s::PodInfo& pod);
+  ResourceVector CountedAs(const std::vector<std::string>& claim_keys) const;
   void AddClaimPods(const std::string& claim_key, Resync* out) const;
   void DropAssumption(const std::string& claim_key, Resync* out);
 
@@ -115,6 +133,8 @@ class DeviceClaims {
   std::set<std::string, std::less<>> admin_namespaces_;
   bool inventory_dirty_ = true;
   dra::Inventory inventory_;
+  std::vector<dra::ClassResource> class_resources_;
+  dra::DeviceAccounting accounting_;
   int64_t inventory_builds_ = 0;
 
   std::map<std::string, dra::ResourceClaim> observed_;  // as read, by claim key

@@ -54,6 +54,7 @@ Scheduler::Scheduler(DaemonConfig config, Policy policy, k8s::Client& client,
   cache_.set_volume_bind_timeout(config_.volume_bind_timeout_s);
   if (!config_.topology_keys.empty()) cache_.SetTopologyKeys(config_.topology_keys);
   cache_.SetProfileHalfLife(config_.workload_profile_half_life_s);
+  cache_.SetDeviceClassResources(config_.device_class_resources);
   const std::vector<double> seconds = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                        0.1,    0.25,  0.5,    1,     2.5,  5,     10};
   m_.cycle_seconds = MustRegister(metrics.AddHistogram(
@@ -250,9 +251,11 @@ void Scheduler::RunCycle() {
                     .count();
   // The shapes that arrived, for the scorers that pack against the workload (fgd, gantry).
   cache_.state().SetWorkloadProfile(cache_.ProfileAt(static_cast<double>(options.now)));
+  // DRA's devices and claims, as the cache holds them with the allocations assumed (first:
+  // a changed inventory updates the nodes and pods).
+  DeviceInputs devices = cache_.DeviceInputsForSession();
   Snapshot snapshot(cache_.state(), &node_table_);
-  // DRA's devices and claims, as the cache holds them with the allocations assumed.
-  snapshot.set_devices(cache_.DeviceInputsForSession());
+  snapshot.set_devices(devices);
   options.seed = seed_++;
   // Explanations (for /api/explain) at most once a second: they cost a search per task of
   // the jobs they explain.

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "k8s/dra_objects.h"
 #include "k8s/informer.h"
 #include "k8s/objects.h"
 #include "tests/integration/testenv.h"
@@ -129,6 +130,43 @@ TEST(CrdTest, VolcanoCrdsAcceptTheExamplesAndTheObjectsDecode) {
   ASSERT_TRUE(alice.ok()) << alice.status().message();
   EXPECT_EQ(alice->spec.gpu.milli, 500);
   EXPECT_EQ(alice->queue, "research");
+}
+
+// The DRA example: the API server accepts its template and pods, and they read back as a
+// template of one H100 and a gang whose pods each name it.
+TEST(CrdTest, TheDraExampleIsAcceptedAndItsObjectsDecode) {
+  TestEnv& env = TestEnv::Get();
+  // The PodGroup CRD, unless the test before installed it.
+  for (const char* file :
+       {"/crds/scheduling.volcano.sh_queues.yaml", "/crds/scheduling.volcano.sh_podgroups.yaml"}) {
+    auto applied = env.ApplyYamlFile(kDeploy + file);
+    ASSERT_TRUE(applied.ok() ||
+                applied.status().message().find("already exists") != std::string::npos)
+        << file << ": " << applied.status().message();
+  }
+  auto applied = env.ApplyYamlFile(kDeploy + "/examples/dra-gpu-job.yaml");
+  ASSERT_TRUE(applied.ok()) << applied.status().message();
+  EXPECT_EQ(applied->size(), 5u);
+  auto object =
+      env.Call("GET", "/apis/resource.k8s.io/v1/namespaces/dra-ml/resourceclaimtemplates/one-h100");
+  ASSERT_TRUE(object.ok()) << object.status().message();
+  auto claim_template = k8s::DecodeResourceClaimTemplate(*object);
+  ASSERT_TRUE(claim_template.ok()) << claim_template.status().message();
+  ASSERT_EQ(claim_template->spec.requests.size(), 1u);
+  ASSERT_TRUE(claim_template->spec.requests[0].exactly.has_value());
+  EXPECT_EQ(claim_template->spec.requests[0].exactly->device_class_name, "gpu.nvidia.com");
+  EXPECT_EQ(claim_template->spec.requests[0].exactly->selectors.size(), 1u);
+
+  auto pods = env.Call("GET", "/api/v1/namespaces/dra-ml/pods?labelSelector=app%3Dddp-dra");
+  ASSERT_TRUE(pods.ok()) << pods.status().message();
+  ASSERT_EQ((*pods)["items"].size(), 2u);
+  for (const json& item : (*pods)["items"]) {
+    auto pod = k8s::ParsePod(item);
+    ASSERT_TRUE(pod.ok()) << pod.status().message();
+    EXPECT_EQ(pod->group, "ddp-dra");
+    ASSERT_EQ(pod->resource_claims.size(), 1u);
+    EXPECT_EQ(pod->resource_claims[0].resource_claim_template_name, "one-h100");
+  }
 }
 
 }  // namespace

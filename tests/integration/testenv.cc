@@ -69,6 +69,10 @@ Result<std::string> CollectionPath(const json& object) {
       {"ResourceFlavor", {"resourceflavors", false}},
       {"ClusterQueue", {"clusterqueues", false}},
       {"LocalQueue", {"localqueues", true}},
+      {"DeviceClass", {"deviceclasses", false}},
+      {"ResourceSlice", {"resourceslices", false}},
+      {"ResourceClaim", {"resourceclaims", true}},
+      {"ResourceClaimTemplate", {"resourceclaimtemplates", true}},
   };
   const std::string api_version = object.value("apiVersion", "");
   const std::string kind = object.value("kind", "");

@@ -120,5 +120,41 @@ TEST(ClusterCacheDra, AnAssumedDeviceIsTakenUntilTheBindFails) {
   EXPECT_EQ(c.sizes().component_records, 0u);
 }
 
+// What DRA devices count as for queues (DaemonConfig::device_class_resources): a node's
+// devices of a mapped class add to its nvidia.com/gpu, a pod's claims to what it asks, and a
+// queue's capability in GPUs then holds back a second pod although a device is free.
+TEST(ClusterCacheDra, MappedDevicesCountAsGpusForQueues) {
+  ClusterCache c("gantry");
+  dra::ClassResource gpu;
+  gpu.device_class = "gpu";
+  gpu.resource = kGpu;
+  c.SetDeviceClassResources({gpu});
+  c.OnQueue(EventType::kAdded, {{"metadata", {{"name", "default"}}},
+                                {"spec", {{"capability", {{"nvidia.com/gpu", 1}}}}}});
+  c.OnNode(EventType::kAdded, NodeObject("node-1"));
+  c.OnDeviceClass(EventType::kAdded, Class());
+  c.OnResourceClaim(EventType::kAdded, Claim("c1"));
+  c.OnResourceClaim(EventType::kAdded, Claim("c2"));
+  c.OnPod(EventType::kAdded, ClaimPod("p1", "c1"));
+  c.OnPod(EventType::kAdded, ClaimPod("p2", "c2"));
+  (void)c.DeviceInputsForSession();
+  const NodeId node = c.state().FindNode("node-1");
+  EXPECT_TRUE(c.state().node(node).device_capacity.empty());
+  // The slice arrives: the node's two devices count as two GPUs, also after the node changes.
+  c.OnResourceSlice(EventType::kAdded, Slice("node-1", 2));
+  (void)c.DeviceInputsForSession();
+  EXPECT_EQ(c.state().node(node).device_capacity.Get(kGpu), 2000);
+  c.OnNode(EventType::kModified, NodeObject("node-1", {{"zone", "a"}}));
+  EXPECT_EQ(c.state().node(node).device_capacity.Get(kGpu), 2000);
+  const Task* t = TaskNamed(c.state(), "ml/p1");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(c.state().spec(t->spec).device_requests.Get(kGpu), 1000);
+
+  const Decisions d = RunWithDevices(c);
+  ASSERT_EQ(d.binds.size(), 1u);
+  ASSERT_EQ(d.pending.size(), 1u);
+  EXPECT_TRUE(Contains(d.pending[0].reason, "capability")) << d.pending[0].reason;
+}
+
 }  // namespace
 }  // namespace gantry

@@ -443,3 +443,46 @@ TEST(ShippedRbac, CoversEveryWatchedCollection) {
 
 }  // namespace
 }  // namespace gantry
+
+namespace gantry {
+namespace {
+
+TEST(ParseDaemonConfig, DeviceClassResources) {
+  DaemonConfig defaults;
+  ASSERT_EQ(defaults.device_class_resources.size(), 1u);
+  EXPECT_EQ(defaults.device_class_resources[0].device_class, "gpu.nvidia.com");
+  EXPECT_EQ(defaults.device_class_resources[0].resource, kGpu);
+  DaemonConfig c;
+  ASSERT_TRUE(ParseDaemonConfig("deviceClassResources:\n"
+                                "- {deviceClass: gpu.nvidia.com, resource: nvidia.com/gpu}\n"
+                                "- deviceClass: mig.nvidia.com\n"
+                                "  resource: nvidia.com/gpu\n"
+                                "  counterPrefix: memory-slice\n",
+                                "cfg.yaml", &c)
+                  .ok());
+  ASSERT_EQ(c.device_class_resources.size(), 2u);
+  EXPECT_EQ(c.device_class_resources[1].device_class, "mig.nvidia.com");
+  EXPECT_EQ(c.device_class_resources[1].resource, kGpu);
+  EXPECT_EQ(c.device_class_resources[1].counter_prefix, "memory-slice");
+  // An empty list counts no device.
+  ASSERT_TRUE(ParseDaemonConfig("deviceClassResources: []\n", "cfg.yaml", &c).ok());
+  EXPECT_TRUE(c.device_class_resources.empty());
+}
+
+TEST(ParseDaemonConfig, DeviceClassResourcesErrorsNameTheEntry) {
+  std::string e = Error(
+      "deviceClassResources:\n- {deviceClass: a, resource: x/y}\n"
+      "- {deviceClass: a, resource: x/z}\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:3:")) << e;
+  EXPECT_TRUE(Contains(e, "deviceClassResources[1].deviceClass")) << e;
+  EXPECT_TRUE(Contains(e, "mapped twice")) << e;
+  e = Error("deviceClassResources:\n- {deviceClass: a}\n");
+  EXPECT_TRUE(Contains(e, "deviceClassResources[0]: deviceClass and resource are required")) << e;
+  e = Error("deviceClassResources:\n- {deviceClass: a, resource: x/y, count: 2}\n");
+  EXPECT_TRUE(Contains(e, "deviceClassResources[0].count: unknown field")) << e;
+  e = Error("deviceClassResources: gpu\n");
+  EXPECT_TRUE(Contains(e, "expected a list")) << e;
+}
+
+}  // namespace
+}  // namespace gantry
