@@ -22,6 +22,13 @@ Result<DashboardMetrics> DashboardMetrics::Register(MetricsRegistry& registry) {
       {"state"});
   if (!mig.ok()) return mig.status();
   m.mig_devices_ = *mig;
+  auto dra = registry.AddGauge(
+      "gantry_dra_devices",
+      "Devices published in DRA ResourceSlices, by driver and state: allocated (to a "
+      "ResourceClaim, whole or a share), free.",
+      {"driver", "state"});
+  if (!dra.ok()) return dra.status();
+  m.dra_devices_ = *dra;
   auto fragmented = registry.AddGauge(
       "gantry_gpus_fragmented",
       "Free GPU capacity that the workload's typical tasks cannot use (Weng et al., ATC '23), "
@@ -49,6 +56,16 @@ void DashboardMetrics::PublishGpus(const ClusterState& cluster) {
   const WorkloadProfile& profile = cluster.workload_profile();
   gpus_fragmented_->Set(profile.types.empty() ? FragmentedGpus(cluster, ProfileOfTasks(cluster))
                                               : FragmentedGpus(cluster, profile));
+}
+
+void DashboardMetrics::PublishDra(
+    const std::map<std::string, DeviceClaims::DriverDevices>& by_driver) {
+  std::vector<std::pair<LabelValues, double>> values;
+  for (const auto& [driver, counts] : by_driver) {
+    values.push_back({{driver, "allocated"}, static_cast<double>(counts.allocated)});
+    values.push_back({{driver, "free"}, static_cast<double>(counts.free)});
+  }
+  (void)dra_devices_->Replace(values);
 }
 
 void DashboardMetrics::PublishPending(const std::map<PendingKind, int64_t>& pods_by_kind) {

@@ -270,6 +270,26 @@ ResourceVector DeviceClaims::CountedAs(const std::vector<std::string>& claim_key
   return accounting_.ClaimRequests(claims);
 }
 
+std::map<std::string, DeviceClaims::DriverDevices> DeviceClaims::CountDevices() const {
+  std::set<std::string> allocated;
+  for (const auto& [key, claim] : table_) {
+    if (!claim.allocation) continue;
+    for (const dra::AllocationResult& r : claim.allocation->results) {
+      if (!r.admin_access) allocated.insert(dra::DeviceKey(r.driver, r.pool, r.device));
+    }
+  }
+  std::map<std::string, DriverDevices> out;
+  for (const auto& [name, slice] : slices_) {
+    DriverDevices& counts = out[slice.driver];
+    for (const dra::Device& device : slice.devices) {
+      const bool taken =
+          allocated.count(dra::DeviceKey(slice.driver, slice.pool.name, device.name)) > 0;
+      (taken ? counts.allocated : counts.free)++;
+    }
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------
 // A session's inputs
 

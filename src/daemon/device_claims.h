@@ -103,6 +103,15 @@ class DeviceClaims {
   Resync Forget(const std::string& key);
   bool Assumed(const std::string& key) const { return assumed_by_pod_.count(key) > 0; }
 
+  // The published devices of each driver: allocated (to some claim, as read or assumed;
+  // whole or a share) and free. For the metrics.
+  struct DriverDevices {
+    int64_t allocated = 0;
+    int64_t free = 0;
+    bool operator==(const DriverDevices&) const = default;
+  };
+  std::map<std::string, DriverDevices> CountDevices() const;
+
   struct Sizes {
     size_t classes = 0, slices = 0, rules = 0, claims = 0;
     size_t assumed = 0;      // claims with an assumed allocation or reservation

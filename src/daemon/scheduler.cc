@@ -342,6 +342,7 @@ void Scheduler::PublishGauges() {
   m_.nodes->Set(static_cast<double>(counts.nodes));
   m_.events_dropped->Set(static_cast<double>(writer_->events_dropped()));
   dashboard_->PublishGpus(state);
+  dashboard_->PublishDra(cache_.DraDevices());
   dashboard_->PublishPending(cache_.PendingPodsByKind(pending_kinds_));
 }
 

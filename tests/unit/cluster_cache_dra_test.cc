@@ -7,6 +7,7 @@
 #include <string>
 
 #include "daemon/cluster_cache.h"
+#include "daemon/dashboard_metrics.h"
 #include "engine/session.h"
 #include "tests/unit/test_util.h"
 #include "tests/unit/volume_objects.h"
@@ -154,6 +155,33 @@ TEST(ClusterCacheDra, MappedDevicesCountAsGpusForQueues) {
   ASSERT_EQ(d.binds.size(), 1u);
   ASSERT_EQ(d.pending.size(), 1u);
   EXPECT_TRUE(Contains(d.pending[0].reason, "capability")) << d.pending[0].reason;
+}
+
+// gantry_dra_devices: the devices of each driver, allocated (an assumed allocation counts)
+// or free.
+TEST(ClusterCacheDra, TheMetricsCountDevicesByDriverAndState) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("node-1"));
+  c.OnDeviceClass(EventType::kAdded, Class());
+  c.OnResourceSlice(EventType::kAdded, Slice("node-1", 3));
+  c.OnResourceClaim(EventType::kAdded, Claim("c1"));
+  c.OnPod(EventType::kAdded, ClaimPod("p1", "c1"));
+  using Counts = DeviceClaims::DriverDevices;
+  EXPECT_EQ(c.DraDevices(), (std::map<std::string, Counts>{{"gpu.example.com", {0, 3}}}));
+  const Decisions d = RunWithDevices(c);
+  ASSERT_EQ(d.binds.size(), 1u);
+  (void)c.Assume(d, 0);
+  EXPECT_EQ(c.DraDevices(), (std::map<std::string, Counts>{{"gpu.example.com", {1, 2}}}));
+
+  MetricsRegistry registry;
+  DashboardMetrics metrics = Must(DashboardMetrics::Register(registry));
+  metrics.PublishDra(c.DraDevices());
+  const std::string text = registry.Render();
+  EXPECT_TRUE(
+      Contains(text, "gantry_dra_devices{driver=\"gpu.example.com\",state=\"allocated\"} 1"))
+      << text;
+  EXPECT_TRUE(Contains(text, "gantry_dra_devices{driver=\"gpu.example.com\",state=\"free\"} 2"))
+      << text;
 }
 
 }  // namespace
