@@ -285,6 +285,46 @@ TEST(DeviceReservations, KubeSchedulersWordsForClaimsThatCannotBeUsed) {
       << PendingReasonOf(d, error);
 }
 
+// Filter remembers its answers per node and claim spec (engine/device_filter_memo.h): a
+// device taken in a pool that every node sees changes every node's answer, and claims of
+// another spec are asked anew.
+TEST(DeviceReservations, RememberedAnswersFollowTheDevicesTakenAndTheClaimsSpec) {
+  ClusterState c;
+  AddCpuNode(c, "n0", 64000);
+  AddCpuNode(c, "n1", 64000);
+  const QueueId q = AddQueue(c, "q");
+  Devices devices;
+  dra::ResourceSlice fabric;
+  fabric.name = "fabric";
+  fabric.driver = kDriver;
+  fabric.pool = {"fabric", 1, 1};
+  fabric.node_selection = dra::NodeSelection{};
+  fabric.node_selection->all_nodes = true;
+  dra::Device device;
+  device.name = "link-0";
+  fabric.devices.push_back(device);
+  devices.slices.push_back(fabric);
+  AddClaimJob(c, q, "a", {devices.AddClaim("a")});
+  const JobId b = AddClaimJob(c, q, "b", {devices.AddClaim("b")});
+  const Decisions d = RunWithDevices(c, devices);
+  ASSERT_EQ(d.binds.size(), 1u) << BindsWithDevices(c, d);
+  EXPECT_NE(PendingReasonOf(d, b).find("cannot allocate all claims"), std::string::npos)
+      << PendingReasonOf(d, b);
+
+  ClusterState one_node;
+  AddCpuNode(one_node, "n0", 64000);
+  const QueueId oq = AddQueue(one_node, "q");
+  Devices gpus;
+  gpus.AddNodeGpus("n0", 2);
+  AddClaimJob(one_node, oq, "one", {gpus.AddClaim("one")});
+  const JobId three = AddClaimJob(one_node, oq, "three", {gpus.AddClaim("three", 3)});
+  AddClaimJob(one_node, oq, "another", {gpus.AddClaim("another")});
+  const Decisions shapes = RunWithDevices(one_node, gpus);
+  EXPECT_EQ(BindsWithDevices(one_node, shapes), "one-0@n0[gpu-0] another-0@n0[gpu-1]");
+  EXPECT_NE(PendingReasonOf(shapes, three).find("cannot allocate all claims"), std::string::npos)
+      << PendingReasonOf(shapes, three);
+}
+
 // Without DRA's inputs (a cluster without slices), a pod with claims fits nowhere.
 TEST(DeviceReservations, NoInputsNoNode) {
   ClusterState c;
