@@ -27,25 +27,26 @@ const dra::Allocation* DeviceReservations::AllocationOf(const dra::ResourceClaim
   return claim.allocation ? &*claim.allocation : nullptr;
 }
 
-const std::vector<const dra::ResourceClaim*>& DeviceReservations::ClaimsOf(
-    const TaskSpec& spec) const {
-  auto resolve = [&](std::vector<const dra::ResourceClaim*>* claims) {
-    claims->clear();
+DeviceReservations::SpecClaims& DeviceReservations::ClaimsOf(const TaskSpec& spec) const {
+  auto resolve = [&](SpecClaims* resolved) {
+    resolved->claims.clear();
     for (const std::string& key : spec.resource_claims) {
       auto it = inputs_->claims->find(key);
-      claims->push_back(it == inputs_->claims->end() ? nullptr : &it->second);
+      resolved->claims.push_back(it == inputs_->claims->end() ? nullptr : &it->second);
     }
+    resolved->admin_access_allowed = inputs_->admin_namespaces != nullptr &&
+                                     inputs_->admin_namespaces->count(spec.namespace_) > 0;
+    resolved->shape_of_all.reset();
   };
   const std::vector<TaskSpec>& specs = cluster_->specs();
   if (specs.empty() || &spec < specs.data() || &spec >= specs.data() + specs.size()) {
     resolve(&claims_elsewhere_);
     return claims_elsewhere_;
   }
-  claims_of_spec_.resize(specs.size());
-  std::optional<std::vector<const dra::ResourceClaim*>>& claims =
-      claims_of_spec_[static_cast<size_t>(&spec - specs.data())];
-  if (!claims) resolve(&claims.emplace());
-  return *claims;
+  if (claims_of_spec_.size() != specs.size()) claims_of_spec_.resize(specs.size());
+  std::optional<SpecClaims>& resolved = claims_of_spec_[static_cast<size_t>(&spec - specs.data())];
+  if (!resolved) resolve(&resolved.emplace());
+  return *resolved;
 }
 
 // GatherAllocatedState over every claim; the claims of the tasks being released (their
@@ -76,7 +77,8 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
   if (inputs_ == nullptr || inputs_->claims == nullptr) {
     return FilterResult::Fail(FilterCode::kDeviceClaimMissing, 0);
   }
-  const std::vector<const dra::ResourceClaim*>& claims = ClaimsOf(spec);
+  SpecClaims& resolved = ClaimsOf(spec);
+  const std::vector<const dra::ResourceClaim*>& claims = resolved.claims;
   std::vector<const dra::ResourceClaim*>& to_allocate = to_allocate_;
   std::vector<uint32_t>& positions = positions_;
   to_allocate.clear();
@@ -104,12 +106,19 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
   const dra::SelectorVerdicts& verdicts =
       inputs_->verdicts != nullptr ? *inputs_->verdicts : kNoVerdicts;
   dra::AllocateOptions options;
-  options.admin_access_allowed =
-      inputs_->admin_namespaces != nullptr && inputs_->admin_namespaces->count(spec.namespace_) > 0;
+  options.admin_access_allowed = resolved.admin_access_allowed;
   // Only the answer is remembered: what each claim gets is found again (TakeFor).
   const DeviceFilterMemo::View view = future ? DeviceFilterMemo::kFuture : DeviceFilterMemo::kNow;
   const std::optional<NodeId> node_id = memo_.IdOf(node);
-  const uint32_t shape = memo_.ShapeOf(to_allocate, options.admin_access_allowed);
+  uint32_t shape = 0;
+  if (to_allocate.size() < claims.size()) {
+    shape = memo_.ShapeOf(to_allocate, options.admin_access_allowed);
+  } else {
+    if (!resolved.shape_of_all) {
+      resolved.shape_of_all = memo_.ShapeOf(to_allocate, options.admin_access_allowed);
+    }
+    shape = *resolved.shape_of_all;
+  }
   if (out == nullptr && node_id) {
     if (std::optional<bool> known = memo_.Find(view, *node_id, shape)) {
       return *known ? FilterResult::Ok()
@@ -153,7 +162,7 @@ void DeviceReservations::TakeFor(StateChange change, TaskId task, const TaskSpec
                                  const Node& node) {
   DeviceAllocations allocations;
   if (!Filter(spec, node, change == StateChange::kPipeline, &allocations).ok()) return;
-  const std::vector<const dra::ResourceClaim*>& claims = ClaimsOf(spec);
+  const std::vector<const dra::ResourceClaim*>& claims = ClaimsOf(spec).claims;
   for (size_t i = 0; i < allocations.size(); ++i) {
     const dra::ResourceClaim* claim = claims[i];  // not null: the filter passed
     if (allocations[i]) {
@@ -171,7 +180,7 @@ void DeviceReservations::GiveBack(StateChange change, TaskId task, const TaskSpe
   auto placed = placed_.find(task);
   if (placed == placed_.end()) return;
   const DeviceAllocations& allocations = placed->second;
-  const std::vector<const dra::ResourceClaim*>& claims = ClaimsOf(spec);
+  const std::vector<const dra::ResourceClaim*>& claims = ClaimsOf(spec).claims;
   for (size_t i = 0; i < allocations.size(); ++i) {
     const dra::ResourceClaim* claim = claims[i];  // not null: the task was placed
     if (allocations[i]) {

@@ -68,9 +68,15 @@ class DeviceReservations {
     int32_t uses = 0;
   };
   const dra::Allocation* AllocationOf(const dra::ResourceClaim& claim) const;
-  // The claims of `spec` as the claim table has them (null: missing), resolved once per
-  // spec of the session's cluster.
-  const std::vector<const dra::ResourceClaim*>& ClaimsOf(const TaskSpec& spec) const;
+  // What Filter needs of a spec beside the node, found once per spec of the session's
+  // cluster.
+  struct SpecClaims {
+    std::vector<const dra::ResourceClaim*> claims;  // as the claim table has them; null: missing
+    bool admin_access_allowed = false;              // the namespace has the label
+    // The memo's shape of all the claims, once asked (most pods allocate all of theirs).
+    std::optional<uint32_t> shape_of_all;
+  };
+  SpecClaims& ClaimsOf(const TaskSpec& spec) const;
   void Gather() const;
   uint32_t NoteError(std::string text) const;
   void TakeFor(StateChange change, TaskId task, const TaskSpec& spec, const Node& node);
@@ -91,8 +97,8 @@ class DeviceReservations {
   mutable DeviceFilterMemo memo_;
   std::unordered_map<const dra::ResourceClaim*, SessionClaim> session_claims_;
   // ClaimsOf by SpecId (unset until asked), and the answer for a spec from elsewhere.
-  mutable std::vector<std::optional<std::vector<const dra::ResourceClaim*>>> claims_of_spec_;
-  mutable std::vector<const dra::ResourceClaim*> claims_elsewhere_;
+  mutable std::vector<std::optional<SpecClaims>> claims_of_spec_;
+  mutable SpecClaims claims_elsewhere_;
   // Filter's buffers, kept to spare an allocation per node asked.
   mutable std::vector<const dra::ResourceClaim*> to_allocate_;
   mutable std::vector<uint32_t> positions_;
