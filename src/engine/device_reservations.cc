@@ -20,12 +20,33 @@ class NoSelectorVerdicts : public dra::SelectorVerdicts {
 
 }  // namespace
 
-const dra::Allocation* DeviceReservations::AllocationOf(const std::string& key,
-                                                        const dra::ResourceClaim& claim) const {
-  if (auto it = session_claims_.find(key); it != session_claims_.end()) {
+const dra::Allocation* DeviceReservations::AllocationOf(const dra::ResourceClaim& claim) const {
+  if (auto it = session_claims_.find(&claim); it != session_claims_.end()) {
     return &it->second.allocation;
   }
   return claim.allocation ? &*claim.allocation : nullptr;
+}
+
+DeviceReservations::SpecClaims& DeviceReservations::ClaimsOf(const TaskSpec& spec) const {
+  auto resolve = [&](SpecClaims* resolved) {
+    resolved->claims.clear();
+    for (const std::string& key : spec.resource_claims) {
+      auto it = inputs_->claims->find(key);
+      resolved->claims.push_back(it == inputs_->claims->end() ? nullptr : &it->second);
+    }
+    resolved->admin_access_allowed = inputs_->admin_namespaces != nullptr &&
+                                     inputs_->admin_namespaces->count(spec.namespace_) > 0;
+    resolved->shape_of_all.reset();
+  };
+  const std::vector<TaskSpec>& specs = cluster_->specs();
+  if (specs.empty() || &spec < specs.data() || &spec >= specs.data() + specs.size()) {
+    resolve(&claims_elsewhere_);
+    return claims_elsewhere_;
+  }
+  if (claims_of_spec_.size() != specs.size()) claims_of_spec_.resize(specs.size());
+  std::optional<SpecClaims>& resolved = claims_of_spec_[static_cast<size_t>(&spec - specs.data())];
+  if (!resolved) resolve(&resolved.emplace());
+  return *resolved;
 }
 
 // GatherAllocatedState over every claim; the claims of the tasks being released (their
@@ -36,8 +57,8 @@ void DeviceReservations::Gather() const {
   if (inputs_ == nullptr || inputs_->claims == nullptr) return;
   for (const auto& [key, claim] : *inputs_->claims) {
     if (!claim.allocation) continue;
-    now_.Add(*claim.allocation);
-    future_.Add(*claim.allocation);
+    Take(DeviceFilterMemo::kNow, *claim.allocation);
+    Take(DeviceFilterMemo::kFuture, *claim.allocation);
   }
   for (TaskId task : cluster_->releasing_tasks()) {
     ReleaseInFuture(cluster_->spec(cluster_->task(task).spec), +1);
@@ -56,15 +77,17 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
   if (inputs_ == nullptr || inputs_->claims == nullptr) {
     return FilterResult::Fail(FilterCode::kDeviceClaimMissing, 0);
   }
-  std::vector<const dra::ResourceClaim*> to_allocate;
-  std::vector<uint32_t> positions;
-  for (uint32_t i = 0; i < spec.resource_claims.size(); ++i) {
-    const std::string& key = spec.resource_claims[i];
-    auto it = inputs_->claims->find(key);
-    if (it == inputs_->claims->end()) return FilterResult::Fail(FilterCode::kDeviceClaimMissing, i);
-    const dra::ResourceClaim& claim = it->second;
+  SpecClaims& resolved = ClaimsOf(spec);
+  const std::vector<const dra::ResourceClaim*>& claims = resolved.claims;
+  std::vector<const dra::ResourceClaim*>& to_allocate = to_allocate_;
+  std::vector<uint32_t>& positions = positions_;
+  to_allocate.clear();
+  positions.clear();
+  for (uint32_t i = 0; i < claims.size(); ++i) {
+    if (claims[i] == nullptr) return FilterResult::Fail(FilterCode::kDeviceClaimMissing, i);
+    const dra::ResourceClaim& claim = *claims[i];
     if (claim.deleting) return FilterResult::Fail(FilterCode::kDeviceClaimDeleting, i);
-    if (const dra::Allocation* allocation = AllocationOf(key, claim)) {
+    if (const dra::Allocation* allocation = AllocationOf(claim)) {
       if (allocation->node_selector &&
           !SelectorTermsMatch(*allocation->node_selector, node.labels, node.name)) {
         return FilterResult::Fail(FilterCode::kDeviceClaimNode, i);
@@ -83,8 +106,25 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
   const dra::SelectorVerdicts& verdicts =
       inputs_->verdicts != nullptr ? *inputs_->verdicts : kNoVerdicts;
   dra::AllocateOptions options;
-  options.admin_access_allowed =
-      inputs_->admin_namespaces != nullptr && inputs_->admin_namespaces->count(spec.namespace_) > 0;
+  options.admin_access_allowed = resolved.admin_access_allowed;
+  // Only the answer is remembered: what each claim gets is found again (TakeFor).
+  const DeviceFilterMemo::View view = future ? DeviceFilterMemo::kFuture : DeviceFilterMemo::kNow;
+  const std::optional<NodeId> node_id = memo_.IdOf(node);
+  uint32_t shape = 0;
+  if (to_allocate.size() < claims.size()) {
+    shape = memo_.ShapeOf(to_allocate, options.admin_access_allowed);
+  } else {
+    if (!resolved.shape_of_all) {
+      resolved.shape_of_all = memo_.ShapeOf(to_allocate, options.admin_access_allowed);
+    }
+    shape = *resolved.shape_of_all;
+  }
+  if (out == nullptr && node_id) {
+    if (std::optional<bool> known = memo_.Find(view, *node_id, shape)) {
+      return *known ? FilterResult::Ok()
+                    : FilterResult::Fail(FilterCode::kDeviceClaimsUnallocatable);
+    }
+  }
   auto result = dra::Allocate(*inputs_->inventory, dra::NodeRef{node.name, node.labels},
                               std::span<const dra::ResourceClaim* const>(to_allocate),
                               future ? future_ : now_, verdicts, options);
@@ -93,6 +133,7 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
     error_of_claims_.emplace(spec.resource_claims.front(), error);
     return FilterResult::Fail(FilterCode::kDeviceClaimError, error);
   }
+  if (node_id) memo_.Remember(view, *node_id, shape, result->has_value());
   if (!result->has_value()) return FilterResult::Fail(FilterCode::kDeviceClaimsUnallocatable);
   if (out != nullptr) {
     for (size_t k = 0; k < positions.size(); ++k) {
@@ -121,13 +162,14 @@ void DeviceReservations::TakeFor(StateChange change, TaskId task, const TaskSpec
                                  const Node& node) {
   DeviceAllocations allocations;
   if (!Filter(spec, node, change == StateChange::kPipeline, &allocations).ok()) return;
+  const std::vector<const dra::ResourceClaim*>& claims = ClaimsOf(spec).claims;
   for (size_t i = 0; i < allocations.size(); ++i) {
-    const std::string& key = spec.resource_claims[i];
+    const dra::ResourceClaim* claim = claims[i];  // not null: the filter passed
     if (allocations[i]) {
-      if (change == StateChange::kAllocate) now_.Add(*allocations[i]);
-      future_.Add(*allocations[i]);
-      session_claims_[key] = SessionClaim{*allocations[i], 1};
-    } else if (auto it = session_claims_.find(key); it != session_claims_.end()) {
+      if (change == StateChange::kAllocate) Take(DeviceFilterMemo::kNow, *allocations[i]);
+      Take(DeviceFilterMemo::kFuture, *allocations[i]);
+      session_claims_[claim] = SessionClaim{*allocations[i], 1};
+    } else if (auto it = session_claims_.find(claim); it != session_claims_.end()) {
       ++it->second.uses;
     }
   }
@@ -138,13 +180,14 @@ void DeviceReservations::GiveBack(StateChange change, TaskId task, const TaskSpe
   auto placed = placed_.find(task);
   if (placed == placed_.end()) return;
   const DeviceAllocations& allocations = placed->second;
+  const std::vector<const dra::ResourceClaim*>& claims = ClaimsOf(spec).claims;
   for (size_t i = 0; i < allocations.size(); ++i) {
-    const std::string& key = spec.resource_claims[i];
+    const dra::ResourceClaim* claim = claims[i];  // not null: the task was placed
     if (allocations[i]) {
-      if (change == StateChange::kAllocate) now_.Remove(*allocations[i]);
-      future_.Remove(*allocations[i]);
-      session_claims_.erase(key);
-    } else if (auto it = session_claims_.find(key); it != session_claims_.end()) {
+      if (change == StateChange::kAllocate) Untake(DeviceFilterMemo::kNow, *allocations[i]);
+      Untake(DeviceFilterMemo::kFuture, *allocations[i]);
+      session_claims_.erase(claim);
+    } else if (auto it = session_claims_.find(claim); it != session_claims_.end()) {
       --it->second.uses;
     }
   }
@@ -161,11 +204,23 @@ void DeviceReservations::ReleaseInFuture(const TaskSpec& spec, int sign) const {
     if (it == inputs_->claims->end() || !it->second.allocation) continue;
     if (it->second.reserved_for.size() > 1) continue;
     if (sign > 0) {
-      future_.Remove(*it->second.allocation);
+      Untake(DeviceFilterMemo::kFuture, *it->second.allocation);
     } else {
-      future_.Add(*it->second.allocation);
+      Take(DeviceFilterMemo::kFuture, *it->second.allocation);
     }
   }
+}
+
+void DeviceReservations::Take(DeviceFilterMemo::View view,
+                              const dra::Allocation& allocation) const {
+  (view == DeviceFilterMemo::kNow ? now_ : future_).Add(allocation);
+  memo_.Changed(view, allocation);
+}
+
+void DeviceReservations::Untake(DeviceFilterMemo::View view,
+                                const dra::Allocation& allocation) const {
+  (view == DeviceFilterMemo::kNow ? now_ : future_).Remove(allocation);
+  memo_.Changed(view, allocation);
 }
 
 const std::string* DeviceReservations::ErrorFor(const TaskSpec& spec) const {

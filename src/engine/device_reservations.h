@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/decisions.h"
+#include "engine/device_filter_memo.h"
 #include "engine/filter.h"
 #include "engine/plugin.h"
 #include "engine/snapshot.h"
@@ -34,6 +35,7 @@ class DeviceReservations {
   void Open(const DeviceInputs& inputs, const ClusterState& cluster) {
     inputs_ = &inputs;
     cluster_ = &cluster;
+    if (inputs.inventory != nullptr) memo_.Open(*inputs.inventory, cluster);
   }
 
   // Whether every claim of `spec` can be used on `node`, in the room taken now or (with
@@ -65,8 +67,16 @@ class DeviceReservations {
     dra::Allocation allocation;
     int32_t uses = 0;
   };
-  const dra::Allocation* AllocationOf(const std::string& key,
-                                      const dra::ResourceClaim& claim) const;
+  const dra::Allocation* AllocationOf(const dra::ResourceClaim& claim) const;
+  // What Filter needs of a spec beside the node, found once per spec of the session's
+  // cluster.
+  struct SpecClaims {
+    std::vector<const dra::ResourceClaim*> claims;  // as the claim table has them; null: missing
+    bool admin_access_allowed = false;              // the namespace has the label
+    // The memo's shape of all the claims, once asked (most pods allocate all of theirs).
+    std::optional<uint32_t> shape_of_all;
+  };
+  SpecClaims& ClaimsOf(const TaskSpec& spec) const;
   void Gather() const;
   uint32_t NoteError(std::string text) const;
   void TakeFor(StateChange change, TaskId task, const TaskSpec& spec, const Node& node);
@@ -74,6 +84,9 @@ class DeviceReservations {
   // The devices of the claims of `spec` that only its task uses: they are free once the
   // task is gone. `sign` +1 gives them back in the future view, -1 takes them again.
   void ReleaseInFuture(const TaskSpec& spec, int sign) const;
+  // Every change of now_ and future_ goes through these, which tell the memo.
+  void Take(DeviceFilterMemo::View view, const dra::Allocation& allocation) const;
+  void Untake(DeviceFilterMemo::View view, const dra::Allocation& allocation) const;
 
   const DeviceInputs* inputs_ = nullptr;
   const ClusterState* cluster_ = nullptr;
@@ -81,7 +94,14 @@ class DeviceReservations {
   mutable bool gathered_ = false;
   mutable dra::AllocatedState now_;
   mutable dra::AllocatedState future_;
-  std::unordered_map<std::string, SessionClaim> session_claims_;  // by claim key
+  mutable DeviceFilterMemo memo_;
+  std::unordered_map<const dra::ResourceClaim*, SessionClaim> session_claims_;
+  // ClaimsOf by SpecId (unset until asked), and the answer for a spec from elsewhere.
+  mutable std::vector<std::optional<SpecClaims>> claims_of_spec_;
+  mutable SpecClaims claims_elsewhere_;
+  // Filter's buffers, kept to spare an allocation per node asked.
+  mutable std::vector<const dra::ResourceClaim*> to_allocate_;
+  mutable std::vector<uint32_t> positions_;
   std::unordered_map<TaskId, DeviceAllocations> placed_;
   mutable std::vector<std::string> errors_;
   // By a spec's first claim (a pod's own, mostly): the index of its error in errors_.

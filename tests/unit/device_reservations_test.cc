@@ -5,6 +5,9 @@
 // victim's devices free for the preemptor once it is gone, and kube-scheduler's words.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -283,6 +286,109 @@ TEST(DeviceReservations, KubeSchedulersWordsForClaimsThatCannotBeUsed) {
   // The error itself, as upstream's Filter reports it.
   EXPECT_NE(PendingReasonOf(d, error).find("no such key: device.x"), std::string::npos)
       << PendingReasonOf(d, error);
+}
+
+// Filter remembers its answers per node and claim spec (engine/device_filter_memo.h): a
+// device taken in a pool that every node sees changes every node's answer, and claims of
+// another spec are asked anew.
+TEST(DeviceReservations, RememberedAnswersFollowTheDevicesTakenAndTheClaimsSpec) {
+  ClusterState c;
+  AddCpuNode(c, "n0", 64000);
+  AddCpuNode(c, "n1", 64000);
+  const QueueId q = AddQueue(c, "q");
+  Devices devices;
+  dra::ResourceSlice fabric;
+  fabric.name = "fabric";
+  fabric.driver = kDriver;
+  fabric.pool = {"fabric", 1, 1};
+  fabric.node_selection = dra::NodeSelection{};
+  fabric.node_selection->all_nodes = true;
+  dra::Device device;
+  device.name = "link-0";
+  fabric.devices.push_back(device);
+  devices.slices.push_back(fabric);
+  AddClaimJob(c, q, "a", {devices.AddClaim("a")});
+  const JobId b = AddClaimJob(c, q, "b", {devices.AddClaim("b")});
+  const Decisions d = RunWithDevices(c, devices);
+  ASSERT_EQ(d.binds.size(), 1u) << BindsWithDevices(c, d);
+  EXPECT_NE(PendingReasonOf(d, b).find("cannot allocate all claims"), std::string::npos)
+      << PendingReasonOf(d, b);
+
+  ClusterState one_node;
+  AddCpuNode(one_node, "n0", 64000);
+  const QueueId oq = AddQueue(one_node, "q");
+  Devices gpus;
+  gpus.AddNodeGpus("n0", 2);
+  AddClaimJob(one_node, oq, "one", {gpus.AddClaim("one")});
+  const JobId three = AddClaimJob(one_node, oq, "three", {gpus.AddClaim("three", 3)});
+  AddClaimJob(one_node, oq, "another", {gpus.AddClaim("another")});
+  const Decisions shapes = RunWithDevices(one_node, gpus);
+  EXPECT_EQ(BindsWithDevices(one_node, shapes), "one-0@n0[gpu-0] another-0@n0[gpu-1]");
+  EXPECT_NE(PendingReasonOf(shapes, three).find("cannot allocate all claims"), std::string::npos)
+      << PendingReasonOf(shapes, three);
+}
+
+// Random clusters (devices of each node, devices every node sees, gangs): pods whose claims
+// share a spec, between which the memo shares answers, are placed with the same devices as
+// pods whose claims each have a spec of their own (a request name of their own), and never
+// without devices or on a device given twice.
+TEST(DeviceReservations, RememberedAnswersDecideAsAnswersAskedAnew) {
+  for (int seed = 1; seed <= 40; ++seed) {
+    auto run = [seed](bool own_specs) {
+      std::mt19937 rng(static_cast<uint32_t>(seed));
+      auto below = [&rng](int n) { return static_cast<int>(rng() % static_cast<uint32_t>(n)); };
+      ClusterState c;
+      Devices devices;
+      const int nodes = 2 + below(4);
+      for (int n = 0; n < nodes; ++n) {
+        const std::string name = "n" + std::to_string(n);
+        AddCpuNode(c, name, 64000);
+        devices.AddNodeGpus(name, below(4));
+      }
+      dra::ResourceSlice fabric;
+      fabric.name = "fabric";
+      fabric.driver = kDriver;
+      fabric.pool = {"fabric", 1, 1};
+      fabric.node_selection = dra::NodeSelection{};
+      fabric.node_selection->all_nodes = true;
+      for (int d = below(4); d > 0; --d) {
+        dra::Device link;
+        link.name = "link-" + std::to_string(d);
+        fabric.devices.push_back(link);
+      }
+      devices.slices.push_back(fabric);
+      const QueueId q = AddQueue(c, "q");
+      const int jobs = 4 + below(12);
+      for (int j = 0; j < jobs; ++j) {
+        const int tasks = 1 + below(2);
+        const JobId job = AddEmptyJob(c, "j" + std::to_string(j), q, tasks, 0, j);
+        for (int t = 0; t < tasks; ++t) {
+          const std::string name = "j" + std::to_string(j) + "-" + std::to_string(t);
+          const std::string claim = devices.AddClaim(name, 1 + below(2));
+          if (own_specs) devices.claims.at(claim).spec.requests[0].name = "gpu-" + name;
+          Must(c.AddTask(job, c.AddSpec(Claiming({claim})), name));
+        }
+      }
+      return BindsWithDevices(c, RunWithDevices(c, devices));
+    };
+    const std::string shared = run(false);
+    EXPECT_EQ(shared, run(true)) << "seed " << seed;
+    EXPECT_EQ(shared.find("[]"), std::string::npos) << "seed " << seed << ": " << shared;
+    // "task@node[device,...]": a node's own devices by node, the fabric's alone.
+    std::set<std::string> taken;
+    std::istringstream binds(shared);
+    for (std::string bind; binds >> bind;) {
+      const size_t at = bind.find('@');
+      const size_t open = bind.find('[');
+      const std::string node = bind.substr(at + 1, open - at - 1);
+      std::istringstream list(bind.substr(open + 1, bind.size() - open - 2));
+      for (std::string device; std::getline(list, device, ',');) {
+        const std::string where = device.rfind("link-", 0) == 0 ? device : node + "/" + device;
+        EXPECT_TRUE(taken.insert(where).second)
+            << "seed " << seed << ": " << where << " twice in " << shared;
+      }
+    }
+  }
 }
 
 // Without DRA's inputs (a cluster without slices), a pod with claims fits nowhere.
