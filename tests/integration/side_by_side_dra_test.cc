@@ -5,8 +5,7 @@
 // case says kube-scheduler does: each pod bound on the node of a role, or pending; each
 // claim of a bound pod allocated devices of that node, for the claim's requests, reserved
 // for the pod; where the case knows, the very devices. The suite prints a table of both.
-#include <mutex>
-
+#include "model/quantity.h"
 #include "tests/integration/side_by_side_dra.h"
 
 namespace gantry::testing {
@@ -489,8 +488,12 @@ TEST_F(DraSideBySide, ConsumableCapacity) {
             for (const auto& [name, claim] : claims) {
               const json r = claim.value("/status/allocation/devices/results/0"_json_pointer,
                                          json::object());
-              const std::string want = name == "small" ? "30Gi" : "50Gi";
-              if (r.value("/consumedCapacity/memory"_json_pointer, std::string()) != want) {
+              // Keyed as the device names the capacity ("memory", bare); any spelling
+              // of the amount.
+              const Milli want = (name == "small" ? 30 : 50) * (Milli{1} << 30) * kMilliPerUnit;
+              const Result<Milli> got =
+                  ParseQuantity(r.value("/consumedCapacity/memory"_json_pointer, std::string()));
+              if (!got.ok() || *got != want) {
                 return name + " consumed " + r.value("consumedCapacity", json()).dump();
               }
               if (!r.contains("shareID")) return name + " has no shareID";

@@ -693,6 +693,19 @@ TEST_F(DraAllocatorTest, UpstreamConsumableCapacityBacktrack) {
   EXPECT_NE(share.share_id, (**result)[0].results[1].share_id);
   EXPECT_EQ(share.consumed_capacity,
             (std::map<QualifiedName, Milli>{{"driver-a/capacity-0", 2000}}));
+  EXPECT_TRUE(share.consumed_bare.empty());  // the device wrote it qualified
+}
+
+// A capacity the slice named bare ("capacity-0") is consumed under that name, as upstream
+// keys consumedCapacity by the device's name as written.
+TEST_F(DraAllocatorTest, ConsumedCapacityRemembersABareName) {
+  Device device = Shareable("device-1", 4000);
+  device.capacity["driver-a/capacity-0"].bare_name = true;
+  slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {device}));
+  auto result = Run({MakeClaim("claim-0", {WithCapacity(Exactly("req-0"), 2000)})});
+  ASSERT_TRUE(result.ok() && result->has_value());
+  EXPECT_EQ((**result)[0].results[0].consumed_bare,
+            std::set<QualifiedName>{"driver-a/capacity-0"});
 }
 
 TEST_F(DraAllocatorTest, CapacityRequestsRoundUpAndCountAllocatedShares) {
