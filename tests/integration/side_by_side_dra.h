@@ -87,8 +87,9 @@ inline json ExactClaim(const std::string& name, const std::string& device_class,
 // node of `role` when one is given (the run's own label is added when it is made).
 inline json DraPod(const std::string& name, const std::vector<std::string>& claims,
                    const std::string& role = "", const std::string& cpu = "500m") {
-  json pod = {{"metadata", {{"name", name}}},
-              {"spec", {{"containers", {Container("main", cpu)}}, {"nodeSelector", json::object()}}}};
+  json pod = {
+      {"metadata", {{"name", name}}},
+      {"spec", {{"containers", {Container("main", cpu)}}, {"nodeSelector", json::object()}}}};
   for (size_t i = 0; i < claims.size(); ++i) {
     const std::string entry = "c" + std::to_string(i);
     pod["spec"]["resourceClaims"].push_back({{"name", entry}, {"resourceClaimName", claims[i]}});
@@ -125,8 +126,7 @@ inline std::string AllocationProblem(const json& claim, const json& pod, const s
   const json& allocation = status["allocation"];
   const json node_selector = {
       {"nodeSelectorTerms",
-       {{{"matchFields",
-          {{{"key", "metadata.name"}, {"operator", "In"}, {"values", {node}}}}}}}}};
+       {{{"matchFields", {{{"key", "metadata.name"}, {"operator", "In"}, {"values", {node}}}}}}}}};
   if (allocation.value("nodeSelector", json()) != node_selector) {
     return "allocation's node selector " + allocation.value("nodeSelector", json()).dump();
   }
@@ -156,7 +156,8 @@ inline std::string AllocationProblem(const json& claim, const json& pod, const s
 // A claim's results as "request=device", sorted.
 inline std::vector<std::string> Results(const json& claim) {
   std::vector<std::string> out;
-  const json results = claim.value("/status/allocation/devices/results"_json_pointer, json::array());
+  const json results =
+      claim.value("/status/allocation/devices/results"_json_pointer, json::array());
   for (const json& r : results) {
     out.push_back(r.value("request", "") + "=" + r.value("device", ""));
   }

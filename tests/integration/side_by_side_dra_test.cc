@@ -5,8 +5,8 @@
 // case says kube-scheduler does: each pod bound on the node of a role, or pending; each
 // claim of a bound pod allocated devices of that node, for the claim's requests, reserved
 // for the pod; where the case knows, the very devices. The suite prints a table of both.
-#include "model/quantity.h"
 #include "tests/integration/side_by_side_dra.h"
+#include "model/quantity.h"
 
 namespace gantry::testing {
 namespace {
@@ -80,7 +80,7 @@ class DraSideBySide : public SideBySide {
     Judge(c, ours, "gantry");
     for (const PodExpect& e : c.expect) {
       dra_rows_.push_back({c.name, e.pod, e.role.empty() ? "pending" : e.role,
-                       Describe(kube, e.pod), Describe(ours, e.pod)});
+                           Describe(kube, e.pod), Describe(ours, e.pod)});
     }
     ASSERT_TRUE(daemon_->running()) << daemon_->Log();
   }
@@ -139,7 +139,8 @@ class DraSideBySide : public SideBySide {
     // Pending pods are given a moment more: a wrong bind would show now.
     std::this_thread::sleep_for(seconds(2));
     out.pods = PodsOf(run);
-    auto claims = Env().Call("GET", std::string(kDraApi) + "/namespaces/" + run + "/resourceclaims");
+    auto claims =
+        Env().Call("GET", std::string(kDraApi) + "/namespaces/" + run + "/resourceclaims");
     if (claims.ok()) {
       for (const json& claim : (*claims)["items"]) {
         out.claims[claim["metadata"]["name"].get<std::string>()] = claim;
@@ -189,8 +190,7 @@ class DraSideBySide : public SideBySide {
         used.insert(name);
         auto claim = run.claims.find(name);
         ASSERT_NE(claim, run.claims.end()) << name;
-        EXPECT_EQ(AllocationProblem(claim->second, pod, node, devices), "")
-            << claim->second.dump();
+        EXPECT_EQ(AllocationProblem(claim->second, pod, node, devices), "") << claim->second.dump();
       }
     }
     for (const auto& [name, claim] : run.claims) {
@@ -266,8 +266,10 @@ TEST_F(DraSideBySide, AllocationModeAll) {
   ASSERT_NO_FATAL_FAILURE(RunBoth({
       .name = name,
       .roles = {"a", "b"},
-      .slices = [](const std::string&,
-                   const std::string& node) { return Devices(node, {Device("d0"), Device("d1")}); },
+      .slices =
+          [](const std::string&, const std::string& node) {
+            return Devices(node, {Device("d0"), Device("d1")});
+          },
       .classes = {AnyClass(name)},
       .claims = {ExactClaim("one", AnyOf(name)),
                  ExactClaim("all", AnyOf(name), {{"allocationMode", "All"}})},
@@ -291,14 +293,14 @@ TEST_F(DraSideBySide, FirstAvailableNamesTheSubrequest) {
             return Devices(node, {Device("d0", {{"model", Str(role == "a" ? "a100" : "t4")}})});
           },
       .classes = {AnyClass(name)},
-      .claims = {Claim("gpu", {{{"name", "gpu"},
-                                {"firstAvailable",
-                                 {{{"name", "h100"},
-                                   {"deviceClassName", AnyOf(name)},
-                                   {"selectors", model("h100")}},
-                                  {{"name", "a100"},
-                                   {"deviceClassName", AnyOf(name)},
-                                   {"selectors", model("a100")}}}}}})},
+      .claims = {Claim(
+          "gpu",
+          {{{"name", "gpu"},
+            {"firstAvailable",
+             {{{"name", "h100"}, {"deviceClassName", AnyOf(name)}, {"selectors", model("h100")}},
+              {{"name", "a100"},
+               {"deviceClassName", AnyOf(name)},
+               {"selectors", model("a100")}}}}}})},
       .pods = {DraPod("p", {"gpu"})},
       .expect = {{"p", "a"}},
       .results = {{"gpu", {"gpu/a100=d0"}}},
@@ -316,7 +318,8 @@ TEST_F(DraSideBySide, ClassAndRequestSelectors) {
           [](const std::string& role, const std::string& node) {
             const std::string model = role == "b" ? "a100" : "h100";
             const std::string memory = role == "a" ? "24Gi" : "80Gi";
-            return Devices(node, {Device("d0", {{"model", Str(model)}}, {{"memory", Qty(memory)}})});
+            return Devices(node,
+                           {Device("d0", {{"model", Str(model)}}, {{"memory", Qty(memory)}})});
           },
       .classes = {DeviceClass(name + "-h100",
                               "device.driver == 'dra.gantry.test' && "
@@ -378,7 +381,8 @@ json Mig(int profile_id, const std::string& profile, int start, int size, int mu
   counters["multiprocessors"] = Qty(std::to_string(multiprocessors));
   json device = Device("gpu-0-mig-" + std::to_string(profile_id) + "-" + std::to_string(start) +
                            "-" + std::to_string(size),
-                       {{"type", Str("mig")}, {"profile", Str(profile)},
+                       {{"type", Str("mig")},
+                        {"profile", Str(profile)},
                         {"productName", Str("NVIDIA A100-SXM4-40GB")}},
                        {{"memory", Qty(std::to_string(5 * size) + "Gi")}});
   device["consumesCounters"] = {{{"counterSet", "gpu-0-counter-set"}, {"counters", counters}}};
@@ -390,8 +394,9 @@ json Mig(int profile_id, const std::string& profile, int start, int size, int mu
 std::vector<json> PartitionableGpu(const std::string& node, json migs) {
   json all = MemorySlices(0, 8);
   all["multiprocessors"] = Qty("98");
-  json whole = Device("gpu-0", {{"type", Str("gpu")}, {"productName", Str("NVIDIA A100-SXM4-40GB")}},
-                      {{"memory", Qty("40Gi")}});
+  json whole =
+      Device("gpu-0", {{"type", Str("gpu")}, {"productName", Str("NVIDIA A100-SXM4-40GB")}},
+             {{"memory", Qty("40Gi")}});
   whole["consumesCounters"] = {{{"counterSet", "gpu-0-counter-set"}, {"counters", all}}};
   json devices = {whole};
   for (const json& m : migs) devices.push_back(m);
@@ -402,11 +407,11 @@ std::vector<json> PartitionableGpu(const std::string& node, json migs) {
 
 json ProfileRequest(const std::string& request, const std::string& mig_class,
                     const std::string& profile) {
-  return {{"name", request},
-          {"exactly",
-           {{"deviceClassName", mig_class},
-            {"selectors",
-             Cel("device.attributes['gpu.nvidia.com'].profile == '" + profile + "'")}}}};
+  return {
+      {"name", request},
+      {"exactly",
+       {{"deviceClassName", mig_class},
+        {"selectors", Cel("device.attributes['gpu.nvidia.com'].profile == '" + profile + "'")}}}};
 }
 
 // A 4g.20gb and a 3g.20gb: on a both are placed at memory slice 0, so they cannot both be
@@ -418,8 +423,8 @@ TEST_F(DraSideBySide, MigProfilesThatShareCounters) {
       .roles = {"a", "b"},
       .slices =
           [](const std::string& role, const std::string& node) {
-            return PartitionableGpu(node, {Mig(5, "4g.20gb", 0, 4, 56),
-                                           Mig(9, "3g.20gb", role == "a" ? 0 : 4, 4, 42)});
+            return PartitionableGpu(
+                node, {Mig(5, "4g.20gb", 0, 4, 56), Mig(9, "3g.20gb", role == "a" ? 0 : 4, 4, 42)});
           },
       .classes = {DeviceClass(name + "-mig", kMigExpression)},
       .claims = {Claim("two-migs", {ProfileRequest("big", name + "-mig", "4g.20gb"),
@@ -443,15 +448,15 @@ TEST_F(DraSideBySide, NvidiaGpuAndMigClasses) {
       .slices =
           [](const std::string& role, const std::string& node) {
             if (role == "a") return PartitionableGpu(node, {Mig(9, "3g.20gb", 4, 4, 42)});
-            return std::vector<json>{Slice(
-                node + "-gpu", kNvidiaDriver, node,
-                {Device("gpu-0",
-                        {{"type", Str("gpu")},
-                         {"productName", Str("NVIDIA H100 80GB HBM3")},
-                         {"index", {{"int", 0}}},
-                         {"driverVersion", {{"version", "570.124.6"}}},
-                         {"resource.kubernetes.io/pcieRoot", Str("pci0000:40")}},
-                        {{"memory", Qty("80Gi")}})})};
+            return std::vector<json>{
+                Slice(node + "-gpu", kNvidiaDriver, node,
+                      {Device("gpu-0",
+                              {{"type", Str("gpu")},
+                               {"productName", Str("NVIDIA H100 80GB HBM3")},
+                               {"index", {{"int", 0}}},
+                               {"driverVersion", {{"version", "570.124.6"}}},
+                               {"resource.kubernetes.io/pcieRoot", Str("pci0000:40")}},
+                              {{"memory", Qty("80Gi")}})})};
           },
       .classes = {DeviceClass(gpu, kGpuExpression), DeviceClass(mig, kMigExpression)},
       .claims = {ExactClaim("mig", mig), ExactClaim("gpu-1", gpu), ExactClaim("gpu-2", gpu)},
@@ -483,23 +488,22 @@ TEST_F(DraSideBySide, ConsumableCapacity) {
                DraPod("small", {"small"}, "a")},
       .expect = {{"holder", "a"}, {"big", "b"}, {"small", "a"}},
       .results = {{"holder", {"gpu=d0"}}, {"big", {"gpu=d0"}}, {"small", {"gpu=d0"}}},
-      .check =
-          [](const std::map<std::string, json>& claims) -> std::string {
-            for (const auto& [name, claim] : claims) {
-              const json r = claim.value("/status/allocation/devices/results/0"_json_pointer,
-                                         json::object());
-              // Keyed as the device names the capacity ("memory", bare); any spelling
-              // of the amount.
-              const Milli want = (name == "small" ? 30 : 50) * (Milli{1} << 30) * kMilliPerUnit;
-              const Result<Milli> got =
-                  ParseQuantity(r.value("/consumedCapacity/memory"_json_pointer, std::string()));
-              if (!got.ok() || *got != want) {
-                return name + " consumed " + r.value("consumedCapacity", json()).dump();
-              }
-              if (!r.contains("shareID")) return name + " has no shareID";
-            }
-            return "";
-          },
+      .check = [](const std::map<std::string, json>& claims) -> std::string {
+        for (const auto& [name, claim] : claims) {
+          const json r =
+              claim.value("/status/allocation/devices/results/0"_json_pointer, json::object());
+          // Keyed as the device names the capacity ("memory", bare); any spelling
+          // of the amount.
+          const Milli want = (name == "small" ? 30 : 50) * (Milli{1} << 30) * kMilliPerUnit;
+          const Result<Milli> got =
+              ParseQuantity(r.value("/consumedCapacity/memory"_json_pointer, std::string()));
+          if (!got.ok() || *got != want) {
+            return name + " consumed " + r.value("consumedCapacity", json()).dump();
+          }
+          if (!r.contains("shareID")) return name + " has no shareID";
+        }
+        return "";
+      },
   }));
 }
 
@@ -514,8 +518,9 @@ TEST_F(DraSideBySide, DeviceTaintInTheSlice) {
           [](const std::string& role, const std::string& node) {
             json device = Device("d0");
             if (role == "a") {
-              device["taints"] = {
-                  {{"key", "dra.gantry.test/unhealthy"}, {"value", "ecc"}, {"effect", "NoSchedule"}}};
+              device["taints"] = {{{"key", "dra.gantry.test/unhealthy"},
+                                   {"value", "ecc"},
+                                   {"effect", "NoSchedule"}}};
             }
             return Devices(node, {device});
           },
@@ -576,16 +581,16 @@ TEST_F(DraSideBySide, AdminAccess) {
       .claims = {ExactClaim("holder", AnyOf(name)),
                  ExactClaim("admin", AnyOf(name), {{"adminAccess", true}}),
                  ExactClaim("plain", AnyOf(name))},
-      .pods = {DraPod("holder", {"holder"}), DraPod("admin", {"admin"}), DraPod("plain", {"plain"})},
+      .pods = {DraPod("holder", {"holder"}), DraPod("admin", {"admin"}),
+               DraPod("plain", {"plain"})},
       .expect = {{"holder", "a"}, {"admin", "a"}, {"plain", ""}},
       .results = {{"holder", {"gpu=d0"}}, {"admin", {"gpu=d0"}}},
       .namespace_labels = {{"resource.kubernetes.io/admin-access", "true"}},
-      .check =
-          [](const std::map<std::string, json>& claims) -> std::string {
-            const json r = claims.at("admin").value(
-                "/status/allocation/devices/results/0"_json_pointer, json::object());
-            return r.value("adminAccess", false) ? "" : "admin's result lacks adminAccess";
-          },
+      .check = [](const std::map<std::string, json>& claims) -> std::string {
+        const json r = claims.at("admin").value("/status/allocation/devices/results/0"_json_pointer,
+                                                json::object());
+        return r.value("adminAccess", false) ? "" : "admin's result lacks adminAccess";
+      },
   }));
 }
 
@@ -603,17 +608,16 @@ TEST_F(DraSideBySide, SharedClaimPinsItsSecondPod) {
       .pods = {DraPod("first", {"shared"}, "a", "1"), DraPod("second", {"shared"}, "", "1")},
       .expect = {{"first", "a"}, {"second", "a"}},
       .results = {{"shared", {"gpu=d0"}}},
-      .check =
-          [](const std::map<std::string, json>& claims) -> std::string {
-            std::set<std::string> consumers;
-            for (const json& r :
-                 claims.at("shared").value("/status/reservedFor"_json_pointer, json::array())) {
-              consumers.insert(r.value("name", ""));
-            }
-            return consumers == std::set<std::string>{"first", "second"}
-                       ? ""
-                       : "reserved for " + std::to_string(consumers.size()) + " pods";
-          },
+      .check = [](const std::map<std::string, json>& claims) -> std::string {
+        std::set<std::string> consumers;
+        for (const json& r :
+             claims.at("shared").value("/status/reservedFor"_json_pointer, json::array())) {
+          consumers.insert(r.value("name", ""));
+        }
+        return consumers == std::set<std::string>{"first", "second"}
+                   ? ""
+                   : "reserved for " + std::to_string(consumers.size()) + " pods";
+      },
   }));
 }
 

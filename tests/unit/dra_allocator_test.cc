@@ -704,8 +704,7 @@ TEST_F(DraAllocatorTest, ConsumedCapacityRemembersABareName) {
   slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {device}));
   auto result = Run({MakeClaim("claim-0", {WithCapacity(Exactly("req-0"), 2000)})});
   ASSERT_TRUE(result.ok() && result->has_value());
-  EXPECT_EQ((**result)[0].results[0].consumed_bare,
-            std::set<QualifiedName>{"driver-a/capacity-0"});
+  EXPECT_EQ((**result)[0].results[0].consumed_bare, std::set<QualifiedName>{"driver-a/capacity-0"});
 }
 
 TEST_F(DraAllocatorTest, CapacityRequestsRoundUpAndCountAllocatedShares) {

@@ -3,8 +3,10 @@
 // and named it in pod.status.resourceClaimStatuses, then allocates it and binds the pod;
 // once the pod has ended the controller deletes the claim, which the pod owns.
 //
-// Named to be linked after the tests that restart the API server, as
-// resource_claims_test.cc is: the controller manager lives as long as the server.
+// Named to be linked after side_by_side_volumes_test.cc: kube-controller-manager is started
+// once per binary, and its SideBySideVolumes cases must run before any PV controller does
+// (they make claims bound to volumes that do not exist); SideBySideWffc starts it with the
+// same controllers as here, so that whichever comes first both find theirs.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -28,30 +30,31 @@ TestEnv& Env() {
 TEST(DraClaimTemplates, TheControllersClaimIsAllocatedAndDeletedWithItsPod) {
   const std::string test = "dra-template";
   const std::string node = test + "-node-0";
-  // The PV controller too: the volume tests, linked later, share this controller manager.
+  // The PV controller too: SideBySideWffc's, when this test runs first.
   Status started = Env().StartControllerManager("persistentvolume-binder,resourceclaim-controller");
   ASSERT_TRUE(started.ok()) << started.message();
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
   auto created = Env().CreateNode(node, 0, "8", "16Gi", {{"gantry-test", node}});
   ASSERT_TRUE(created.ok()) << created.status().message();
-  auto slice = Env().Call("POST", std::string(kApi) + "/resourceslices",
-                          {{"apiVersion", "resource.k8s.io/v1"},
-                           {"kind", "ResourceSlice"},
-                           {"metadata", {{"name", node + "-gpus"}}},
-                           {"spec",
-                            {{"driver", "template.gantry.test"},
-                             {"pool", {{"name", node}, {"generation", 1}, {"resourceSliceCount", 1}}},
-                             {"nodeName", node},
-                             {"devices", {{{"name", "gpu-0"}}}}}}});
+  auto slice =
+      Env().Call("POST", std::string(kApi) + "/resourceslices",
+                 {{"apiVersion", "resource.k8s.io/v1"},
+                  {"kind", "ResourceSlice"},
+                  {"metadata", {{"name", node + "-gpus"}}},
+                  {"spec",
+                   {{"driver", "template.gantry.test"},
+                    {"pool", {{"name", node}, {"generation", 1}, {"resourceSliceCount", 1}}},
+                    {"nodeName", node},
+                    {"devices", {{{"name", "gpu-0"}}}}}}});
   ASSERT_TRUE(slice.ok()) << slice.status().message();
-  auto cls = Env().Call(
-      "POST", std::string(kApi) + "/deviceclasses",
-      {{"apiVersion", "resource.k8s.io/v1"},
-       {"kind", "DeviceClass"},
-       {"metadata", {{"name", test}}},
-       {"spec",
-        {{"selectors",
-          {{{"cel", {{"expression", "device.driver == 'template.gantry.test'"}}}}}}}}});
+  auto cls =
+      Env().Call("POST", std::string(kApi) + "/deviceclasses",
+                 {{"apiVersion", "resource.k8s.io/v1"},
+                  {"kind", "DeviceClass"},
+                  {"metadata", {{"name", test}}},
+                  {"spec",
+                   {{"selectors",
+                     {{{"cel", {{"expression", "device.driver == 'template.gantry.test'"}}}}}}}}});
   ASSERT_TRUE(cls.ok()) << cls.status().message();
   auto tmpl = Env().Call(
       "POST", std::string(kApi) + "/namespaces/" + test + "/resourceclaimtemplates",
