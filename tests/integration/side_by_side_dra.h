@@ -165,4 +165,62 @@ inline std::vector<std::string> Results(const json& claim) {
   return out;
 }
 
+// ---- The NVIDIA driver's shapes (gpu.nvidia.com): its DeviceClasses' expressions, whole
+// GPUs, and a partitionable A100 whose MIG devices consume memory slices of a counter set
+// published in a slice of its own in the node's pool.
+
+inline const char* const kGpuExpression =
+    "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'";
+inline const char* const kMigExpression =
+    "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'";
+
+inline json MemorySlices(int first, int count) {
+  json counters = json::object();
+  for (int i = first; i < first + count; ++i) {
+    counters["memory-slice-" + std::to_string(i)] = Qty("1");
+  }
+  return counters;
+}
+
+// A MIG device as the driver names it (gpu-0-mig-PROFILEID-START-SIZE), consuming its
+// memory slices and multiprocessors.
+inline json Mig(int profile_id, const std::string& profile, int start, int size,
+                int multiprocessors) {
+  json counters = MemorySlices(start, size);
+  counters["multiprocessors"] = Qty(std::to_string(multiprocessors));
+  json device = Device("gpu-0-mig-" + std::to_string(profile_id) + "-" + std::to_string(start) +
+                           "-" + std::to_string(size),
+                       {{"type", Str("mig")},
+                        {"profile", Str(profile)},
+                        {"productName", Str("NVIDIA A100-SXM4-40GB")}},
+                       {{"memory", Qty(std::to_string(5 * size) + "Gi")}});
+  device["consumesCounters"] = {{{"counterSet", "gpu-0-counter-set"}, {"counters", counters}}};
+  return device;
+}
+
+// A partitionable A100 40GB (8 memory slices, 98 multiprocessors): the counters' slice and
+// the devices' slice of the node's pool; the whole GPU consumes everything.
+inline std::vector<json> PartitionableGpu(const std::string& node, json migs) {
+  json all = MemorySlices(0, 8);
+  all["multiprocessors"] = Qty("98");
+  json whole =
+      Device("gpu-0", {{"type", Str("gpu")}, {"productName", Str("NVIDIA A100-SXM4-40GB")}},
+             {{"memory", Qty("40Gi")}});
+  whole["consumesCounters"] = {{{"counterSet", "gpu-0-counter-set"}, {"counters", all}}};
+  json devices = {whole};
+  for (const json& m : migs) devices.push_back(m);
+  return {Slice(node + "-gpu-counters", kNvidiaDriver, node, nullptr, 2,
+                {{{"name", "gpu-0-counter-set"}, {"counters", all}}}),
+          Slice(node + "-gpu-devices", kNvidiaDriver, node, devices, 2)};
+}
+
+inline json ProfileRequest(const std::string& request, const std::string& mig_class,
+                           const std::string& profile) {
+  return {
+      {"name", request},
+      {"exactly",
+       {{"deviceClassName", mig_class},
+        {"selectors", Cel("device.attributes['gpu.nvidia.com'].profile == '" + profile + "'")}}}};
+}
+
 }  // namespace gantry::testing

@@ -357,63 +357,6 @@ TEST_F(DraSideBySide, MatchAttribute) {
   }));
 }
 
-// ---- The NVIDIA driver's shapes (gpu.nvidia.com): its DeviceClasses' expressions, whole
-// GPUs, and a partitionable A100 whose MIG devices consume memory slices of a counter set
-// published in a slice of its own in the node's pool.
-
-const char* const kGpuExpression =
-    "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'";
-const char* const kMigExpression =
-    "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'";
-
-json MemorySlices(int first, int count) {
-  json counters = json::object();
-  for (int i = first; i < first + count; ++i) {
-    counters["memory-slice-" + std::to_string(i)] = Qty("1");
-  }
-  return counters;
-}
-
-// A MIG device as the driver names it (gpu-0-mig-PROFILEID-START-SIZE), consuming its
-// memory slices and multiprocessors.
-json Mig(int profile_id, const std::string& profile, int start, int size, int multiprocessors) {
-  json counters = MemorySlices(start, size);
-  counters["multiprocessors"] = Qty(std::to_string(multiprocessors));
-  json device = Device("gpu-0-mig-" + std::to_string(profile_id) + "-" + std::to_string(start) +
-                           "-" + std::to_string(size),
-                       {{"type", Str("mig")},
-                        {"profile", Str(profile)},
-                        {"productName", Str("NVIDIA A100-SXM4-40GB")}},
-                       {{"memory", Qty(std::to_string(5 * size) + "Gi")}});
-  device["consumesCounters"] = {{{"counterSet", "gpu-0-counter-set"}, {"counters", counters}}};
-  return device;
-}
-
-// A partitionable A100 40GB (8 memory slices, 98 multiprocessors): the counters' slice and
-// the devices' slice of the node's pool; the whole GPU consumes everything.
-std::vector<json> PartitionableGpu(const std::string& node, json migs) {
-  json all = MemorySlices(0, 8);
-  all["multiprocessors"] = Qty("98");
-  json whole =
-      Device("gpu-0", {{"type", Str("gpu")}, {"productName", Str("NVIDIA A100-SXM4-40GB")}},
-             {{"memory", Qty("40Gi")}});
-  whole["consumesCounters"] = {{{"counterSet", "gpu-0-counter-set"}, {"counters", all}}};
-  json devices = {whole};
-  for (const json& m : migs) devices.push_back(m);
-  return {Slice(node + "-gpu-counters", kNvidiaDriver, node, nullptr, 2,
-                {{{"name", "gpu-0-counter-set"}, {"counters", all}}}),
-          Slice(node + "-gpu-devices", kNvidiaDriver, node, devices, 2)};
-}
-
-json ProfileRequest(const std::string& request, const std::string& mig_class,
-                    const std::string& profile) {
-  return {
-      {"name", request},
-      {"exactly",
-       {{"deviceClassName", mig_class},
-        {"selectors", Cel("device.attributes['gpu.nvidia.com'].profile == '" + profile + "'")}}}};
-}
-
 // A 4g.20gb and a 3g.20gb: on a both are placed at memory slice 0, so they cannot both be
 // allocated; on b the 3g.20gb starts at slice 4.
 TEST_F(DraSideBySide, MigProfilesThatShareCounters) {
