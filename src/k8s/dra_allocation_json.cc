@@ -56,7 +56,10 @@ json Result(const dra::AllocationResult& r) {
   if (r.share_id) out["shareID"] = *r.share_id;
   if (!r.consumed_capacity.empty()) {
     json consumed = json::object();
-    for (const auto& [name, amount] : r.consumed_capacity) consumed[name] = FormatQuantity(amount);
+    for (const auto& [name, amount] : r.consumed_capacity) {
+      const bool bare = r.consumed_bare.count(name) && name.rfind(r.driver + "/", 0) == 0;
+      consumed[bare ? name.substr(r.driver.size() + 1) : name] = FormatQuantity(amount);
+    }
     out["consumedCapacity"] = std::move(consumed);
   }
   return out;

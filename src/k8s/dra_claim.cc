@@ -263,6 +263,7 @@ Status ReadResult(const json& r, const std::string& at, const RequestNames& name
       return Status::Invalid(here + ": given both with and without its domain");
     }
     GANTRY_RETURN_IF_ERROR(Quantity(it.value(), here, &out->consumed_capacity[name]));
+    if (bare) out->consumed_bare.insert(name);
   }
   return Status::Ok();
 }

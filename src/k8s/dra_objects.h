@@ -17,7 +17,7 @@
 // how the slice wrote a capacity, because upstream matches a claim's capacity.requests
 // with the device's key as written: capacity_requests keep the claim's keys as written,
 // while an allocation's consumed_capacity is qualified with its result's driver (its keys
-// are the device's, as written).
+// are the device's, as written; consumed_bare names those written bare, to write them so).
 //
 // Off by default in 1.37 and refused with the gate's name: list-typed attributes
 // (DRAListTypeAttributes). Fields of other off-by-default features are ignored.

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -249,6 +250,10 @@ struct AllocationResult {
   std::vector<std::string> binding_failure_conditions;
   std::optional<std::string> share_id;
   std::map<QualifiedName, Milli> consumed_capacity;
+  // The consumed capacities that the device names without its driver's domain ("memory"):
+  // upstream keys consumedCapacity by the device's capacity name as written, so they are
+  // written bare too (a driver looks its capacity up by the name it published).
+  std::set<QualifiedName> consumed_bare;
   bool operator==(const AllocationResult&) const = default;
 };
 

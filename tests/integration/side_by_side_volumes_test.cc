@@ -274,7 +274,9 @@ class SideBySideWffc : public SideBySide {
  protected:
   static void SetUpTestSuite() {
     SideBySide::SetUpTestSuite();
-    Status started = Env().StartControllerManager();
+    // The resourceclaim controller too: templated_claims_test.cc's, linked later.
+    Status started =
+        Env().StartControllerManager("persistentvolume-binder,resourceclaim-controller");
     ASSERT_TRUE(started.ok()) << started.message();
   }
 };

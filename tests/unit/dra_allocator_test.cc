@@ -693,6 +693,23 @@ TEST_F(DraAllocatorTest, UpstreamConsumableCapacityBacktrack) {
   EXPECT_NE(share.share_id, (**result)[0].results[1].share_id);
   EXPECT_EQ(share.consumed_capacity,
             (std::map<QualifiedName, Milli>{{"driver-a/capacity-0", 2000}}));
+  EXPECT_TRUE(share.consumed_bare.empty());  // the device wrote it qualified
+}
+
+// A capacity the slice named bare ("capacity-0") is consumed under that name, as upstream
+// keys consumedCapacity by the device's name as written.
+TEST_F(DraAllocatorTest, ConsumedCapacityRemembersABareName) {
+  Device device = Shareable("device-1", 4000);
+  device.capacity["driver-a/capacity-0"].bare_name = true;
+  slices_.push_back(MakeSlice("slice-1", kNode1, "pool-1", {device}));
+  // The claim names it as the slice wrote it, bare.
+  DeviceRequest request = Exactly("req-0");
+  request.exactly->capacity_requests["capacity-0"] = 2000;
+  auto result = Run({MakeClaim("claim-0", {request})});
+  ASSERT_TRUE(result.ok() && result->has_value());
+  EXPECT_EQ((**result)[0].results[0].consumed_capacity,
+            (std::map<QualifiedName, Milli>{{"driver-a/capacity-0", 2000}}));
+  EXPECT_EQ((**result)[0].results[0].consumed_bare, std::set<QualifiedName>{"driver-a/capacity-0"});
 }
 
 TEST_F(DraAllocatorTest, CapacityRequestsRoundUpAndCountAllocatedShares) {

@@ -104,6 +104,8 @@ TEST(DecodeResourceClaim, AllocatedAndReserved) {
   // Qualified with the result's driver, as the device's capacity is.
   EXPECT_EQ(r.consumed_capacity,
             (std::map<dra::QualifiedName, Milli>{{"gpu.nvidia.com/memory", 40 * kMilliGi}}));
+  // ... and remembered as written bare ("memory"), to be written back so.
+  EXPECT_EQ(r.consumed_bare, std::set<dra::QualifiedName>{"gpu.nvidia.com/memory"});
   EXPECT_EQ(r.binding_conditions, std::vector<std::string>{"dra.example.com/attached"});
   EXPECT_EQ(r.binding_failure_conditions, std::vector<std::string>{"dra.example.com/failed"});
   ASSERT_TRUE(c.allocation->node_selector.has_value());

@@ -94,6 +94,24 @@ TEST(EncodeAllocation, WritesTheApiFields) {
   EXPECT_EQ(out["allocationTimestamp"], "2026-01-02T03:04:05Z");
 }
 
+// A capacity its device named without the domain is written so (kube-scheduler writes
+// {"memory": ...} for a device's "memory"); a qualified one stays qualified.
+TEST(EncodeAllocation, WritesBareCapacityNamesBare) {
+  dra::Allocation a;
+  dra::AllocationResult r;
+  r.request = "gpu";
+  r.driver = "gpu.example.com";
+  r.pool = "node-1";
+  r.device = "gpu-0";
+  r.share_id = "0b5e7b3c-1f2a-4c3d-9e8f-a1b2c3d4e5f6";
+  r.consumed_capacity = {{"gpu.example.com/memory", (Milli{1} << 30) * kMilliPerUnit},
+                         {"gpu.example.com/cores", 8000}};
+  r.consumed_bare = {"gpu.example.com/memory"};
+  a.results.push_back(r);
+  EXPECT_EQ(EncodeAllocation(a)["devices"]["results"][0]["consumedCapacity"],
+            json::parse(R"({"memory": "1073741824", "gpu.example.com/cores": "8"})"));
+}
+
 TEST(EncodeAllocation, ReadsBackAsWritten) {
   const dra::Allocation a = FullAllocation();
   const dra::ResourceClaim claim = Must(DecodeResourceClaim(ClaimWith(EncodeAllocation(a))));

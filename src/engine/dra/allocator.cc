@@ -329,6 +329,9 @@ Result<std::vector<Allocation>> DeviceSearch::Results() const {
         made.insert(id);
         result.share_id = std::move(id);
         result.consumed_capacity = found.consumed;
+        for (const auto& [name, capacity] : c.device->capacity) {
+          if (capacity.bare_name && found.consumed.count(name)) result.consumed_bare.insert(name);
+        }
       }
       // createNodeSelector: a device local to the node (or binding to it) pins the
       // allocation to the node; otherwise the devices' one-term selectors are merged.
