@@ -111,7 +111,7 @@ int32_t PublishedGpus::GpuIndex(const Node& node, const dra::ResourceSlice& slic
 }
 
 Result<std::vector<int32_t>> PublishedGpus::GpusOf(const Node& node,
-                                                    const dra::Allocation& allocation) const {
+                                                   const dra::Allocation& allocation) const {
   std::vector<int32_t> gpus;
   for (const dra::AllocationResult& result : allocation.results) {
     int32_t index = -1;
@@ -127,7 +127,7 @@ Result<std::vector<int32_t>> PublishedGpus::GpusOf(const Node& node,
     }
     if (index < 0) {
       return Status::Failed("device " + result.driver + "/" + result.pool + "/" + result.device +
-                              " is none of node " + node.name + "'s GPUs");
+                            " is none of node " + node.name + "'s GPUs");
     }
     gpus.push_back(index);
   }

@@ -208,8 +208,9 @@ Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes, const std::vect
   }
   const bool dra = options.gpu_api == GpuApi::kDra;
   if (dra && options.dra_verdicts == nullptr) {
-    return Status::Invalid("--gpu-api dra needs CEL for the device class's selector: this build "
-                           "of Gantry has no CEL evaluator (GANTRY_DRA_CEL=OFF)");
+    return Status::Invalid(
+        "--gpu-api dra needs CEL for the device class's selector: this build "
+        "of Gantry has no CEL evaluator (GANTRY_DRA_CEL=OFF)");
   }
   ClusterState cluster = nodes;
   const int64_t capacity = cluster.capacity().Get(kGpu);

@@ -87,9 +87,9 @@ class DraPreferenceTest : public ::testing::Test {
     options.preference = preference;
     const NoVerdicts verdicts;
     const ResourceClaim* claims[] = {&claim};
-    auto result = Allocate(inventory, NodeRef{"n1", labels},
-                           std::span<const ResourceClaim* const>(claims), allocated_, verdicts,
-                           options);
+    auto result =
+        Allocate(inventory, NodeRef{"n1", labels}, std::span<const ResourceClaim* const>(claims),
+                 allocated_, verdicts, options);
     EXPECT_TRUE(result.ok()) << result.status().message();
     if (!result.ok() || !result->has_value()) return "none";
     std::string out;

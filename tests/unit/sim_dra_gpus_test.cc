@@ -69,9 +69,9 @@ TEST(SimDraGpus, ClaimsAskWholeGpusOrAShareOfOne) {
   EXPECT_EQ(w.device_class_name, "gpu.nvidia.com");
   EXPECT_EQ(w.count, 2);
   EXPECT_TRUE(w.capacity_requests.empty());  // each device's cores all consumed
-  EXPECT_EQ(w.selectors, std::vector<std::string>{
-                             R"(device.attributes["gpu.nvidia.com"].productName in )"
-                             R"(["V100M16", "G2"])"});
+  EXPECT_EQ(w.selectors,
+            std::vector<std::string>{R"(device.attributes["gpu.nvidia.com"].productName in )"
+                                     R"(["V100M16", "G2"])"});
   const dra::DeviceRequestSpec& s = *published.claims().at("default/s").spec.requests[0].exactly;
   EXPECT_EQ(s.count, 1);
   EXPECT_EQ(s.capacity_requests, (std::map<std::string, Milli>{{"cores", 250'000}}));
