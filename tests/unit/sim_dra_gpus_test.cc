@@ -110,7 +110,9 @@ struct HalfUsedNode {
     };
     const JobId running = AddJob(c, "running", q, spec_with_claim("running"), 1);
     const int32_t gpu1 = 1;
-    Must(c.Place(c.job(running).tasks[0], node, std::span<const int32_t>(&gpu1, 1)));
+    const Status placed =
+        c.Place(c.job(running).tasks[0], node, std::span<const int32_t>(&gpu1, 1));
+    EXPECT_TRUE(placed.ok()) << placed.message();
     const JobId pod = AddJob(c, "pod", q, spec_with_claim("pod"), 1);
     pending = c.job(pod).tasks[0];
 
