@@ -36,6 +36,11 @@ int main(int argc, char** argv) {
       ->add_option("--arrival-scale", sim.arrival_scale,
                    "GPU demand to arrive, x capacity (protocol; 0.01 to 100, default 1.3)")
       ->type_name("NUMBER");
+  sim_cmd
+      ->add_option("--gpu-api", sim.gpu_api,
+                   "How pods ask for GPUs: device-plugin (nvidia.com/gpu, the default) or dra "
+                   "(GPUs published as DRA devices, requests as ResourceClaims; protocol only)")
+      ->type_name("API");
   sim_cmd->add_option("--policy", sim.policies, "Comma-separated policies")->capture_default_str();
   sim_cmd->add_option("--seeds", sim.seeds, "Seeds: 42, 42-51 or 1,5,9")->capture_default_str();
   sim_cmd->add_option("--out", sim.out, "Output directory")->capture_default_str();

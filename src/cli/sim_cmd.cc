@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 
 #include "cli/commands.h"
+#include "cli/device_objects.h"
 #include "engine/registry.h"
 #include "k8s/json_text.h"
 #include "model/input_file.h"
@@ -113,6 +115,9 @@ Status Simulate(const SimSettings& settings, const SimInputs& in, const Schedule
   if (settings.protocol) {
     ProtocolOptions po;
     po.arrival_scale = settings.arrival_scale;
+    po.gpu_api = settings.gpu_api;
+    std::optional<RunVerdicts> verdicts;  // this run's CEL (not thread-safe: one per run)
+    if (settings.gpu_api == GpuApi::kDra) po.dra_verdicts = verdicts.emplace().get();
     auto r = RunFgdProtocol(in.cluster, in.pods, config, run->seed, po);
     if (!r.ok()) return r.status();
     run->protocol = std::move(r).value();

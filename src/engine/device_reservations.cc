@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/dra/allocator.h"
+#include "engine/dra_gpus.h"
 
 namespace gantry {
 namespace {
@@ -73,7 +74,8 @@ uint32_t DeviceReservations::NoteError(std::string text) const {
 }
 
 FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, bool future,
-                                        DeviceAllocations* out) const {
+                                        DeviceAllocations* out,
+                                        const dra::DevicePreference* preference) const {
   if (inputs_ == nullptr || inputs_->claims == nullptr) {
     return FilterResult::Fail(FilterCode::kDeviceClaimMissing, 0);
   }
@@ -106,6 +108,7 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
   const dra::SelectorVerdicts& verdicts =
       inputs_->verdicts != nullptr ? *inputs_->verdicts : kNoVerdicts;
   dra::AllocateOptions options;
+  options.preference = preference;
   options.admin_access_allowed = resolved.admin_access_allowed;
   // Only the answer is remembered: what each claim gets is found again (TakeFor).
   const DeviceFilterMemo::View view = future ? DeviceFilterMemo::kFuture : DeviceFilterMemo::kNow;
@@ -144,24 +147,34 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
 }
 
 void DeviceReservations::Apply(StateChange change, TaskId task, const TaskSpec& spec,
-                               const Node& node, int sign) {
+                               const Node& node, const GpuChoice& gpus, int sign) {
   if (spec.resource_claims.empty()) return;
   Gather();
   if (change == StateChange::kEvict) {
     ReleaseInFuture(spec, sign);
   } else if (sign > 0) {
-    TakeFor(change, task, spec, node);
+    TakeFor(change, task, spec, node, gpus);
   } else {
     GiveBack(change, task, spec);
   }
 }
 
-// The same allocations the filter found for this node on this state. A placement no filter
-// passed (none should) is given nothing, and the daemon does not bind it.
+// The same allocations the filter found for this node on this state, the engine's GPU
+// choice first where the devices are known GPUs (the filter's yes or no does not depend on
+// the order: the search is complete). A placement no filter passed (none should) is given
+// nothing, and the daemon does not bind it.
 void DeviceReservations::TakeFor(StateChange change, TaskId task, const TaskSpec& spec,
-                                 const Node& node) {
+                                 const Node& node, const GpuChoice& gpus) {
   DeviceAllocations allocations;
-  if (!Filter(spec, node, change == StateChange::kPipeline, &allocations).ok()) return;
+  std::optional<GpuChoicePreference> preference;
+  if (inputs_ != nullptr && inputs_->gpu_devices != nullptr && !gpus.devices.empty()) {
+    preference.emplace(*inputs_->gpu_devices, node, gpus);
+  }
+  if (!Filter(spec, node, change == StateChange::kPipeline, &allocations,
+              preference ? &*preference : nullptr)
+           .ok()) {
+    return;
+  }
   const std::vector<const dra::ResourceClaim*>& claims = ClaimsOf(spec).claims;
   for (size_t i = 0; i < allocations.size(); ++i) {
     const dra::ResourceClaim* claim = claims[i];  // not null: the filter passed

@@ -20,7 +20,9 @@
 
 #include "engine/decisions.h"
 #include "engine/device_filter_memo.h"
+#include "engine/dra/preference.h"
 #include "engine/filter.h"
+#include "engine/gpu_placement.h"
 #include "engine/plugin.h"
 #include "engine/snapshot.h"
 #include "model/cluster.h"
@@ -43,14 +45,18 @@ class DeviceReservations {
   // each claim gets. A failure names the claim by its index in spec.resource_claims where
   // one claim decides it (missing, being deleted, allocated for other nodes), and an
   // error by its index among errors().
-  FilterResult Filter(const TaskSpec& spec, const Node& node, bool future,
-                      DeviceAllocations* out) const;
+  // With `preference`, the allocator tries devices in its order (engine/dra/preference.h).
+  FilterResult Filter(const TaskSpec& spec, const Node& node, bool future, DeviceAllocations* out,
+                      const dra::DevicePreference* preference = nullptr) const;
 
   // A change of the session (+1) or its undo (-1). kAllocate takes the devices now and in
   // the future, kPipeline only in the future; kEvict gives back, in the future, the
   // devices of the victim's claims that no other pod uses.
+  // `gpus` are the GPUs the engine chose for the task on the node: where the inputs say
+  // which devices are GPUs (DeviceInputs::gpu_devices), the claims get those first.
   // REQUIRES: an undo follows the changes made after it undone, as a statement does.
-  void Apply(StateChange change, TaskId task, const TaskSpec& spec, const Node& node, int sign);
+  void Apply(StateChange change, TaskId task, const TaskSpec& spec, const Node& node,
+             const GpuChoice& gpus, int sign);
 
   // What the placed task was given, or null when it has no claims or no change placed it.
   const DeviceAllocations* AllocationsOf(TaskId task) const;
@@ -79,7 +85,8 @@ class DeviceReservations {
   SpecClaims& ClaimsOf(const TaskSpec& spec) const;
   void Gather() const;
   uint32_t NoteError(std::string text) const;
-  void TakeFor(StateChange change, TaskId task, const TaskSpec& spec, const Node& node);
+  void TakeFor(StateChange change, TaskId task, const TaskSpec& spec, const Node& node,
+               const GpuChoice& gpus);
   void GiveBack(StateChange change, TaskId task, const TaskSpec& spec);
   // The devices of the claims of `spec` that only its task uses: they are free once the
   // task is gone. `sign` +1 gives them back in the future view, -1 takes them again.

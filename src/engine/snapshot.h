@@ -17,6 +17,8 @@
 
 namespace gantry {
 
+class GpuDeviceMap;  // engine/dra_gpus.h
+
 // What a session reads of Dynamic Resource Allocation, kept beside the cluster by whoever
 // keeps it (the daemon's device claims, the simulator). All null: no DRA in the cluster,
 // and a task with resource claims fits nowhere.
@@ -27,6 +29,9 @@ struct DeviceInputs {
   const dra::SelectorVerdicts* verdicts = nullptr;
   // The namespaces labelled resource.kubernetes.io/admin-access=true; null: none.
   const std::set<std::string, std::less<>>* admin_namespaces = nullptr;
+  // Which devices are the nodes' GPUs (engine/dra_gpus.h); null: none known, every claim
+  // gets upstream's first devices that fit.
+  const GpuDeviceMap* gpu_devices = nullptr;
 };
 
 class Snapshot {

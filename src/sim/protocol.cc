@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "model/limits.h"
@@ -59,6 +60,34 @@ class AlivePositions {
   std::vector<bool> alive_;
   size_t top_ = 1;
 };
+
+// With --gpu-api dra: the devices DRA allocated the pod's claim are the GPUs the engine
+// placed it on (the same set; DRA lists them in the order the policy chose them).
+Status CheckDraAllocation(const PublishedGpus& published, const ClusterState& cluster,
+                          const BindDecision& bind) {
+  const TaskSpec& spec = cluster.spec_of(bind.task);
+  if (spec.resource_claims.empty()) return Status::Ok();
+  const Node& node = cluster.node(bind.node);
+  const std::string where = "pod " + cluster.task(bind.task).name + " on node " + node.name;
+  if (bind.devices.size() != 1 || !bind.devices[0]) {
+    return Status::Failed(where + ": placed without its claim allocated");
+  }
+  auto allocated = published.GpusOf(node, *bind.devices[0]);
+  if (!allocated.ok()) return allocated.status().WithPrefix(where);
+  std::vector<int32_t> chosen = bind.gpus;
+  std::sort(allocated->begin(), allocated->end());
+  std::sort(chosen.begin(), chosen.end());
+  if (*allocated != chosen) {
+    auto list = [](const std::vector<int32_t>& gpus) {
+      std::string text;
+      for (int32_t g : gpus) text += (text.empty() ? "" : ",") + std::to_string(g);
+      return "[" + text + "]";
+    };
+    return Status::Failed(where + ": DRA allocated GPUs " + list(*allocated) +
+                          ", the engine placed it on " + list(chosen));
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -177,10 +206,18 @@ Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes, const std::vect
   if (std::none_of(pods.begin(), pods.end(), [](const TracePod& p) { return p.num_gpu > 0; })) {
     return Status::Invalid("the workload asks for no GPUs: the protocol measures GPU allocation");
   }
+  const bool dra = options.gpu_api == GpuApi::kDra;
+  if (dra && options.dra_verdicts == nullptr) {
+    return Status::Invalid(
+        "--gpu-api dra needs CEL for the device class's selector: this build "
+        "of Gantry has no CEL evaluator (GANTRY_DRA_CEL=OFF)");
+  }
   ClusterState cluster = nodes;
   const int64_t capacity = cluster.capacity().Get(kGpu);
   if (capacity <= 0) return Status::Invalid("the cluster has no GPUs");
   cluster.SetWorkloadProfile(PodProfile(pods));
+  std::optional<PublishedGpus> published;
+  if (dra) published.emplace(cluster);
 
   Queue queue;
   queue.name = "default";
@@ -193,15 +230,25 @@ Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes, const std::vect
   std::vector<TaskId> task_of(sequence.size());
   for (size_t i = 0; i < sequence.size(); ++i) {
     const TracePod& pod = pods[sequence[i]];
-    if (spec_of_pod[sequence[i]] == kNone)
-      spec_of_pod[sequence[i]] = cluster.AddSpec(SpecOfPod(pod));
     Job job;
     job.name = pod.name + "#" + std::to_string(i);
+    SpecId spec = spec_of_pod[sequence[i]];
+    if (dra && pod.num_gpu > 0) {
+      // Each pod's own claim (as one made from a template): a spec of its own.
+      TaskSpec with_claim = SpecOfPod(pod);
+      with_claim.namespace_ = std::string(kSimClaimNamespace);
+      auto claim = published->AddClaim(pod.name + "-" + std::to_string(i), with_claim.gpu);
+      if (!claim.ok()) return claim.status();
+      with_claim.resource_claims.push_back(std::move(*claim));
+      spec = cluster.AddSpec(std::move(with_claim));
+    } else if (spec == kNone) {
+      spec = spec_of_pod[sequence[i]] = cluster.AddSpec(SpecOfPod(pod));
+    }
     job.queue = queue_id;
     job.creation = static_cast<int64_t>(i);
     auto job_id = cluster.AddJob(std::move(job));
     if (!job_id.ok()) return job_id.status();
-    auto task = cluster.AddTask(*job_id, spec_of_pod[sequence[i]], pod.name);
+    auto task = cluster.AddTask(*job_id, spec, pod.name);
     if (!task.ok()) return task.status();
     task_of[i] = *task;
   }
@@ -211,6 +258,7 @@ Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes, const std::vect
   Decisions decisions;
   {
     Snapshot snapshot(cluster);
+    if (dra) snapshot.set_devices(published->Inputs(options.dra_verdicts));
     Session session(snapshot, *policy, SessionOptions{0, seed});
     decisions = session.Run();
   }
@@ -243,6 +291,7 @@ Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes, const std::vect
     if (bind == nullptr) {
       result.failed_pods++;
     } else {
+      if (dra) GANTRY_RETURN_IF_ERROR(CheckDraAllocation(*published, cluster, *bind));
       // Place() checks again that the engine's decision fits: an invariant, not trust.
       GANTRY_RETURN_IF_ERROR(cluster.Place(bind->task, bind->node, bind->gpus));
       used += static_cast<int64_t>(bind->gpus.size()) * cluster.task(bind->task).gpu_milli_each;

@@ -11,6 +11,8 @@
 
 #include "engine/config.h"
 #include "model/cluster.h"
+#include "model/dra_verdicts.h"
+#include "sim/dra_gpus.h"
 #include "sim/trace_csv.h"
 
 namespace gantry {
@@ -26,6 +28,11 @@ struct ProtocolOptions {
   // Fragmentation is reported against the task types that make up this share of pods
   // (the paper's "typical pods"; policies choose their own, see the fgd plugin).
   double typical_coverage = 0.95;
+  // kDra: the nodes' GPUs are DRA devices and each pod's GPUs a ResourceClaim
+  // (sim/dra_gpus.h), allocated by the engine's DRA allocator with CEL's verdicts from
+  // `dra_verdicts` (required then; one run's, not shared between threads).
+  GpuApi gpu_api = GpuApi::kDevicePlugin;
+  const dra::SelectorVerdicts* dra_verdicts = nullptr;
 };
 
 struct ProtocolResult {
@@ -54,7 +61,9 @@ Result<std::vector<size_t>> ProtocolSequence(const std::vector<TracePod>& pods,
 WorkloadProfile PodProfile(const std::vector<TracePod>& pods);
 
 // REQUIRES: `nodes` holds nodes only (no queues or jobs). Refuses invalid options, an
-// invalid config and pods that CheckTracePod refuses, naming what is wrong.
+// invalid config and pods that CheckTracePod refuses, naming what is wrong. With
+// GpuApi::kDra, fails where DRA allocated a pod other devices than the GPUs the engine
+// placed it on (the two views would part).
 Result<ProtocolResult> RunFgdProtocol(const ClusterState& nodes, const std::vector<TracePod>& pods,
                                       const SchedulerConfig& config, uint64_t seed,
                                       const ProtocolOptions& options);

@@ -10,6 +10,7 @@
 
 #include "model/status.h"
 #include "sim/dataset_workload.h"
+#include "sim/dra_gpus.h"
 #include "sim/workload.h"
 
 namespace gantry {
@@ -21,6 +22,7 @@ struct SimOptions {
   std::string generate;
   std::string protocol;
   std::string arrival_scale;
+  std::string gpu_api;  // device-plugin (the default) or dra
   std::string policies = "gantry";
   std::string seeds = "42";
   std::string out = "out/sim";
@@ -50,6 +52,8 @@ struct SimSettings {
   std::vector<std::string> policies;
   std::vector<uint64_t> seeds;
   double arrival_scale = 1.3;    // protocol only: [kMinArrivalScale, kMaxArrivalScale]
+  // --gpu-api: how pods ask for GPUs (sim/dra_gpus.h); dra with the protocol only.
+  GpuApi gpu_api = GpuApi::kDevicePlugin;
   int64_t period_s = 10;         // replay only: [1, kMaxReplayPeriodS]
   int32_t nodes_to_score = 100;  // replay only: [0, kMaxNodes], 0 scores every node
   int32_t jobs = 2;              // [1, kMaxSimJobs]

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "engine/dra/preference.h"
 #include "engine/dra/search.h"
 
 namespace gantry::dra {
@@ -43,6 +44,16 @@ DeviceSearch::DeviceSearch(const Inventory& inventory, const NodeRef& node,
         candidates_.push_back(std::move(c));
       }
     }
+  }
+  search_order_.resize(candidates_.size());
+  for (size_t i = 0; i < search_order_.size(); ++i) search_order_[i] = static_cast<int>(i);
+  if (options_.preference != nullptr) {
+    std::vector<int64_t> rank(candidates_.size());
+    for (size_t i = 0; i < rank.size(); ++i) {
+      rank[i] = options_.preference->Rank(*candidates_[i].slice, *candidates_[i].device);
+    }
+    std::stable_sort(search_order_.begin(), search_order_.end(),
+                     [&](int a, int b) { return rank[a] < rank[b]; });
   }
   available_counters_.resize(pools_.size());
   consumed_counters_.resize(pools_.size());

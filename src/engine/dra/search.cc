@@ -153,7 +153,8 @@ DeviceSearch::Outcome DeviceSearch::AllocateOne(SearchPosition at, bool in_subre
     return outcome;
   }
 
-  for (int candidate = start; candidate < static_cast<int>(candidates_.size()); ++candidate) {
+  for (int position = start; position < static_cast<int>(search_order_.size()); ++position) {
+    const int candidate = search_order_[position];
     // Cheap checks first: in use.
     if (request.admin_access ? AllocatingForClaim(candidate, at.claim) : InUse(candidate)) {
       continue;
@@ -172,8 +173,9 @@ DeviceSearch::Outcome DeviceSearch::AllocateOne(SearchPosition at, bool in_subre
     Result<bool> taken = AllocateDevice(at, candidate, false, &undo);
     if (!taken.ok()) return Fail(taken.status());
     if (!*taken) continue;
-    // Combinations, not permutations: the request's next device comes after this one.
-    const Outcome outcome = AllocateOne(next, in_subrequest, candidate + 1);
+    // Combinations, not permutations: the request's next device comes after this one (in
+    // the search order).
+    const Outcome outcome = AllocateOne(next, in_subrequest, position + 1);
     if (outcome == Outcome::kDone) return outcome;
     Undo(at, candidate, undo);
     if (outcome != Outcome::kFailed) return outcome;

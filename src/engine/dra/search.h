@@ -138,6 +138,9 @@ class DeviceSearch {
 
   std::vector<Pool> pools_;
   std::vector<Candidate> candidates_;
+  // The order an exact-count request tries the candidates in: upstream's (0, 1, ...), or
+  // the caller's preference. A request's next device comes later in this order.
+  std::vector<int> search_order_;
   // Per claim, per request: the request's data, or one per subrequest.
   std::vector<std::vector<std::vector<RequestData>>> requests_;
   std::vector<std::vector<Constraint>> constraints_;

@@ -8,6 +8,10 @@
 #include "model/dra_verdicts.h"
 
 namespace gantry::dra {
+class DevicePreference;
+}  // namespace gantry::dra
+
+namespace gantry::dra {
 
 struct AllocateOptions {
   // The claims' namespace has the resource.kubernetes.io/admin-access label set to "true".
@@ -17,6 +21,9 @@ struct AllocateOptions {
   // Upstream bounds a search by time (the filter timeout, off by default); Gantry counts
   // the steps (allocateOne calls) of one Allocate, deterministically. Past it: an error.
   int64_t max_steps = 1'000'000;
+  // The order to try a request's devices in (engine/dra/preference.h); null: upstream's
+  // (exact kube-scheduler parity). Requests for all devices take them all, in any order.
+  const DevicePreference* preference = nullptr;
 };
 
 }  // namespace gantry::dra

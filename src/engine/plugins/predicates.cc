@@ -106,11 +106,11 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
   bool ListensInSession() const override { return claims_; }
 
   void OnStateChange(const Session& s, StateChange change, TaskId task, NodeId node,
-                     const GpuChoice& /*gpus*/, int sign) override {
+                     const GpuChoice& gpus, int sign) override {
     disks_.OnStateChange(s, change, task, node, sign);
     const TaskSpec& spec = s.cluster().spec(s.cluster().task(task).spec);
     if (!spec.resource_claims.empty()) [[unlikely]] {
-      devices_.Apply(change, task, spec, s.cluster().node(node), sign);
+      devices_.Apply(change, task, spec, s.cluster().node(node), gpus, sign);
     }
     if (change == StateChange::kEvict) return;
     for (const std::string& claim : spec.rwop_claims) {
