@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/dra/allocator.h"
+#include "engine/dra/extended_resources.h"
 
 namespace gantry {
 namespace {
@@ -51,9 +52,18 @@ uint32_t DeviceReservations::NoteError(std::string text) const {
   return static_cast<uint32_t>(errors_.size() - 1);
 }
 
+// A spec with claims by its first; one with only extended resources by its namespace
+// and the in-memory claim's name, which no claim key can be.
+std::string DeviceReservations::ErrorKey(const TaskSpec& spec) {
+  if (!spec.resource_claims.empty()) return spec.resource_claims.front();
+  return spec.namespace_ + "/" + std::string(dra::kExtendedClaimInMemoryName);
+}
+
 FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, bool future,
-                                        DeviceAllocations* out) const {
-  if (inputs_ == nullptr || inputs_->claims == nullptr) {
+                                        DeviceAllocations* out,
+                                        std::optional<dra::Allocation>* extended) const {
+  if (extended != nullptr) extended->reset();
+  if (!spec.resource_claims.empty() && (inputs_ == nullptr || inputs_->claims == nullptr)) {
     return FilterResult::Fail(FilterCode::kDeviceClaimMissing, 0);
   }
   std::vector<const dra::ResourceClaim*> to_allocate;
@@ -75,8 +85,14 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
     positions.push_back(i);
   }
   if (out != nullptr) out->assign(spec.resource_claims.size(), std::nullopt);
+  // Last, as upstream lists the special claim after the pod's own.
+  std::optional<dra::ResourceClaim> extended_claim;
+  if (!spec.device_backed.empty()) [[unlikely]] {
+    extended_claim = dra::ExtendedResourceClaim(spec, node);
+    if (extended_claim) to_allocate.push_back(&*extended_claim);
+  }
   if (to_allocate.empty()) return FilterResult::Ok();
-  if (inputs_->inventory == nullptr)
+  if (inputs_ == nullptr || inputs_->inventory == nullptr)
     return FilterResult::Fail(FilterCode::kDeviceClaimsUnallocatable);
   Gather();
   static const NoSelectorVerdicts kNoVerdicts;
@@ -90,7 +106,7 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
                               future ? future_ : now_, verdicts, options);
   if (!result.ok()) {
     const uint32_t error = NoteError(result.status().message());
-    error_of_claims_.emplace(spec.resource_claims.front(), error);
+    error_of_claims_.emplace(ErrorKey(spec), error);
     return FilterResult::Fail(FilterCode::kDeviceClaimError, error);
   }
   if (!result->has_value()) return FilterResult::Fail(FilterCode::kDeviceClaimsUnallocatable);
@@ -99,12 +115,13 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
       (*out)[positions[k]] = std::move((**result)[k]);
     }
   }
+  if (extended != nullptr && extended_claim) *extended = std::move((**result).back());
   return FilterResult::Ok();
 }
 
 void DeviceReservations::Apply(StateChange change, TaskId task, const TaskSpec& spec,
                                const Node& node, int sign) {
-  if (spec.resource_claims.empty()) return;
+  if (spec.resource_claims.empty() && spec.device_backed.empty()) return;
   Gather();
   if (change == StateChange::kEvict) {
     ReleaseInFuture(spec, sign);
@@ -119,8 +136,10 @@ void DeviceReservations::Apply(StateChange change, TaskId task, const TaskSpec& 
 // passed (none should) is given nothing, and the daemon does not bind it.
 void DeviceReservations::TakeFor(StateChange change, TaskId task, const TaskSpec& spec,
                                  const Node& node) {
-  DeviceAllocations allocations;
-  if (!Filter(spec, node, change == StateChange::kPipeline, &allocations).ok()) return;
+  Placed placed;
+  if (!Filter(spec, node, change == StateChange::kPipeline, &placed.claims, &placed.extended).ok())
+    return;
+  const DeviceAllocations& allocations = placed.claims;
   for (size_t i = 0; i < allocations.size(); ++i) {
     const std::string& key = spec.resource_claims[i];
     if (allocations[i]) {
@@ -131,13 +150,17 @@ void DeviceReservations::TakeFor(StateChange change, TaskId task, const TaskSpec
       ++it->second.uses;
     }
   }
-  placed_[task] = std::move(allocations);
+  if (placed.extended) {
+    if (change == StateChange::kAllocate) now_.Add(*placed.extended);
+    future_.Add(*placed.extended);
+  }
+  placed_[task] = std::move(placed);
 }
 
 void DeviceReservations::GiveBack(StateChange change, TaskId task, const TaskSpec& spec) {
   auto placed = placed_.find(task);
   if (placed == placed_.end()) return;
-  const DeviceAllocations& allocations = placed->second;
+  const DeviceAllocations& allocations = placed->second.claims;
   for (size_t i = 0; i < allocations.size(); ++i) {
     const std::string& key = spec.resource_claims[i];
     if (allocations[i]) {
@@ -147,6 +170,10 @@ void DeviceReservations::GiveBack(StateChange change, TaskId task, const TaskSpe
     } else if (auto it = session_claims_.find(key); it != session_claims_.end()) {
       --it->second.uses;
     }
+  }
+  if (const auto& extended = placed->second.extended) {
+    if (change == StateChange::kAllocate) now_.Remove(*extended);
+    future_.Remove(*extended);
   }
   placed_.erase(placed);
 }
@@ -169,14 +196,19 @@ void DeviceReservations::ReleaseInFuture(const TaskSpec& spec, int sign) const {
 }
 
 const std::string* DeviceReservations::ErrorFor(const TaskSpec& spec) const {
-  if (spec.resource_claims.empty()) return nullptr;
-  auto it = error_of_claims_.find(spec.resource_claims.front());
+  if (spec.resource_claims.empty() && spec.device_backed.empty()) return nullptr;
+  auto it = error_of_claims_.find(ErrorKey(spec));
   return it == error_of_claims_.end() ? nullptr : &errors_[it->second];
 }
 
 const DeviceAllocations* DeviceReservations::AllocationsOf(TaskId task) const {
   auto it = placed_.find(task);
-  return it == placed_.end() ? nullptr : &it->second;
+  return it == placed_.end() ? nullptr : &it->second.claims;
+}
+
+const dra::Allocation* DeviceReservations::ExtendedAllocationOf(TaskId task) const {
+  auto it = placed_.find(task);
+  return it == placed_.end() || !it->second.extended ? nullptr : &*it->second.extended;
 }
 
 }  // namespace gantry

@@ -41,8 +41,13 @@ class DeviceReservations {
   // each claim gets. A failure names the claim by its index in spec.resource_claims where
   // one claim decides it (missing, being deleted, allocated for other nodes), and an
   // error by its index among errors().
-  FilterResult Filter(const TaskSpec& spec, const Node& node, bool future,
-                      DeviceAllocations* out) const;
+  //
+  // Its extended resources that a DeviceClass serves and the node's allocatable lacks
+  // (TaskSpec::device_backed, engine/dra/extended_resources.h) are one more claim, made
+  // here and allocated with the others; `*extended` (when not null) is what it gets, or
+  // nullopt where the node's device plugin serves them all.
+  FilterResult Filter(const TaskSpec& spec, const Node& node, bool future, DeviceAllocations* out,
+                      std::optional<dra::Allocation>* extended = nullptr) const;
 
   // A change of the session (+1) or its undo (-1). kAllocate takes the devices now and in
   // the future, kPipeline only in the future; kEvict gives back, in the future, the
@@ -52,6 +57,8 @@ class DeviceReservations {
 
   // What the placed task was given, or null when it has no claims or no change placed it.
   const DeviceAllocations* AllocationsOf(TaskId task) const;
+  // What the placed task's extended resources claim was given, or null where it has none.
+  const dra::Allocation* ExtendedAllocationOf(TaskId task) const;
   // The errors Filter has met (a class that does not exist, a CEL error, a search past
   // its bound), each once, in the order met.
   const std::vector<std::string>& errors() const { return errors_; }
@@ -68,6 +75,7 @@ class DeviceReservations {
   const dra::Allocation* AllocationOf(const std::string& key,
                                       const dra::ResourceClaim& claim) const;
   void Gather() const;
+  static std::string ErrorKey(const TaskSpec& spec);
   uint32_t NoteError(std::string text) const;
   void TakeFor(StateChange change, TaskId task, const TaskSpec& spec, const Node& node);
   void GiveBack(StateChange change, TaskId task, const TaskSpec& spec);
@@ -82,9 +90,13 @@ class DeviceReservations {
   mutable dra::AllocatedState now_;
   mutable dra::AllocatedState future_;
   std::unordered_map<std::string, SessionClaim> session_claims_;  // by claim key
-  std::unordered_map<TaskId, DeviceAllocations> placed_;
+  struct Placed {
+    DeviceAllocations claims;  // per claim of the spec
+    std::optional<dra::Allocation> extended;
+  };
+  std::unordered_map<TaskId, Placed> placed_;
   mutable std::vector<std::string> errors_;
-  // By a spec's first claim (a pod's own, mostly): the index of its error in errors_.
+  // By a spec's first claim (a pod's own, mostly; ErrorKey): the index of its error.
   mutable std::unordered_map<std::string, uint32_t> error_of_claims_;
 };
 

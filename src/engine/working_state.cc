@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "model/device_backed.h"
+
 namespace gantry {
 namespace {
 
@@ -291,8 +293,14 @@ bool WorkingState::Fits(TaskId task, const Placement& p, bool future) const {
   if (w.removed) return false;
   // What AccountedOf counts, read without building it: the requests (which name no GPU)
   // and the GPU share.
-  for (const auto& e : cluster_.spec_of(task).requests.entries()) {
-    if (e.id != kGpu && e.amount > Read(t, p.node, e.id)) return false;
+  // An extended resource the node serves through DRA is not in its room: the devices of a
+  // claim are (DeviceReservations).
+  const TaskSpec& spec = cluster_.spec_of(task);
+  for (const auto& e : spec.requests.entries()) {
+    if (e.id != kGpu && e.amount > Read(t, p.node, e.id) &&
+        !ServedByDraFor(spec.device_backed, e.id, cluster_.node(p.node))) {
+      return false;
+    }
   }
   const Milli gpu = static_cast<Milli>(p.gpus.devices.size()) * p.gpus.milli_each;
   if (gpu > 0 && gpu > Read(t, p.node, kGpu)) return false;
