@@ -35,8 +35,9 @@ void Take(NodeTable* t, NodeId node, const ResourceVector& accounted, const GpuC
   NodeWork& w = t->nodes[node];
   Milli* row = t->free.data() + static_cast<size_t>(node) * t->resource_count;
   for (const auto& e : accounted.entries()) {
-    // A resource without a column is on no node, so no placement asks for it.
-    assert(e.id < t->resource_count);
+    // A resource without a column is on no node: only a placement whose devices for it
+    // come from DRA (TaskSpec::device_backed) asks for it, and no room counts it.
+    if (e.id >= t->resource_count) [[unlikely]] continue;
     row[e.id] -= sign * e.amount;
   }
   w.tasks += sign;
