@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "daemon/extended_claims.h"
 #include "engine/decisions.h"
 #include "k8s/workloads.h"
 #include "model/dra.h"
@@ -38,6 +39,14 @@ struct ClaimWrite {
   std::optional<dra::Allocation> allocation;
 };
 
+// The claim of a pod's extended resources that DRA serves on its node (engine/dra/
+// extended_resources.h): made before the bind, shaped as kube-scheduler makes it from the
+// pod's containers (daemon/extended_claims.h), with the session's allocation.
+struct ExtendedClaimWrite {
+  std::vector<ExtendedResourceClass> resources;  // by index k of the requests "resource-<k>"
+  dra::Allocation allocation;                    // the engine's, requests "resource-<k>"
+};
+
 // A bind to send: the pod, where, and the GPU devices to write on it first (shared GPUs).
 struct BindRequest {
   std::string namespace_;
@@ -49,6 +58,8 @@ struct BindRequest {
   std::string job;  // its job's key, for messages
   // Its DRA claims, all written before the bind; none written, no bind.
   std::vector<ClaimWrite> claims;
+  // Its extended resources' claim, made and written after `claims`, before the bind.
+  std::optional<ExtendedClaimWrite> extended_claim;
 };
 
 // An eviction to ask for (policy/v1 Eviction, which PodDisruptionBudgets may refuse).

@@ -153,19 +153,41 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
     return result;
   };
   // DRA: no bind may get ahead of its claims (the kubelet refuses a pod whose claims are
-  // not allocated and reserved for it).
+  // not allocated and reserved for it). The claim of its extended resources is made first
+  // and written last, as kube-scheduler lists it after the pod's own.
+  const BindRequest* claiming = &r;
+  BindRequest with_extended;
+  std::optional<ClaimWrite> extended;
+  ExtendedClaimShape shape;
+  if (r.extended_claim) {
+    ClaimWrite made;
+    std::string why = CreateExtendedClaim(r, &made, &shape, &status);
+    if (!why.empty()) return finish(false, status == 409, std::move(why));
+    extended = made;
+    with_extended = r;
+    with_extended.claims.push_back(std::move(made));
+    claiming = &with_extended;
+  }
   std::vector<ClaimWritten> claims_written;
-  if (!r.claims.empty()) {
-    std::string why = WriteClaims(r, &claims_written, &status);
+  auto undo = [&] {
+    UndoClaims(*claiming, claims_written);
+    if (extended) DeleteExtendedClaim(*extended);
+  };
+  if (!claiming->claims.empty()) {
+    std::string why = WriteClaims(*claiming, &claims_written, &status);
     if (!why.empty()) {
-      UndoClaims(r, claims_written);
+      undo();
       return finish(false, status == 409, std::move(why));
     }
   }
   auto failed = [&](bool conflict, std::string error) {
-    UndoClaims(r, claims_written);
+    undo();
     return finish(false, conflict, std::move(error));
   };
+  if (extended) {
+    std::string why = WriteExtendedClaimStatus(r, extended->name, shape, &status);
+    if (!why.empty()) return failed(status == 409, std::move(why));
+  }
   if (r.write_devices) {
     // The uid makes the patch fail (409) should the name now belong to another pod.
     json patch = {

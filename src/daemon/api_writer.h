@@ -103,6 +103,18 @@ class ApiWriter {
   // Takes back what WriteClaims wrote, last first, as far as it can: the reservation, the
   // allocation once no pod holds the claim, then the finalizer.
   void UndoClaims(const BindRequest& request, const std::vector<ClaimWritten>& written);
+  // kube-scheduler's PreBind for extended resources served by DRA (api_writer_extended.cc):
+  // the claim made from the pod's containers, with no status; the ClaimWrite that gives it
+  // its finalizer, allocation and reservation through WriteClaims; "" or why (*status as
+  // WriteClaims'), *shape its requests and mappings.
+  std::string CreateExtendedClaim(const BindRequest& request, ClaimWrite* write,
+                                  ExtendedClaimShape* shape, int* status);
+  // Then the pod's status.extendedResourceClaimStatus.
+  std::string WriteExtendedClaimStatus(const BindRequest& request, const std::string& claim,
+                                       const ExtendedClaimShape& shape, int* status);
+  // Deletes the claim made for a pod whose bind failed (its finalizer first), as
+  // kube-scheduler's Unreserve does.
+  void DeleteExtendedClaim(const ClaimWrite& claim);
   EvictResult DoEvict(const EvictRequest& request);
   VolumeWriteResult DoWriteVolumes(const VolumeWrites& writes);
   void Check(const Result<k8s::Response>& response, const std::string& what);

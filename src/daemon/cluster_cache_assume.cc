@@ -40,6 +40,8 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
                "Warning", "InternalError", "decision could not be applied: " + why});
       continue;
     }
+    std::optional<ExtendedClaimWrite> extended_claim =
+        devices_.AssumeExtended(key, pod.info, b, spec);
     Status placed = state_.Place(b.task, b.node, b.gpus);
     if (!placed.ok()) {
       // The engine decided on this very state, so this is a bug; say so and skip.
@@ -61,6 +63,7 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
     r.write_devices = pod.info.spec.gpu.shared();
     r.job = pod.job_key;
     r.claims = std::move(claim_writes);
+    r.extended_claim = std::move(extended_claim);
     // Bound once its delayed claims are, as kube-scheduler's PreBind waits for them.
     if (delayed) {
       const std::string why = volumes_.Assume(key, b, spec, std::move(r), now, &touched);

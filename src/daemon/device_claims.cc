@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/dra/extended_resources.h"
 #include "k8s/dra_objects.h"
 #include "k8s/object_meta.h"
 
@@ -84,6 +85,8 @@ Resync DeviceClaims::OnDeviceClass(k8s::EventType type, const nlohmann::json& ob
   Resync out;
   if (Keep(type, object, "DeviceClass", k8s::DecodeDeviceClass, &classes_, &out)) {
     inventory_dirty_ = true;
+    // Which extended resources a class serves may have changed.
+    out.pods.insert(out.pods.end(), extended_pods_.begin(), extended_pods_.end());
   }
   return out;
 }
@@ -149,6 +152,20 @@ Resync DeviceClaims::OnResourceClaim(k8s::EventType type, const nlohmann::json& 
     return out;
   }
   dra::ResourceClaim& claim = observed_[key] = std::move(decoded).value();
+  // The claim made for a pod's extended resources, written: what was assumed of it goes.
+  const nlohmann::json& annotations =
+      object.value("metadata", nlohmann::json::object()).value("annotations", nlohmann::json());
+  if (claim.allocation && annotations.is_object() &&
+      annotations.value(std::string(dra::kExtendedResourceClaimAnnotation), "") == "true") {
+    for (const dra::ConsumerReference& consumer : claim.reserved_for) {
+      auto e = extended_by_pod_uid_.find(consumer.uid);
+      if (e == extended_by_pod_uid_.end()) continue;
+      const std::string assumed_key = e->second;
+      extended_by_pod_uid_.erase(e);
+      DropAssumption(assumed_key, &out);
+      Refresh(assumed_key);
+    }
+  }
   // The watch shows what was assumed: the claim allocated and reserved for the pod (or a
   // claim made again, which no assumption is about).
   if (auto a = assumed_.find(key); a != assumed_.end()) {
@@ -191,6 +208,18 @@ std::vector<std::string> DeviceClaims::ClaimKeysOf(const k8s::PodInfo& pod) {
 }
 
 void DeviceClaims::TrackPod(const std::string& key, const k8s::PodInfo& pod) {
+  // Domain-qualified names are the extended resources (and hugepages-* is not one).
+  const bool extended =
+      pod.spec.gpu.count > 0 ||
+      std::any_of(pod.spec.requests.entries().begin(), pod.spec.requests.entries().end(),
+                  [](const ResourceVector::Entry& e) {
+                    return ResourceName(e.id).find('/') != std::string::npos;
+                  });
+  if (extended) {
+    extended_pods_.insert(key);
+  } else {
+    extended_pods_.erase(key);
+  }
   std::vector<std::string> keys = ClaimKeysOf(pod);
   auto it = pods_.find(key);
   if (it != pods_.end() && it->second == keys) return;
@@ -223,6 +252,13 @@ void DeviceClaims::AddClaimPods(const std::string& claim_key, Resync* out) const
 
 std::string DeviceClaims::Resolve(const k8s::PodInfo& pod, TaskSpec* spec) const {
   spec->resource_claims.clear();
+  spec->device_backed.clear();
+  if (!classes_.empty()) {
+    std::vector<const dra::DeviceClass*> classes;
+    classes.reserve(classes_.size());
+    for (const auto& [name, c] : classes_) classes.push_back(&c);
+    dra::MarkDeviceBacked(classes, spec);
+  }
   for (const dra::PodClaimRef& ref : pod.resource_claims) {
     std::string name;
     if (ref.resource_claim_name) {
@@ -385,6 +421,30 @@ std::vector<ClaimWrite> DeviceClaims::Assume(const std::string& key, const k8s::
   return writes;
 }
 
+std::optional<ExtendedClaimWrite> DeviceClaims::AssumeExtended(const std::string& key,
+                                                               const k8s::PodInfo& pod,
+                                                               const BindDecision& decision,
+                                                               const TaskSpec& spec) {
+  if (!decision.extended_devices) return std::nullopt;
+  ExtendedClaimWrite write;
+  for (const DeviceBackedResource& backed : spec.device_backed) {
+    write.resources.push_back({ResourceName(backed.resource), backed.device_class});
+  }
+  write.allocation = *decision.extended_devices;
+  dra::ResourceClaim claim;
+  claim.name_space = pod.meta.namespace_;
+  claim.name = std::string(dra::kExtendedClaimInMemoryName) + "." + pod.meta.name;
+  claim.allocation = write.allocation;
+  claim.has_finalizer = true;
+  claim.reserved_for.push_back({"", "pods", pod.meta.name, pod.meta.uid});
+  const std::string claim_key = dra::ClaimKey(claim.name_space, claim.name);
+  assumed_[claim_key] = AssumedClaim{key, pod.meta.uid, std::move(claim)};
+  assumed_by_pod_[key].push_back(claim_key);
+  extended_by_pod_uid_[pod.meta.uid] = claim_key;
+  Refresh(claim_key);
+  return write;
+}
+
 void DeviceClaims::DropAssumption(const std::string& claim_key, Resync* out) {
   auto it = assumed_.find(claim_key);
   if (it == assumed_.end()) return;
@@ -410,6 +470,10 @@ Resync DeviceClaims::Forget(const std::string& key) {
     Refresh(claim_key);
   }
   assumed_by_pod_.erase(key);
+  for (auto e = extended_by_pod_uid_.begin(); e != extended_by_pod_uid_.end();) {
+    e = std::find(keys.begin(), keys.end(), e->second) != keys.end() ? extended_by_pod_uid_.erase(e)
+                                                                     : std::next(e);
+  }
   return out;
 }
 

@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -99,6 +100,13 @@ class DeviceClaims {
   std::vector<ClaimWrite> Assume(const std::string& key, const k8s::PodInfo& pod,
                                  const BindDecision& decision, const TaskSpec& spec,
                                  std::string* why);
+  // What the session allocated for the pod's extended resources served by DRA
+  // (decision.extended_devices, engine/dra/extended_resources.h), assumed as a claim of its
+  // own until the watch shows the claim the writer makes (annotated, allocated, reserved
+  // for the pod); the write to make before the bind, or nullopt where there is none.
+  std::optional<ExtendedClaimWrite> AssumeExtended(const std::string& key, const k8s::PodInfo& pod,
+                                                   const BindDecision& decision,
+                                                   const TaskSpec& spec);
   // Takes back what was assumed for the pod (its writes failed, or its bind did).
   Resync Forget(const std::string& key);
   bool Assumed(const std::string& key) const { return assumed_by_pod_.count(key) > 0; }
@@ -150,6 +158,11 @@ class DeviceClaims {
   std::map<std::string, AssumedClaim> assumed_;         // by claim key
   std::unordered_map<std::string, std::vector<std::string>> assumed_by_pod_;
   dra::ClaimTable table_;  // what sessions see
+
+  // The assumed extended resources claims (keys no object can have), by the pod's uid.
+  std::unordered_map<std::string, std::string> extended_by_pod_uid_;
+  // The pods that ask for some extended resource: a class's change may change their specs.
+  std::set<std::string> extended_pods_;
 
   std::unordered_map<std::string, std::vector<std::string>> pods_;  // pod -> claim keys
   std::unordered_map<std::string, std::set<std::string>> pods_by_claim_;

@@ -30,6 +30,10 @@ struct BindDecision {
   // writes these, and reserves the claims for the pod, before it binds. Empty for a task
   // without claims.
   DeviceAllocations devices = {};
+  // What its extended resources served by DRA were allocated (TaskSpec::device_backed,
+  // engine/dra/extended_resources.h), requests named "resource-<k>": the daemon makes the
+  // claim with it before it binds. Unset where the node's device plugin serves them.
+  std::optional<dra::Allocation> extended_devices = std::nullopt;
 };
 
 // Why a running task would be evicted: for a pending task of higher priority in its own

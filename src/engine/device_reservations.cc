@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/dra/allocator.h"
+#include "engine/dra/extended_resources.h"
 #include "engine/dra_gpus.h"
 
 namespace gantry {
@@ -73,10 +74,21 @@ uint32_t DeviceReservations::NoteError(std::string text) const {
   return static_cast<uint32_t>(errors_.size() - 1);
 }
 
+// A spec with claims by its first; one with only extended resources by its namespace
+// and the in-memory claim's name, which no claim key can be.
+std::string DeviceReservations::ErrorKey(const TaskSpec& spec) {
+  if (!spec.resource_claims.empty()) return spec.resource_claims.front();
+  return spec.namespace_ + "/" + std::string(dra::kExtendedClaimInMemoryName);
+}
+
 FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, bool future,
                                         DeviceAllocations* out,
+                                        std::optional<dra::Allocation>* extended,
                                         const dra::DevicePreference* preference) const {
-  if (inputs_ == nullptr || inputs_->claims == nullptr) {
+  if (extended != nullptr) extended->reset();
+  if (inputs_ == nullptr || (!spec.resource_claims.empty() && inputs_->claims == nullptr)) {
+    if (spec.resource_claims.empty())
+      return FilterResult::Fail(FilterCode::kDeviceClaimsUnallocatable);
     return FilterResult::Fail(FilterCode::kDeviceClaimMissing, 0);
   }
   SpecClaims& resolved = ClaimsOf(spec);
@@ -100,6 +112,12 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
     positions.push_back(i);
   }
   if (out != nullptr) out->assign(spec.resource_claims.size(), std::nullopt);
+  // Last, as upstream lists the special claim after the pod's own.
+  std::optional<dra::ResourceClaim> extended_claim;
+  if (!spec.device_backed.empty()) [[unlikely]] {
+    extended_claim = dra::ExtendedResourceClaim(spec, node);
+    if (extended_claim) to_allocate.push_back(&*extended_claim);
+  }
   if (to_allocate.empty()) return FilterResult::Ok();
   if (inputs_->inventory == nullptr)
     return FilterResult::Fail(FilterCode::kDeviceClaimsUnallocatable);
@@ -110,11 +128,14 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
   dra::AllocateOptions options;
   options.preference = preference;
   options.admin_access_allowed = resolved.admin_access_allowed;
-  // Only the answer is remembered: what each claim gets is found again (TakeFor).
+  // Only the answer is remembered: what each claim gets is found again (TakeFor). Not for
+  // a spec with extended resources served by DRA: its claim is made per node, here.
   const DeviceFilterMemo::View view = future ? DeviceFilterMemo::kFuture : DeviceFilterMemo::kNow;
-  const std::optional<NodeId> node_id = memo_.IdOf(node);
+  const std::optional<NodeId> node_id = extended_claim ? std::optional<NodeId>() : memo_.IdOf(node);
   uint32_t shape = 0;
-  if (to_allocate.size() < claims.size()) {
+  if (!node_id) {
+    // Not remembered.
+  } else if (to_allocate.size() < claims.size()) {
     shape = memo_.ShapeOf(to_allocate, options.admin_access_allowed);
   } else {
     if (!resolved.shape_of_all) {
@@ -133,7 +154,7 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
                               future ? future_ : now_, verdicts, options);
   if (!result.ok()) {
     const uint32_t error = NoteError(result.status().message());
-    error_of_claims_.emplace(spec.resource_claims.front(), error);
+    error_of_claims_.emplace(ErrorKey(spec), error);
     return FilterResult::Fail(FilterCode::kDeviceClaimError, error);
   }
   if (node_id) memo_.Remember(view, *node_id, shape, result->has_value());
@@ -143,12 +164,13 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
       (*out)[positions[k]] = std::move((**result)[k]);
     }
   }
+  if (extended != nullptr && extended_claim) *extended = std::move((**result).back());
   return FilterResult::Ok();
 }
 
 void DeviceReservations::Apply(StateChange change, TaskId task, const TaskSpec& spec,
                                const Node& node, const GpuChoice& gpus, int sign) {
-  if (spec.resource_claims.empty()) return;
+  if (spec.resource_claims.empty() && spec.device_backed.empty()) return;
   Gather();
   if (change == StateChange::kEvict) {
     ReleaseInFuture(spec, sign);
@@ -165,16 +187,17 @@ void DeviceReservations::Apply(StateChange change, TaskId task, const TaskSpec& 
 // nothing, and the daemon does not bind it.
 void DeviceReservations::TakeFor(StateChange change, TaskId task, const TaskSpec& spec,
                                  const Node& node, const GpuChoice& gpus) {
-  DeviceAllocations allocations;
+  Placed placed;
   std::optional<GpuChoicePreference> preference;
   if (inputs_ != nullptr && inputs_->gpu_devices != nullptr && !gpus.devices.empty()) {
     preference.emplace(*inputs_->gpu_devices, node, gpus);
   }
-  if (!Filter(spec, node, change == StateChange::kPipeline, &allocations,
+  if (!Filter(spec, node, change == StateChange::kPipeline, &placed.claims, &placed.extended,
               preference ? &*preference : nullptr)
            .ok()) {
     return;
   }
+  const DeviceAllocations& allocations = placed.claims;
   const std::vector<const dra::ResourceClaim*>& claims = ClaimsOf(spec).claims;
   for (size_t i = 0; i < allocations.size(); ++i) {
     const dra::ResourceClaim* claim = claims[i];  // not null: the filter passed
@@ -186,13 +209,17 @@ void DeviceReservations::TakeFor(StateChange change, TaskId task, const TaskSpec
       ++it->second.uses;
     }
   }
-  placed_[task] = std::move(allocations);
+  if (placed.extended) {
+    if (change == StateChange::kAllocate) Take(DeviceFilterMemo::kNow, *placed.extended);
+    Take(DeviceFilterMemo::kFuture, *placed.extended);
+  }
+  placed_[task] = std::move(placed);
 }
 
 void DeviceReservations::GiveBack(StateChange change, TaskId task, const TaskSpec& spec) {
   auto placed = placed_.find(task);
   if (placed == placed_.end()) return;
-  const DeviceAllocations& allocations = placed->second;
+  const DeviceAllocations& allocations = placed->second.claims;
   const std::vector<const dra::ResourceClaim*>& claims = ClaimsOf(spec).claims;
   for (size_t i = 0; i < allocations.size(); ++i) {
     const dra::ResourceClaim* claim = claims[i];  // not null: the task was placed
@@ -203,6 +230,10 @@ void DeviceReservations::GiveBack(StateChange change, TaskId task, const TaskSpe
     } else if (auto it = session_claims_.find(claim); it != session_claims_.end()) {
       --it->second.uses;
     }
+  }
+  if (const auto& extended = placed->second.extended) {
+    if (change == StateChange::kAllocate) Untake(DeviceFilterMemo::kNow, *extended);
+    Untake(DeviceFilterMemo::kFuture, *extended);
   }
   placed_.erase(placed);
 }
@@ -237,14 +268,19 @@ void DeviceReservations::Untake(DeviceFilterMemo::View view,
 }
 
 const std::string* DeviceReservations::ErrorFor(const TaskSpec& spec) const {
-  if (spec.resource_claims.empty()) return nullptr;
-  auto it = error_of_claims_.find(spec.resource_claims.front());
+  if (spec.resource_claims.empty() && spec.device_backed.empty()) return nullptr;
+  auto it = error_of_claims_.find(ErrorKey(spec));
   return it == error_of_claims_.end() ? nullptr : &errors_[it->second];
 }
 
 const DeviceAllocations* DeviceReservations::AllocationsOf(TaskId task) const {
   auto it = placed_.find(task);
-  return it == placed_.end() ? nullptr : &it->second;
+  return it == placed_.end() ? nullptr : &it->second.claims;
+}
+
+const dra::Allocation* DeviceReservations::ExtendedAllocationOf(TaskId task) const {
+  auto it = placed_.find(task);
+  return it == placed_.end() || !it->second.extended ? nullptr : &*it->second.extended;
 }
 
 }  // namespace gantry

@@ -45,8 +45,14 @@ class DeviceReservations {
   // each claim gets. A failure names the claim by its index in spec.resource_claims where
   // one claim decides it (missing, being deleted, allocated for other nodes), and an
   // error by its index among errors().
-  // With `preference`, the allocator tries devices in its order (engine/dra/preference.h).
+  //
+  // Its extended resources that a DeviceClass serves and the node's allocatable lacks
+  // (TaskSpec::device_backed, engine/dra/extended_resources.h) are one more claim, made
+  // here and allocated with the others; `*extended` (when not null) is what it gets, or
+  // nullopt where the node's device plugin serves them all. With `preference`, the
+  // allocator tries devices in its order (engine/dra/preference.h).
   FilterResult Filter(const TaskSpec& spec, const Node& node, bool future, DeviceAllocations* out,
+                      std::optional<dra::Allocation>* extended = nullptr,
                       const dra::DevicePreference* preference = nullptr) const;
 
   // A change of the session (+1) or its undo (-1). kAllocate takes the devices now and in
@@ -60,6 +66,8 @@ class DeviceReservations {
 
   // What the placed task was given, or null when it has no claims or no change placed it.
   const DeviceAllocations* AllocationsOf(TaskId task) const;
+  // What the placed task's extended resources claim was given, or null where it has none.
+  const dra::Allocation* ExtendedAllocationOf(TaskId task) const;
   // The errors Filter has met (a class that does not exist, a CEL error, a search past
   // its bound), each once, in the order met.
   const std::vector<std::string>& errors() const { return errors_; }
@@ -84,6 +92,7 @@ class DeviceReservations {
   };
   SpecClaims& ClaimsOf(const TaskSpec& spec) const;
   void Gather() const;
+  static std::string ErrorKey(const TaskSpec& spec);
   uint32_t NoteError(std::string text) const;
   void TakeFor(StateChange change, TaskId task, const TaskSpec& spec, const Node& node,
                const GpuChoice& gpus);
@@ -109,9 +118,13 @@ class DeviceReservations {
   // Filter's buffers, kept to spare an allocation per node asked.
   mutable std::vector<const dra::ResourceClaim*> to_allocate_;
   mutable std::vector<uint32_t> positions_;
-  std::unordered_map<TaskId, DeviceAllocations> placed_;
+  struct Placed {
+    DeviceAllocations claims;  // per claim of the spec
+    std::optional<dra::Allocation> extended;
+  };
+  std::unordered_map<TaskId, Placed> placed_;
   mutable std::vector<std::string> errors_;
-  // By a spec's first claim (a pod's own, mostly): the index of its error in errors_.
+  // By a spec's first claim (a pod's own, mostly; ErrorKey): the index of its error.
   mutable std::unordered_map<std::string, uint32_t> error_of_claims_;
 };
 

@@ -119,7 +119,7 @@ std::vector<NodeShortfall> PendingExplainer::ClosestNodes(const TaskSpec& spec, 
     const FilterResult r = session_.Filter(spec, spec_id, n);
     if (!RoomRejection(r.code)) continue;
     // Too small even when empty: never close, however little it lacks now.
-    if (!FilterByCapacity(spec.requests, spec.gpu, c.node(n)).ok()) continue;
+    if (!FilterByCapacity(spec.requests, spec.gpu, c.node(n), spec.device_backed).ok()) continue;
     std::string lacks;
     int64_t gpus_short = 0, resources_short = 0, relative = 0;
     if (spec.gpu.count > 0) {

@@ -1,5 +1,7 @@
 #include "engine/filter.h"
 
+#include "engine/dra/extended_resources.h"
+
 #include <algorithm>
 
 namespace gantry {
@@ -27,10 +29,23 @@ std::string ClaimNamed(const TaskSpec& spec, uint32_t index) {
 }  // namespace
 
 FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& gpu,
-                              const Node& node) {
+                              const Node& node,
+                              std::span<const DeviceBackedResource> device_backed) {
   // Requests larger than the node's whole allocatable never fit, whatever runs there.
   int64_t over = requests.FirstExceeding(node.allocatable, /*named_only=*/false);
+  if (over >= 0 && !device_backed.empty()) [[unlikely]] {
+    over = -1;
+    for (const ResourceVector::Entry& e : requests.entries()) {
+      if (e.amount > node.allocatable.Get(e.id) && !ServedByDraFor(device_backed, e.id, node)) {
+        over = e.id;
+        break;
+      }
+    }
+  }
   if (over >= 0) return FilterResult::Fail(FilterCode::kInsufficient, static_cast<uint32_t>(over));
+  if (gpu.wants_gpu() && ServedByDraFor(device_backed, kGpu, node)) [[unlikely]] {
+    return FilterResult::Ok();
+  }
   if (!node.mig.ready() && ((node.mig.strategy == MigStrategy::kSingle && gpu.wants_gpu()) ||
                             RequestsMig(requests))) [[unlikely]] {
     return FilterResult::Fail(FilterCode::kMigNotReady);

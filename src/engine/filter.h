@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "model/cluster.h"
@@ -84,9 +85,12 @@ struct FilterResult {
 // Whether the amounts `requests` and `gpu` could fit `node` with nothing else on it:
 // requests within its allocatable, and GPUs present, of an allowed model, and enough of
 // them; and, for MIG devices, a node whose MIG configuration is done. The capacity part
-// of the static predicates; taints are not looked at.
+// of the static predicates; taints are not looked at. The resources of `device_backed`
+// that the node serves by DRA (no allocatable of them) are left to DeviceReservations, as
+// NodeResourcesFit leaves them to DynamicResources.
 FilterResult FilterByCapacity(const ResourceVector& requests, const GpuRequest& gpu,
-                              const Node& node);
+                              const Node& node,
+                              std::span<const DeviceBackedResource> device_backed = {});
 
 // "Insufficient cpu", "node(s) had untolerated taint(s)", ...: kube-scheduler's words for
 // a node it rejects for the same reason, for a task of `spec`. A node short of several

@@ -1,5 +1,9 @@
 #include "engine/placement_search.h"
 
+#include <algorithm>
+
+#include "engine/dra/extended_resources.h"
+
 namespace gantry {
 namespace {
 
@@ -189,10 +193,23 @@ void PlacementSearch::ForEachCandidate(const TaskSpec& spec, const SearchScope& 
   for (int32_t k = gpu.count; k <= max; ++k) {
     if (!visit(index.with_whole_free(tight ? k : max + gpu.count - k), false)) return;
   }
+  // GPUs a DeviceClass serves (DRA's extended resources) come from DRA on nodes without
+  // GPU devices of the device plugin's: those are candidates too, after the GPU nodes.
+  if (std::any_of(spec.device_backed.begin(), spec.device_backed.end(),
+                  [](const DeviceBackedResource& r) { return r.resource == kGpu; })) [[unlikely]] {
+    visit(index.cpu_only(), false);
+  }
 }
 
 bool PlacementSearch::ChooseDevicesFor(const TaskSpec& spec, NodeId node, GpuChoice* out,
                                        ChosenScore* chosen) const {
+  if (!spec.device_backed.empty() && spec.gpu.wants_gpu() &&
+      ServedByDraFor(spec.device_backed, kGpu, state_.cluster().node(node))) [[unlikely]] {
+    // No GPU of the node's: DeviceReservations allocates the task's GPUs from DRA.
+    *chosen = ChosenScore{};
+    out->Clear();
+    return true;
+  }
   for (const PluginSet::Chooser& c : plugins_.device_choosers()) {
     int64_t score = -1;
     if (c.chooser->ChooseDevices(session_, spec, node, out, &score)) {

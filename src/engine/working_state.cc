@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "model/device_backed.h"
+
 namespace gantry {
 namespace {
 
@@ -33,8 +35,9 @@ void Take(NodeTable* t, NodeId node, const ResourceVector& accounted, const GpuC
   NodeWork& w = t->nodes[node];
   Milli* row = t->free.data() + static_cast<size_t>(node) * t->resource_count;
   for (const auto& e : accounted.entries()) {
-    // A resource without a column is on no node, so no placement asks for it.
-    assert(e.id < t->resource_count);
+    // A resource without a column is on no node: only a placement whose devices for it
+    // come from DRA (TaskSpec::device_backed) asks for it, and no room counts it.
+    if (e.id >= t->resource_count) [[unlikely]] continue;
     row[e.id] -= sign * e.amount;
   }
   w.tasks += sign;
@@ -291,8 +294,14 @@ bool WorkingState::Fits(TaskId task, const Placement& p, bool future) const {
   if (w.removed) return false;
   // What AccountedOf counts, read without building it: the requests (which name no GPU)
   // and the GPU share.
-  for (const auto& e : cluster_.spec_of(task).requests.entries()) {
-    if (e.id != kGpu && e.amount > Read(t, p.node, e.id)) return false;
+  // An extended resource the node serves through DRA is not in its room: the devices of a
+  // claim are (DeviceReservations).
+  const TaskSpec& spec = cluster_.spec_of(task);
+  for (const auto& e : spec.requests.entries()) {
+    if (e.id != kGpu && e.amount > Read(t, p.node, e.id) &&
+        !ServedByDraFor(spec.device_backed, e.id, cluster_.node(p.node))) {
+      return false;
+    }
   }
   const Milli gpu = static_cast<Milli>(p.gpus.devices.size()) * p.gpus.milli_each;
   if (gpu > 0 && gpu > Read(t, p.node, kGpu)) return false;

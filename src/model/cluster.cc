@@ -4,6 +4,7 @@
 #include <atomic>
 #include <limits>
 
+#include "model/device_backed.h"
 #include "model/limits.h"
 #include "model/task_devices.h"
 
@@ -229,6 +230,10 @@ Status ClusterState::CheckPlacement(const Task& task, const Node& node,
   std::string where = "task \"" + task.name + "\" on node \"" + node.name + "\"";
   // GPUs: the right number of distinct devices, each with room.
   size_t want = spec.gpu.shared() ? 1 : static_cast<size_t>(spec.gpu.count);
+  // GPUs that a DRA driver serves on a node without GPU devices come from a claim.
+  if (ServedByDraFor(spec.device_backed, kGpu, node)) [[unlikely]] {
+    want = 0;
+  }
   if (gpus.size() != want) {
     return Status::Invalid(where + ": needs " + std::to_string(want) + " GPU device(s), given " +
                            std::to_string(gpus.size()));
@@ -263,6 +268,15 @@ Status ClusterState::CheckPlacement(const Task& task, const Node& node,
   ResourceVector free = node.allocatable;
   free.Subtract(node.used);
   int64_t over = spec.requests.FirstExceeding(free, /*named_only=*/false);
+  if (over >= 0 && !spec.device_backed.empty()) [[unlikely]] {
+    over = -1;
+    for (const ResourceVector::Entry& e : spec.requests.entries()) {
+      if (e.amount > free.Get(e.id) && !ServedByDraFor(spec.device_backed, e.id, node)) {
+        over = e.id;
+        break;
+      }
+    }
+  }
   if (over >= 0) {
     return Status::Invalid(where + ": not enough " + ResourceName(static_cast<ResourceId>(over)));
   }

@@ -43,6 +43,12 @@ size_t TaskSpecHash::operator()(const TaskSpec& spec) const {
   h.Add(static_cast<uint64_t>(spec.inline_disks.size()));
   for (const InlineDisk& d : spec.inline_disks) h.Add(d.key);
   h.Add(spec.resource_claims).Add(spec.device_requests);
+  h.Add(static_cast<uint64_t>(spec.device_backed.size()));
+  for (const DeviceBackedResource& r : spec.device_backed) {
+    h.Add(static_cast<uint64_t>(r.resource))
+        .Add(r.device_class)
+        .Add(static_cast<uint64_t>(r.count));
+  }
   h.Add(static_cast<uint64_t>(spec.numa.guaranteed));
   h.Add(static_cast<uint64_t>(spec.numa.containers.size()));
   for (const NumaContainer& c : spec.numa.containers) {

@@ -43,6 +43,17 @@ struct GpuRequest {
   bool operator==(const GpuRequest&) const = default;
 };
 
+// An extended resource a task asks for that a DeviceClass names (DRA's extended resources,
+// engine/dra/extended_resources.h): on a node whose allocatable lacks it, the task's
+// devices for it come from DRA, as a claim the scheduler makes; elsewhere the device
+// plugin's allocatable serves it, as any extended resource.
+struct DeviceBackedResource {
+  ResourceId resource = 0;  // kGpu for nvidia.com/gpu (whose count is in `gpu`)
+  std::string device_class;
+  int64_t count = 0;  // whole devices: extended resources are whole numbers
+  bool operator==(const DeviceBackedResource&) const = default;
+};
+
 // Whether a task may evict others to be placed (a pod's PriorityClass preemptionPolicy):
 // PreemptLowerPriority (Kubernetes' default) or Never, which the preempt and reclaim
 // actions honour: a Never task is placed only on room that is free or already released.
@@ -110,6 +121,9 @@ struct TaskSpec {
   // `requests` by queues and jobs (ClusterState::Accounted), never checked against a
   // node's allocatable: DeviceReservations checks the devices themselves.
   ResourceVector device_requests;
+  // Its extended resources that a DeviceClass names, sorted by resource name, each once
+  // (empty where no class does, or the cluster has no DRA).
+  std::vector<DeviceBackedResource> device_backed;
   // What the kubelet's topology manager aligns on a node that has NUMA nodes (model/numa.h):
   // its QoS class and, when it has several, its containers.
   NumaDemand numa;

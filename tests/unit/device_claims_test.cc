@@ -276,5 +276,59 @@ TEST(DeviceClaims, AdminAccessNamespacesComeFromTheirLabel) {
   EXPECT_TRUE(d.Inputs().admin_namespaces->empty());
 }
 
+// Extended resources backed by DRA: a class that names nvidia.com/gpu resyncs the pods
+// that ask for extended resources, and their specs say which ones a class serves; the
+// session's allocation for them is assumed as a claim of its own until the watch shows
+// the claim the writer made, allocated and reserved for the pod.
+TEST(DeviceClaims, ExtendedResourcesAClassServesAreMarkedAndTheirClaimAssumed) {
+  DeviceClaims d;
+  json pod_json = {
+      {"metadata", {{"name", "p"}, {"namespace", "ml"}, {"uid", "u-p"}}},
+      {"spec",
+       {{"schedulerName", "gantry"},
+        {"containers",
+         {{{"name", "main"},
+           {"resources",
+            {{"requests", {{"nvidia.com/gpu", "1"}}}, {"limits", {{"nvidia.com/gpu", "1"}}}}}}}}}},
+      {"status", json::object()}};
+  const k8s::PodInfo pod = Must(k8s::ParsePod(pod_json));
+  d.TrackPod("ml/p", pod);
+  json cls = Class("gpu");
+  cls["spec"]["extendedResourceName"] = "nvidia.com/gpu";
+  const Resync resync = d.OnDeviceClass(EventType::kAdded, cls);
+  EXPECT_EQ(resync.pods, std::vector<std::string>{"ml/p"});
+  TaskSpec spec = pod.spec;
+  EXPECT_EQ(d.Resolve(pod, &spec), "");
+  ASSERT_EQ(spec.device_backed.size(), 1u);
+  EXPECT_EQ(spec.device_backed[0].resource, kGpu);
+  EXPECT_EQ(spec.device_backed[0].device_class, "gpu");
+  EXPECT_EQ(spec.device_backed[0].count, 1);
+
+  BindDecision decision;
+  dra::Allocation engine = Gpu("gpu-1");
+  engine.results[0].request = "resource-0";
+  decision.extended_devices = engine;
+  const std::optional<ExtendedClaimWrite> write = d.AssumeExtended("ml/p", pod, decision, spec);
+  ASSERT_TRUE(write.has_value());
+  ASSERT_EQ(write->resources.size(), 1u);
+  EXPECT_EQ(write->resources[0].resource, "nvidia.com/gpu");
+  EXPECT_EQ(write->resources[0].device_class, "gpu");
+  // The next session sees the device taken.
+  DeviceInputs in = d.Inputs();
+  ASSERT_EQ(in.claims->size(), 1u);
+  EXPECT_EQ(in.claims->begin()->second.allocation, engine);
+
+  // The writer's claim shows up: made, then allocated and reserved for the pod.
+  json made = Claim("p-extended-resources-x2k9q");
+  made["metadata"]["annotations"] = {{"resource.kubernetes.io/extended-resource-claim", "true"}};
+  d.OnResourceClaim(EventType::kAdded, made);
+  EXPECT_EQ(d.Inputs().claims->size(), 2u);  // not written yet: the assumption holds
+  d.OnResourceClaim(EventType::kModified, Written(made, "gpu-1", "u-p"));
+  in = d.Inputs();
+  ASSERT_EQ(in.claims->size(), 1u);
+  EXPECT_EQ(in.claims->begin()->first, "ml/p-extended-resources-x2k9q");
+  EXPECT_FALSE(d.Assumed("ml/p"));
+}
+
 }  // namespace
 }  // namespace gantry

@@ -2,6 +2,7 @@
 #include <unordered_map>
 
 #include "engine/device_reservations.h"
+#include "engine/dra/extended_resources.h"
 #include "engine/node_holdings.h"
 #include "engine/plugins/args.h"
 #include "engine/plugins/plugins.h"
@@ -43,7 +44,8 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
     if (!spec.affinity.Matches(node.labels, node.name)) {
       return FilterResult::Fail(FilterCode::kNodeAffinity);
     }
-    const FilterResult capacity = FilterByCapacity(spec.requests, spec.gpu, node);
+    const FilterResult capacity =
+        FilterByCapacity(spec.requests, spec.gpu, node, spec.device_backed);
     if (!capacity.ok()) return capacity;
     for (const NodeAffinity& volume : spec.volume_node_affinity) {
       if (!volume.Matches(node.labels)) return FilterResult::Fail(FilterCode::kVolumeNodeAffinity);
@@ -56,7 +58,7 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
 
   FilterResult FilterDynamic(const Session& s, const TaskSpec& spec, NodeId id) const override {
     if (!spec.rwop_claims.empty() || !spec.delayed_claims.empty() || !spec.inline_disks.empty() ||
-        !spec.resource_claims.empty()) [[unlikely]] {
+        !spec.resource_claims.empty() || !spec.device_backed.empty()) [[unlikely]] {
       return FilterWithClaims(s, spec, id);
     }
     return FilterRoom(s, spec, id);
@@ -67,10 +69,16 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
     const NodeWork& w = s.searched_node(id);
     if (w.pods_full()) return FilterResult::Fail(FilterCode::kTooManyPods);
     int64_t over = s.FirstShortInSearched(spec.requests, id);
+    if (over >= 0 && !spec.device_backed.empty()) [[unlikely]] {
+      over = FirstShortNotServedByDra(s, spec, id);
+    }
     if (over >= 0)
       return FilterResult::Fail(FilterCode::kInsufficient, static_cast<uint32_t>(over));
     const GpuRequest& gpu = spec.gpu;
     if (!gpu.wants_gpu()) return FilterResult::Ok();
+    if (ServedByDraFor(spec.device_backed, kGpu, s.cluster().node(id))) [[unlikely]] {
+      return FilterResult::Ok();  // DeviceReservations checks the devices
+    }
     if (!gpu.shared()) {
       if (w.whole_free < gpu.count) return FilterResult::Fail(FilterCode::kInsufficientGpus);
       return FilterResult::Ok();
@@ -99,7 +107,8 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
     const auto& specs = s.cluster().specs();
     claims_ = std::any_of(specs.begin(), specs.end(), [](const TaskSpec& spec) {
       return !spec.rwop_claims.empty() || !spec.delayed_claims.empty() ||
-             !spec.inline_disks.empty() || !spec.resource_claims.empty();
+             !spec.inline_disks.empty() || !spec.resource_claims.empty() ||
+             !spec.device_backed.empty();
     });
     devices_.Open(s.devices(), s.cluster());
   }
@@ -109,7 +118,7 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
                      const GpuChoice& gpus, int sign) override {
     disks_.OnStateChange(s, change, task, node, sign);
     const TaskSpec& spec = s.cluster().spec(s.cluster().task(task).spec);
-    if (!spec.resource_claims.empty()) [[unlikely]] {
+    if (!spec.resource_claims.empty() || !spec.device_backed.empty()) [[unlikely]] {
       devices_.Apply(change, task, spec, s.cluster().node(node), gpus, sign);
     }
     if (change == StateChange::kEvict) return;
@@ -133,6 +142,9 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
       auto it = volume_choices_.find(b.task);
       if (it != volume_choices_.end()) b.volumes = it->second;
       if (const DeviceAllocations* devices = devices_.AllocationsOf(b.task)) b.devices = *devices;
+      if (const dra::Allocation* extended = devices_.ExtendedAllocationOf(b.task)) {
+        b.extended_devices = *extended;
+      }
     }
     if (devices_.errors().empty()) return;
     for (PendingJob& pending : out->pending) {
@@ -162,8 +174,20 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
           ChooseClaimVolumes(spec, s.cluster().node(id), volumes_, nullptr);
       if (!volumes.ok()) return volumes;
     }
-    if (spec.resource_claims.empty()) return room;
+    if (spec.resource_claims.empty() && spec.device_backed.empty()) return room;
     return devices_.Filter(spec, s.cluster().node(id), s.searching_future(), nullptr);
+  }
+  // The first resource of spec.requests short on the node that the node does not serve by
+  // DRA (those DeviceReservations checks), or -1.
+  [[gnu::noinline]] static int64_t FirstShortNotServedByDra(const Session& s, const TaskSpec& spec,
+                                                            NodeId id) {
+    const Node& node = s.cluster().node(id);
+    for (const ResourceVector::Entry& e : spec.requests.entries()) {
+      if (e.amount > s.searched_free(id, e.id) && !ServedByDraFor(spec.device_backed, e.id, node)) {
+        return e.id;
+      }
+    }
+    return -1;
   }
   [[gnu::noinline]] void ReserveVolumes(const Session& s, const TaskSpec& spec, TaskId task,
                                         NodeId node, int sign) {
