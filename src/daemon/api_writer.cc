@@ -98,6 +98,10 @@ void ApiWriter::Bind(BindRequest request) {
   binds_.Submit([this, request = std::move(request)] { on_bound_(DoBind(request)); });
 }
 
+void ApiWriter::ReleaseClaims(BindRequest request) {
+  binds_.Submit([this, request = std::move(request)] { UndoClaims(request, AllWritten(request)); });
+}
+
 void ApiWriter::WriteVolumes(VolumeWrites writes, std::function<void(VolumeWriteResult)> done) {
   binds_.Submit(
       [this, writes = std::move(writes), done = std::move(done)] { done(DoWriteVolumes(writes)); });
@@ -155,11 +159,19 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
   // DRA: no bind may get ahead of its claims (the kubelet refuses a pod whose claims are
   // not allocated and reserved for it).
   std::vector<ClaimWritten> claims_written;
-  if (!r.claims.empty()) {
+  if (r.claims_written) {
+    claims_written = AllWritten(r);
+  } else if (!r.claims.empty()) {
     std::string why = WriteClaims(r, &claims_written, &status);
     if (!why.empty()) {
       UndoClaims(r, claims_written);
       return finish(false, status == 409, std::move(why));
+    }
+    // kube-scheduler's PreBind waits here for the binding conditions; the daemon waits on
+    // the claim watch instead (DeviceClaims::PollBindingWaits), holding no worker.
+    if (r.wait_for_binding_conditions) {
+      result.waiting = true;
+      return finish(true, false, "");
     }
   }
   auto failed = [&](bool conflict, std::string error) {
