@@ -179,14 +179,15 @@ TEST_F(BindingConditions, AFailureConditionGivesTheDeviceBackAndThePodIsPending)
   ASSERT_EQ(releases[0].claims.size(), 1u);
   EXPECT_EQ(releases[0].claims[0].name, "c1");
   EXPECT_TRUE(releases[0].claims[0].allocation.has_value());
-  // Pending again, not placed during its backoff.
-  const Task* t = TaskNamed(c.state(), "ml/p1");
-  ASSERT_NE(t, nullptr);
-  EXPECT_EQ(t->state, TaskState::kPending);
+  // Held back during its backoff (no task to place), then pending again.
+  EXPECT_EQ(TaskNamed(c.state(), "ml/p1"), nullptr);
   // The watch shows the claim deallocated: the device is free, and after the backoff the
   // pod is placed again.
   c.OnResourceClaim(EventType::kModified, Claim());
   EXPECT_EQ(c.ReleaseHeld(12), 1u);
+  const Task* t = TaskNamed(c.state(), "ml/p1");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->state, TaskState::kPending);
   const Decisions d = RunWithDevices(c);
   ASSERT_EQ(d.binds.size(), 1u);
   EXPECT_EQ(c.state().task(d.binds[0].task).name, "ml/p1");
@@ -205,7 +206,11 @@ TEST_F(BindingConditions, TheTimeoutGivesUpOnTheWait) {
             "Warning FailedScheduling p1: running PreBind plugin \"DynamicResources\": device "
             "binding timeout; retrying in 1s\n");
   EXPECT_EQ(c.TakeClaimReleases().size(), 1u);
-  EXPECT_EQ(TaskNamed(c.state(), "ml/p1")->state, TaskState::kPending);
+  EXPECT_EQ(TaskNamed(c.state(), "ml/p1"), nullptr);  // held back for 1 s
+  EXPECT_EQ(c.ReleaseHeld(41), 1u);
+  const Task* t = TaskNamed(c.state(), "ml/p1");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->state, TaskState::kPending);
 }
 
 TEST_F(BindingConditions, ADeletedPodStopsWaitingAndItsClaimIsLeftToTheController) {
