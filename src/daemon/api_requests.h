@@ -60,6 +60,12 @@ struct BindRequest {
   std::vector<ClaimWrite> claims;
   // Its extended resources' claim, made and written after `claims`, before the bind.
   std::optional<ExtendedClaimWrite> extended_claim;
+  // An allocated device has binding conditions (DRADeviceBindingConditions): the claims
+  // are written, then the bind waits for the driver (ApiWriter answers `waiting`).
+  bool wait_for_binding_conditions = false;
+  // The claims were written by an earlier request (the one that waited): the bind goes
+  // out alone, and a failure takes back the reservations and allocations.
+  bool claims_written = false;
 };
 
 // An eviction to ask for (policy/v1 Eviction, which PodDisruptionBudgets may refuse).

@@ -98,6 +98,10 @@ void ApiWriter::Bind(BindRequest request) {
   binds_.Submit([this, request = std::move(request)] { on_bound_(DoBind(request)); });
 }
 
+void ApiWriter::ReleaseClaims(BindRequest request) {
+  binds_.Submit([this, request = std::move(request)] { UndoClaims(request, AllWritten(request)); });
+}
+
 void ApiWriter::WriteVolumes(VolumeWrites writes, std::function<void(VolumeWriteResult)> done) {
   binds_.Submit(
       [this, writes = std::move(writes), done = std::move(done)] { done(DoWriteVolumes(writes)); });
@@ -159,7 +163,7 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
   BindRequest with_extended;
   std::optional<ClaimWrite> extended;
   ExtendedClaimShape shape;
-  if (r.extended_claim) {
+  if (r.extended_claim && !r.claims_written) {
     ClaimWrite made;
     std::string why = CreateExtendedClaim(r, &made, &shape, &status);
     if (!why.empty()) return finish(false, status == 409, std::move(why));
@@ -173,11 +177,30 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
     UndoClaims(*claiming, claims_written);
     if (extended) DeleteExtendedClaim(*extended);
   };
-  if (!claiming->claims.empty()) {
+  if (r.claims_written) {
+    claims_written = AllWritten(r);
+  } else if (!claiming->claims.empty()) {
     std::string why = WriteClaims(*claiming, &claims_written, &status);
     if (!why.empty()) {
       undo();
       return finish(false, status == 409, std::move(why));
+    }
+    // kube-scheduler's PreBind waits here for the binding conditions; the daemon waits on
+    // the claim watch instead (DeviceClaims::PollBindingWaits), holding no worker. The
+    // pod's extended resources' status is written first: the request that binds after the
+    // wait makes and writes no claim (claims_written).
+    // TODO(issue 29): the extended claim's own devices are not among those waited for,
+    // and a failed wait deallocates it instead of deleting it.
+    if (r.wait_for_binding_conditions) {
+      if (extended) {
+        why = WriteExtendedClaimStatus(r, extended->name, shape, &status);
+        if (!why.empty()) {
+          undo();
+          return finish(false, status == 409, std::move(why));
+        }
+      }
+      result.waiting = true;
+      return finish(true, false, "");
     }
   }
   auto failed = [&](bool conflict, std::string error) {

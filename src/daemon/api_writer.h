@@ -39,7 +39,10 @@ struct BindResult {
   BindRequest request;
   bool ok = false;
   bool conflict = false;  // 409: the pod is already bound (or is another pod now)
-  int status = 0;         // the API server's HTTP status; 0 when no answer came
+  // The claims are written, and the bind waits for their binding conditions (ok is true;
+  // no bind was sent).
+  bool waiting = false;
+  int status = 0;  // the API server's HTTP status; 0 when no answer came
   // For the bind-failure metric: conflict, not_found, forbidden, invalid, server_error,
   // unavailable (no answer) or other.
   std::string Reason() const;
@@ -65,6 +68,10 @@ class ApiWriter {
             std::function<void(BindResult)> on_bound);
 
   void Bind(BindRequest request);
+  // Takes back the claim writes of a bind that will not happen (its binding conditions
+  // failed or timed out): the pod's reservation, and each allocation it wrote once no pod
+  // holds the claim, then the finalizer; on the bind workers.
+  void ReleaseClaims(BindRequest request);
   // A pod's volume writes, in order, on the bind workers; `done` runs on that thread.
   void WriteVolumes(VolumeWrites writes, std::function<void(VolumeWriteResult)> done);
   // An eviction through the Eviction API (policy/v1, which honours PodDisruptionBudgets),
@@ -115,6 +122,9 @@ class ApiWriter {
   // Deletes the claim made for a pod whose bind failed (its finalizer first), as
   // kube-scheduler's Unreserve does.
   void DeleteExtendedClaim(const ClaimWrite& claim);
+  // What a request with claims_written wrote: each reservation, and the allocation and
+  // finalizer of each claim it allocated.
+  static std::vector<ClaimWritten> AllWritten(const BindRequest& request);
   EvictResult DoEvict(const EvictRequest& request);
   VolumeWriteResult DoWriteVolumes(const VolumeWrites& writes);
   void Check(const Result<k8s::Response>& response, const std::string& what);

@@ -172,6 +172,19 @@ std::string ApiWriter::WriteClaims(const BindRequest& r, std::vector<ClaimWritte
   return "";
 }
 
+std::vector<ApiWriter::ClaimWritten> ApiWriter::AllWritten(const BindRequest& r) {
+  std::vector<ClaimWritten> written;
+  for (size_t i = 0; i < r.claims.size(); ++i) {
+    ClaimWritten w;
+    w.index = i;
+    w.allocation = r.claims[i].allocation.has_value();
+    w.finalizer = w.allocation;
+    w.reservation = true;
+    written.push_back(w);
+  }
+  return written;
+}
+
 void ApiWriter::UndoClaims(const BindRequest& r, const std::vector<ClaimWritten>& written) {
   for (auto w = written.rbegin(); w != written.rend(); ++w) {
     const ClaimWrite& c = r.claims[w->index];
@@ -191,7 +204,12 @@ void ApiWriter::UndoClaims(const BindRequest& r, const std::vector<ClaimWritten>
                       reserved->end());
       // The allocation goes only if it is ours and no other pod holds the claim.
       const bool drop = w->allocation && reserved->empty();
-      if (drop) claim["status"].erase("allocation");
+      // With the allocation go the drivers' reports of its devices, as kube-scheduler's
+      // PostFilter deallocates (the API server drops them too).
+      if (drop) {
+        claim["status"].erase("allocation");
+        claim["status"].erase("devices");
+      }
       if (reserved->empty()) claim["status"].erase("reservedFor");
       auto put = client_.Request("PUT", path + "/status", k8s::JsonText(claim));
       if (put.ok() && put->status == 409) continue;

@@ -107,6 +107,9 @@ class ClusterCache {
     state_.SetTopologyKeys(std::move(keys));
   }
   void set_volume_bind_timeout(double seconds) { volumes_.set_bind_timeout(seconds); }
+  // How long a pod whose devices have binding conditions waits for them (DynamicResources'
+  // bindingTimeout, DaemonConfig::device_binding_timeout_s).
+  void set_device_binding_timeout(double seconds) { device_binding_timeout_s_ = seconds; }
   // What DRA devices count as for queues (DaemonConfig::device_class_resources).
   void SetDeviceClassResources(std::vector<dra::ClassResource> map) {
     devices_.SetClassResources(std::move(map));
@@ -181,6 +184,19 @@ class ClusterCache {
   // with each failure in a row (kBindBackoffInitial..Max seconds). Returns the backoff.
   double BindFailed(const std::string& namespace_, const std::string& name, const std::string& uid,
                     double now = 0);
+  // DRA binding conditions (device_claims_binding.cc): the claims of a bind that waits for
+  // them are written (BindResult::waiting); the pod stays assumed and waits from `now`.
+  void BindingConditionsPending(const BindRequest& request, double now);
+  // Adds to *binds the binds of pods whose binding conditions are all True; gives up on
+  // those with a failure condition, a claim gone, or past the timeout by `now`: their
+  // claims are to be released (TakeClaimReleases) and they are placed again after a
+  // backoff. Returns how many were given up.
+  size_t PollBindingConditions(double now, std::vector<BindRequest>* binds);
+  // Claim writes to take back (ApiWriter::ReleaseClaims).
+  std::vector<BindRequest> TakeClaimReleases() { return std::exchange(claim_releases_, {}); }
+  bool WaitingForBindingConditions(const std::string& pod_key) const {
+    return devices_.WaitingForBinding(pod_key);
+  }
   // Pods whose backoff ended by `now` are pending again; returns how many.
   size_t ReleaseHeld(double now);
   static constexpr double kBindBackoffInitial = 1;
@@ -313,6 +329,8 @@ class ClusterCache {
   StatusReporter status_;
   NodeTopology topology_;
   DeviceClaims devices_;
+  double device_binding_timeout_s_ = 600;  // DynamicResources' bindingTimeout default
+  std::vector<BindRequest> claim_releases_;
   std::optional<ArrivalProfile> arrival_profile_;  // none: off
 
   // Pods and jobs, and the ids ClusterState gave them.

@@ -64,6 +64,7 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
     r.job = pod.job_key;
     r.claims = std::move(claim_writes);
     r.extended_claim = std::move(extended_claim);
+    r.wait_for_binding_conditions = devices_.HasBindingConditions(spec.resource_claims);
     // Bound once its delayed claims are, as kube-scheduler's PreBind waits for them.
     if (delayed) {
       const std::string why = volumes_.Assume(key, b, spec, std::move(r), now, &touched);
@@ -161,6 +162,49 @@ void ClusterCache::FailVolumeWait(const std::string& key, const std::string& why
            Bounded("running PreBind plugin \"VolumeBinding\": binding volumes: " + why +
                        "; retrying in " + retry + "s",
                    kMaxMessage)});
+}
+
+}  // namespace gantry
+
+namespace gantry {
+
+// ---------------------------------------------------------------------------------------
+// Pods whose bind waits for their devices' binding conditions (DeviceClaims)
+
+void ClusterCache::BindingConditionsPending(const BindRequest& request, double now) {
+  const std::string key = request.namespace_ + "/" + request.name;
+  auto it = pods_.find(key);
+  if (it == pods_.end() || it->second.info.meta.uid != request.uid || !it->second.assumed) {
+    // Gone or unassumed meanwhile: what was written goes back.
+    claim_releases_.push_back(request);
+    return;
+  }
+  devices_.WaitForBindingConditions(key, request, now + device_binding_timeout_s_);
+  // kube-scheduler's event (DynamicResources PreBind).
+  Problem({"v1", "Pod", request.namespace_, request.name, request.uid, "Normal",
+           "BindingConditionsPending",
+           "waiting for binding conditions for device on node " + request.node});
+}
+
+size_t ClusterCache::PollBindingConditions(double now, std::vector<BindRequest>* binds) {
+  size_t given_up = 0;
+  for (DeviceClaims::BindingOutcome& o : devices_.PollBindingWaits(now)) {
+    if (o.failure.empty()) {
+      binds->push_back(std::move(o.request));
+      continue;
+    }
+    const BindRequest& r = o.request;
+    claim_releases_.push_back(r);
+    const double backoff = BindFailed(r.namespace_, r.name, r.uid, now);
+    char retry[32];
+    std::snprintf(retry, sizeof retry, "%.0f", backoff);
+    Problem({"v1", "Pod", r.namespace_, r.name, r.uid, "Warning", "FailedScheduling",
+             Bounded("running PreBind plugin \"DynamicResources\": " + o.failure +
+                         "; retrying in " + retry + "s",
+                     kMaxMessage)});
+    given_up++;
+  }
+  return given_up;
 }
 
 }  // namespace gantry

@@ -230,6 +230,8 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
       out->bind_workers = static_cast<int>(n);
     } else if (key == "volumeBindTimeout") {
       GANTRY_RETURN_IF_ERROR(Duration(value, source, key, &out->volume_bind_timeout_s));
+    } else if (key == "deviceBindingTimeout") {
+      GANTRY_RETURN_IF_ERROR(Duration(value, source, key, &out->device_binding_timeout_s));
     } else if (key == "listenAddress") {
       GANTRY_RETURN_IF_ERROR(Address(value, source, key, &out->listen_address));
     } else if (key == "pageAddress") {
@@ -278,7 +280,7 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
           YamlWhere(source, kv.first, key) +
           ": unknown field (schedulerName, schedulePeriod, bindWorkers, "
           "volumeBindTimeout, listenAddress, pageAddress, leaderElection, topologyKeys, "
-          "workloadProfileHalfLife, engine, deviceClassResources)");
+          "workloadProfileHalfLife, engine, deviceClassResources, deviceBindingTimeout)");
     }
   }
   return Status::Ok();

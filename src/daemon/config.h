@@ -27,6 +27,10 @@ struct DaemonConfig {
   // How long a pod placed with delayed claims (WaitForFirstConsumer) waits for them to be
   // bound before it is placed again (kube-scheduler's VolumeBinding bindTimeoutSeconds).
   double volume_bind_timeout_s = 600;
+  // How long a pod whose DRA devices have binding conditions waits for the driver to set
+  // them before its claims are deallocated and it is placed again (kube-scheduler's
+  // DynamicResources bindingTimeout).
+  double device_binding_timeout_s = 600;
   std::string listen_address = "0.0.0.0:10259";  // /metrics /healthz /readyz
   // The live page and its JSON API (page_server.h), on a listener of its own that stays on
   // the loopback interface unless configured otherwise; "" turns the page off.

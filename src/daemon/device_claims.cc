@@ -137,6 +137,7 @@ Resync DeviceClaims::OnResourceClaim(k8s::EventType type, const nlohmann::json& 
   const std::string key = dra::ClaimKey(meta.namespace_, meta.name);
   if (type == k8s::EventType::kDeleted) {
     observed_.erase(key);
+    device_statuses_.erase(key);
     DropAssumption(key, &out);
     Refresh(key);
     AddClaimPods(key, &out);
@@ -165,6 +166,11 @@ Resync DeviceClaims::OnResourceClaim(k8s::EventType type, const nlohmann::json& 
       DropAssumption(assumed_key, &out);
       Refresh(assumed_key);
     }
+  }
+  if (std::vector<AllocatedDeviceStatus> devices = ReadDeviceStatuses(object); devices.empty()) {
+    device_statuses_.erase(key);
+  } else {
+    device_statuses_[key] = std::move(devices);
   }
   // The watch shows what was assumed: the claim allocated and reserved for the pod (or a
   // claim made again, which no assumption is about).
@@ -240,6 +246,8 @@ void DeviceClaims::TrackPod(const std::string& key, const k8s::PodInfo& pod) {
 }
 
 Resync DeviceClaims::ForgetPod(const std::string& key) {
+  // A deleted pod's reservations are the resourceclaim controller's to drop.
+  binding_waits_.erase(key);
   TrackPod(key, k8s::PodInfo{});  // first: its own key is not among the pods to sync
   return Forget(key);
 }

@@ -45,6 +45,25 @@
 
 namespace gantry {
 
+// What a driver reports of one allocated device (a claim's status.devices[], the
+// AllocatedDeviceStatus of DRAResourceClaimDeviceStatus): the conditions binding
+// conditions are read from (metav1.Condition's type, status, reason, message).
+struct DeviceCondition {
+  std::string type;
+  bool is_true = false;  // status "True"
+  std::string reason;
+  std::string message;
+};
+struct AllocatedDeviceStatus {
+  std::string driver;
+  std::string pool;
+  std::string device;
+  std::vector<DeviceCondition> conditions;
+};
+// A claim's status.devices, read leniently (an entry without driver, pool or device is
+// left out: it matches no allocated device, which then waits).
+std::vector<AllocatedDeviceStatus> ReadDeviceStatuses(const nlohmann::json& claim);
+
 class DeviceClaims {
  public:
   DeviceClaims();
@@ -119,6 +138,24 @@ class DeviceClaims {
     bool operator==(const DriverDevices&) const = default;
   };
   std::map<std::string, DriverDevices> CountDevices() const;
+  // ---- Binding conditions (device_claims_binding.cc). A pod whose claims are written
+  // and whose allocated devices have binding conditions waits until `deadline` (the
+  // daemon's clock) with its bind, `request` (claims_written set).
+  void WaitForBindingConditions(const std::string& key, BindRequest request, double deadline);
+  bool WaitingForBinding(const std::string& key) const { return binding_waits_.count(key) > 0; }
+  // Whether a device allocated to one of the claims (as the table has them, assumed
+  // allocations included) has binding conditions.
+  bool HasBindingConditions(const std::vector<std::string>& claim_keys) const;
+  // The waits that ended by `now`, each taken out: ready (failure empty: the bind goes
+  // out), or failed with kube-scheduler's words (a failure condition, a claim gone, the
+  // timeout).
+  struct BindingOutcome {
+    std::string pod;  // its key
+    BindRequest request;
+    std::string failure;
+  };
+  std::vector<BindingOutcome> PollBindingWaits(double now);
+  size_t binding_waits() const { return binding_waits_.size(); }
 
   struct Sizes {
     size_t classes = 0, slices = 0, rules = 0, claims = 0;
@@ -166,6 +203,14 @@ class DeviceClaims {
 
   std::unordered_map<std::string, std::vector<std::string>> pods_;  // pod -> claim keys
   std::unordered_map<std::string, std::set<std::string>> pods_by_claim_;
+
+  struct BindingWait {
+    BindRequest request;
+    double deadline = 0;
+  };
+  std::map<std::string, BindingWait> binding_waits_;  // by pod key
+  // status.devices of the claims read, by claim key (those that have any).
+  std::map<std::string, std::vector<AllocatedDeviceStatus>> device_statuses_;
 
   struct Cel;  // the selector cache and its verdicts (GANTRY_DRA_CEL)
   std::unique_ptr<Cel> cel_;

@@ -52,6 +52,7 @@ Scheduler::Scheduler(DaemonConfig config, Policy policy, k8s::Client& client,
       identity_(std::move(identity)),
       cache_(config_.scheduler_name) {
   cache_.set_volume_bind_timeout(config_.volume_bind_timeout_s);
+  cache_.set_device_binding_timeout(config_.device_binding_timeout_s);
   if (!config_.topology_keys.empty()) cache_.SetTopologyKeys(config_.topology_keys);
   cache_.SetProfileHalfLife(config_.workload_profile_half_life_s);
   cache_.SetDeviceClassResources(config_.device_class_resources);
@@ -187,6 +188,11 @@ void Scheduler::Apply(Item& item) {
     return;
   }
   BindResult& r = std::get<BindResult>(item);
+  // Claims written, the bind waits for their devices' binding conditions: not a bind yet.
+  if (r.ok && r.waiting) {
+    cache_.BindingConditionsPending(r.request, SteadySeconds());
+    return;
+  }
   m_.bind_seconds->Observe(r.latency_s);
   if (view_) view_->NoteBind(r.ok, r.ok ? "" : r.Reason());
   if (r.ok) {
@@ -319,6 +325,7 @@ void Scheduler::SendVolumeWork() {
     writer_->WriteVolumes(std::move(w), [this](VolumeWriteResult r) { Push(std::move(r)); });
   }
   for (BindRequest& b : cache_.TakeReadyBinds()) writer_->Bind(std::move(b));
+  for (BindRequest& r : cache_.TakeClaimReleases()) writer_->ReleaseClaims(std::move(r));
 }
 
 void Scheduler::PublishGauges() {
@@ -393,6 +400,10 @@ void Scheduler::Run(const std::atomic<bool>& stop) {
     // Pods whose delayed claims are now bound are bound; those whose binding failed or
     // timed out are placed again after their backoff.
     if (cache_.ExpireVolumeBindings(SteadySeconds()) > 0) dirty_ = true;
+    // Likewise pods waiting for their devices' binding conditions.
+    std::vector<BindRequest> device_binds;
+    if (cache_.PollBindingConditions(SteadySeconds(), &device_binds) > 0) dirty_ = true;
+    for (BindRequest& b : device_binds) writer_->Bind(std::move(b));
     SendVolumeWork();
     heartbeat_ns_ = SteadyNanos();
     for (ObjectEvent& e : cache_.TakeProblems()) writer_->WriteEvent(std::move(e));

@@ -188,6 +188,17 @@ TEST(ParseDaemonConfig, VolumeBindTimeout) {
       << Error("volumeBindTimeout: soon\n");
 }
 
+// DynamicResources' bindingTimeout: 600 s unless configured.
+TEST(ParseDaemonConfig, DeviceBindingTimeout) {
+  DaemonConfig c;
+  ASSERT_TRUE(ParseDaemonConfig("schedulerName: gantry\n", "cfg.yaml", &c).ok());
+  EXPECT_DOUBLE_EQ(c.device_binding_timeout_s, 600.0);
+  ASSERT_TRUE(ParseDaemonConfig("deviceBindingTimeout: 2m\n", "cfg.yaml", &c).ok());
+  EXPECT_DOUBLE_EQ(c.device_binding_timeout_s, 120.0);
+  EXPECT_TRUE(Contains(Error("deviceBindingTimeout: later\n"), "cfg.yaml:1:"))
+      << Error("deviceBindingTimeout: later\n");
+}
+
 TEST(ParseDaemonConfig, UnknownFieldNamesFileLineAndKnownFields) {
   std::string e = Error("schedulerName: gantry\nbindWorker: 4\n");
   EXPECT_TRUE(Contains(e, "cfg.yaml:2:1: bindWorker: unknown field")) << e;
