@@ -73,8 +73,16 @@ Result<SimInputs> LoadInputs(const SimOptions& o, const SimSettings& settings) {
     GANTRY_RETURN_IF_ERROR(AddTraceNodes(*nodes, &in.cluster, "--generate"));
   }
   if (!o.snapshot.empty()) {
-    auto snapshot = LoadScenario(o.snapshot);
+    const ApiDeviceObjectReader device_objects;
+    auto snapshot = LoadScenario(o.snapshot, &device_objects);
     if (!snapshot.ok()) return snapshot.status();
+    if (!snapshot->devices.empty()) {
+      // Replays have no DRA devices yet (as --gpu-api dra): pods with claims stay pending.
+      std::fprintf(stderr,
+                   "gantry sim: warning: %s: its DRA objects are read but not replayed; tasks "
+                   "that name ResourceClaims stay pending\n",
+                   o.snapshot.c_str());
+    }
     in.cluster = std::move(snapshot->cluster);
     in.jobs = SnapshotArrivals(snapshot->snapshot);
   }

@@ -22,6 +22,33 @@ namespace {
 
 using nlohmann::json;
 
+// DRA's kinds, whose objects are written as listed (ScenarioWriteOptions::device_objects);
+// null for the others.
+const char* DeviceKindName(WatchKind kind) {
+  switch (kind) {
+    case WatchKind::kDeviceClass:
+      return "DeviceClass";
+    case WatchKind::kResourceSlice:
+      return "ResourceSlice";
+    case WatchKind::kResourceClaim:
+      return "ResourceClaim";
+    case WatchKind::kDeviceTaintRule:
+      return "DeviceTaintRule";
+    default:
+      return nullptr;
+  }
+}
+
+// An API object as a scenario holds it: without the server's bookkeeping of writers.
+std::string ScenarioObject(const std::string& api_version, const std::string& kind, json item) {
+  item["apiVersion"] = api_version;  // a list's items may leave them out
+  item["kind"] = kind;
+  if (item.contains("metadata") && item["metadata"].is_object()) {
+    item["metadata"].erase("managedFields");
+  }
+  return item.dump();
+}
+
 // Lists a collection page by page, handing each item on. Returns false when the server
 // does not have it (404: its CRD is not installed).
 Result<bool> ListAll(k8s::Client& client, const std::string& collection,
@@ -113,6 +140,7 @@ int RunSnapshot(const SnapshotOptions& o) {
   const DaemonConfig defaults;
   ClusterCache cache(o.scheduler_name);
   cache.SetProfileHalfLife(defaults.workload_profile_half_life_s);
+  ScenarioWriteOptions options;
   std::map<std::string, int64_t> created;  // pod key -> creation time
   int64_t pods = 0;
   for (const WatchSource& source : WatchSources()) {
@@ -128,6 +156,13 @@ int RunSnapshot(const SnapshotOptions& o) {
         }
       }
       ApplyWatchObject(cache, source.kind, k8s::EventType::kAdded, item);
+      if (const char* kind = DeviceKindName(source.kind)) {
+        // "/apis/GROUP/VERSION/RESOURCE": the objects' apiVersion is GROUP/VERSION.
+        const std::string path = source.path;
+        const std::string api_version =
+            path.substr(6, path.rfind('/') - 6);  // 6: the length of "/apis/"
+        options.device_objects.push_back(ScenarioObject(api_version, kind, item));
+      }
     });
     if (listed.ok()) continue;
     // Without nodes or pods there is no snapshot; without the rest (RBAC may refuse a
@@ -149,7 +184,11 @@ int RunSnapshot(const SnapshotOptions& o) {
   snapshot.arrival_window_s = o.window_s;
   snapshot.arrivals = RecentArrivals(state, created, now, o.window_s);
 
-  ScenarioWriteOptions options;
+  const DeviceInputs devices = cache.DeviceInputsForSession();
+  if (devices.admin_namespaces != nullptr) {
+    options.admin_access_namespaces.assign(devices.admin_namespaces->begin(),
+                                           devices.admin_namespaces->end());
+  }
   options.name = "snapshot";
   options.now = now;
   options.snapshot = &snapshot;

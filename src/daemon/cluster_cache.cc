@@ -7,8 +7,8 @@ namespace gantry {
 ClusterCache::ClusterCache(std::string scheduler_name)
     : scheduler_name_(std::move(scheduler_name)) {
   // Present from the start, so that queue ids of these two never move.
-  QueueFor("default", /*from_workload=*/false);
-  QueueFor(kOtherSchedulersQueue, /*from_workload=*/false);
+  queues_.QueueFor("default", /*from_workload=*/false, state_);
+  queues_.QueueFor(kOtherSchedulersQueue, /*from_workload=*/false, state_);
 }
 
 void ClusterCache::Apply(const Resync& resync) {
@@ -127,40 +127,6 @@ DeviceInputs ClusterCache::DeviceInputsForSession() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Specs
-
-SpecId ClusterCache::FindSpec(const TaskSpec& spec) const {
-  auto it = spec_ids_.find(spec);
-  return it == spec_ids_.end() ? kNone : it->second;
-}
-
-SpecId ClusterCache::AcquireSpec(const TaskSpec& spec) {
-  auto [it, inserted] = spec_ids_.try_emplace(spec, 0);
-  if (!inserted) {
-    spec_uses_[it->second]++;
-    return it->second;
-  }
-  SpecId id;
-  if (!free_specs_.empty()) {
-    id = free_specs_.back();
-    free_specs_.pop_back();
-    state_.ReplaceSpec(id, spec);
-  } else {
-    id = state_.AddSpec(spec);
-    spec_uses_.resize(id + 1, 0);
-  }
-  spec_uses_[id] = 1;
-  it->second = id;
-  return id;
-}
-
-void ClusterCache::ReleaseSpec(SpecId id) {
-  if (--spec_uses_[id] > 0) return;
-  spec_ids_.erase(state_.spec(id));
-  free_specs_.push_back(id);
-}
-
-// ---------------------------------------------------------------------------------------
 // The workload profile, and what the cache holds
 
 void ClusterCache::SetProfileHalfLife(double seconds) {
@@ -185,7 +151,7 @@ ClusterCache::Sizes ClusterCache::sizes() const {
   s.jobs = jobs_.size();
   s.groups = groups_.size() + bad_groups_.size();
   for (const auto& [node, keys] : waiting_for_node_) s.waiting_for_node += keys.size();
-  s.specs = spec_ids_.size();
+  s.specs = specs_.size();
   s.status_dirty = status_.changed();
   s.refused_nodes = refused_nodes_.size();
   const VolumeBinder::Sizes volumes = volumes_.sizes();

@@ -61,12 +61,14 @@
 
 #include "daemon/api_requests.h"
 #include "daemon/cluster_cache_records.h"
+#include "daemon/cluster_cache_tables.h"
 #include "daemon/cluster_counts.h"
 #include "daemon/default_spreading.h"
 #include "daemon/device_claims.h"
 #include "daemon/eviction_tracker.h"
 #include "daemon/node_topology.h"
 #include "daemon/pending_reasons.h"
+#include "daemon/queue_objects.h"
 #include "daemon/resync.h"
 #include "daemon/status_reporter.h"
 #include "daemon/volume_binder.h"
@@ -255,10 +257,6 @@ class ClusterCache {
   // that differs from what it asks, empty when it does not.
   TaskSpec BoundSpec(const PodRecord& pod, const Node& node, std::string* note) const;
   std::vector<int32_t> DevicesFor(const PodRecord& pod, NodeId node, const TaskSpec& spec) const;
-  // Specs shared by pods of one shape, counted, and their slots reused once unused.
-  SpecId AcquireSpec(const TaskSpec& spec);
-  void ReleaseSpec(SpecId id);
-  SpecId FindSpec(const TaskSpec& spec) const;
   // Applies what a component answered: its events, then the pods and nodes to sync.
   void Apply(const Resync& resync);
   void Problem(ObjectEvent event) { problems_.push_back(std::move(event)); }
@@ -284,24 +282,12 @@ class ClusterCache {
   void RefreshJob(JobRecord& job);
   // When the job was created: its PodGroup's creationTimestamp, else its earliest pod's.
   int64_t CreatedOf(const JobRecord& job) const;
-  // Puts a ClusterState job in line at `created` (see job_order_), or takes it out.
-  void FileJob(JobId id, int64_t created);
-  void UnfileJob(JobId id);
+  // Puts a ClusterState job in line at `created` (see cache::JobLine).
+  void FileJob(JobId id, int64_t created) { job_line_.File(id, job_of_id_[id], created, state_); }
   void RemoveStateJob(JobId id);
   // Its gang's topology request: its Volcano PodGroup's networkTopology, else its pods'
   // Kueue annotations (cluster_cache_topology.cc).
   TopologyRequest TopologyOf(const JobRecord& job) const;
-
-  // ---- Queues (cluster_cache_queues.cc).
-  // The queue's id, made on first use; kNone when a queue named by a workload (not by a
-  // Queue object) would go beyond kMaxQueuesFromWorkloads.
-  QueueId QueueFor(const std::string& name, bool from_workload);
-  // Links every Queue object to its parent (spec.parent, by name, among Queue objects;
-  // "root" with no Queue of that name is the top level, as Volcano's implicit root), and
-  // reports each queue that is out of the tree (a missing parent, a cycle, a guarantee
-  // that does not fit its parent's) with a Warning. Their jobs wait with that reason.
-  void RelinkQueues();
-  bool QueueRefused(const std::string& name) const;
 
   // ---- Nodes (cluster_cache_nodes.cc, cluster_cache_topology.cc, cluster_cache_datasets.cc).
   void RefuseNode(const k8s::ObjectMeta& meta, const std::string& why);
@@ -342,26 +328,13 @@ class ClusterCache {
   std::set<std::pair<double, std::string>> held_;  // (held_until, pod key)
   int64_t assumed_ = 0;
   int64_t pod_records_visited_ = 0;
-  std::unordered_map<TaskSpec, SpecId, TaskSpecHash> spec_ids_;  // live specs
-  std::vector<int32_t> spec_uses_;                               // SpecId -> tasks using it
-  std::vector<SpecId> free_specs_;
-  // ClusterState's jobs in line: by creation time, then key (then id, for a key that two
-  // live jobs share for a moment). Job::creation is created * kOrderSlots + the job's slot
-  // among those created in that second, so that the session's order (Job::creation, then
-  // JobId) is this one whatever order the objects came in.
-  static constexpr int64_t kOrderSlots = int64_t{1} << 24;
-  std::set<std::tuple<int64_t, std::string, JobId>> job_order_;
-  std::vector<int64_t> filed_at_;  // JobId -> its creation time in job_order_
-  std::vector<bool> filed_;        // JobId -> whether it is in job_order_
+  cache::SpecTable specs_;
+  cache::JobLine job_line_;
   // PodGroups by "api|namespace/name": read, or why they could not be.
   std::unordered_map<std::string, k8s::PodGroupInfo> groups_;
   std::unordered_map<std::string, std::string> bad_groups_;
-  // Queues, priority classes and disruption budgets as read.
-  std::unordered_map<std::string, k8s::QueueInfo> queues_;
-  size_t queues_from_workloads_ = 0;  // queues made for a name no Queue object had
-  // By Queue object name: the tree problem last reported for it, so that each is
-  // reported once (see RelinkQueues).
-  std::unordered_map<std::string, std::string> queue_problems_;
+  QueueObjects queues_;
+  // Priority classes and disruption budgets as read.
   std::unordered_map<std::string, int32_t> priority_classes_;
   std::map<std::string, DisruptionBudget> budgets_;  // by "namespace/name", in this order
   // Nodes: refused ones (name -> why), and what decorates them.

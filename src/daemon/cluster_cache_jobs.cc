@@ -120,7 +120,7 @@ std::string ClusterCache::HoldReason(const JobRecord& job) const {
     }
     if (!groups_.count(gk)) return "waiting for " + name + " to exist";
   }
-  if (std::string queue = QueueNameOf(job); QueueRefused(queue)) {
+  if (std::string queue = QueueNameOf(job); queues_.Refused(queue, state_)) {
     return "queue \"" + Bounded(queue, 100) + "\" has no Queue object, and pods and PodGroups " +
            "have already named " + std::to_string(kMaxQueuesFromWorkloads) +
            " such queues (the limit): create the Queue, or use an existing one";
@@ -137,9 +137,9 @@ void ClusterCache::RefreshJob(JobRecord& job) {
     auto pc = priority_classes_.find(group->priority_class_name);
     if (pc != priority_classes_.end()) priority = pc->second;
   }
-  QueueId queue = QueueFor(QueueNameOf(job), /*from_workload=*/true);
+  QueueId queue = queues_.QueueFor(QueueNameOf(job), /*from_workload=*/true, state_);
   // Refused (the job is held): what it runs still counts, in the default queue.
-  if (queue == kNone) queue = QueueFor("default", false);
+  if (queue == kNone) queue = queues_.QueueFor("default", false, state_);
   const Job& current = state_.job(job.id);
   if (current.min_member != min_member || current.priority != priority || current.queue != queue) {
     // Cannot fail: min_member >= 1 and the queue exists.
@@ -156,50 +156,8 @@ int64_t ClusterCache::CreatedOf(const JobRecord& job) const {
   return job.created.empty() ? 0 : job.created.begin()->first;
 }
 
-void ClusterCache::FileJob(JobId id, int64_t created) {
-  if (filed_.size() <= id) {
-    filed_.resize(id + 1, false);
-    filed_at_.resize(id + 1, 0);
-  }
-  if (filed_[id] && filed_at_[id] == created) return;
-  UnfileJob(id);
-  const auto it = job_order_.emplace(created, job_of_id_[id], id).first;
-  filed_[id] = true;
-  filed_at_[id] = created;
-  // Creation times lie within a day of years 0000..9999 (k8s/timestamp.h): no overflow.
-  const int64_t first = created * kOrderSlots;
-  const auto in_second = [&](auto at) {
-    return at != job_order_.end() && std::get<0>(*at) == created;
-  };
-  int64_t value = first;
-  if (it != job_order_.begin() && in_second(std::prev(it))) {
-    value = state_.job(std::get<2>(*std::prev(it))).creation + 1;
-  }
-  state_.SetJobCreation(id, value);
-  state_.SetJobSubmitted(id, created);  // the session clock is the wall clock's seconds
-  // Those after it in the same second move back until there is room: none when jobs come
-  // in order (a relist lists them by name), a few when a second's jobs come mixed.
-  for (auto next = std::next(it); in_second(next); ++next) {
-    const JobId other = std::get<2>(*next);
-    if (state_.job(other).creation > value) break;
-    state_.SetJobCreation(other, ++value);
-  }
-  if (value - first < kOrderSlots) return;
-  // Out of slots in this second (after many arrivals out of order): number them afresh.
-  value = first;
-  for (auto at = job_order_.lower_bound({created, "", 0}); in_second(at); ++at) {
-    state_.SetJobCreation(std::get<2>(*at), value++);
-  }
-}
-
-void ClusterCache::UnfileJob(JobId id) {
-  if (id >= filed_.size() || !filed_[id]) return;
-  job_order_.erase({filed_at_[id], job_of_id_[id], id});
-  filed_[id] = false;
-}
-
 void ClusterCache::RemoveStateJob(JobId id) {
-  UnfileJob(id);
+  job_line_.Unfile(id, job_of_id_[id]);
   state_.RemoveJob(id);
   job_of_id_[id].clear();
 }
@@ -208,7 +166,7 @@ JobId ClusterCache::EnsureStateJob(JobRecord& job) {
   if (job.id == kNone) {
     Job j;
     j.name = job.key;
-    j.queue = QueueFor(job.ours ? "default" : kOtherSchedulersQueue, false);
+    j.queue = queues_.QueueFor(job.ours ? "default" : kOtherSchedulersQueue, false, state_);
     job.id = state_.AddJob(j).value();  // the key is unique among live jobs
     if (job_of_id_.size() <= job.id) job_of_id_.resize(job.id + 1);
     job_of_id_[job.id] = job.key;

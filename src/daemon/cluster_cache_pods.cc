@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "daemon/cluster_cache.h"
+#include "model/device_backed.h"
 #include "model/limits.h"
 
 namespace gantry {
@@ -16,7 +17,7 @@ void ClusterCache::DropTask(PodRecord& pod) {
   JobId job_id = task.job;
   SpecId spec = task.spec;
   state_.RemoveTask(pod.task);
-  ReleaseSpec(spec);
+  specs_.Release(spec, state_);
   pod_of_task_[pod.task].clear();
   pod.task = kNone;
   if (state_.job(job_id).tasks.empty()) {
@@ -59,11 +60,15 @@ TaskSpec ClusterCache::BoundSpec(const PodRecord& pod, const Node& node, std::st
     if (int64_t id = ResourceNames().Find(name); id >= 0) take_all(static_cast<ResourceId>(id));
   }
   const auto devices = static_cast<int32_t>(node.gpus.size());
+  if (devices == 0 && spec.gpu.count > 0) devices_.MarkDeviceBacked(&spec);
   std::string gpu_note;
   if (unreadable.all || unreadable.gpus) {
     spec.gpu = GpuRequest{};
     spec.gpu.count = devices;
     taken.push_back("its " + std::to_string(devices) + " GPU(s)");
+  } else if (devices == 0 && Backs(spec.device_backed, kGpu)) {
+    // Its GPUs come from the node's DRA driver (an extended-resource claim): they count as
+    // asked (ClusterState::Accounted).
   } else if (spec.gpu.count > devices) {
     gpu_note = "it asks for " + std::to_string(spec.gpu.count) + " GPUs and " + node.name +
                " has " + std::to_string(devices) + ": counted as holding all of them";
@@ -217,7 +222,7 @@ void ClusterCache::SyncPodTask(const std::string& key) {
   pod.adjusted = !note.empty();
   if (pod.task != kNone) {
     const Task& task = state_.task(pod.task);
-    bool same = task.job == job.id && task.spec == FindSpec(spec) &&
+    bool same = task.job == job.id && task.spec == specs_.Find(spec) &&
                 (want == Want::kPending ? task.state == TaskState::kPending
                                         : task.state == TaskState::kRunning && task.node == node);
     if (same) {
@@ -234,7 +239,7 @@ void ClusterCache::SyncPodTask(const std::string& key) {
     }
   }
   JobId job_id = EnsureStateJob(job);
-  SpecId spec_id = AcquireSpec(spec);
+  SpecId spec_id = specs_.Acquire(spec, state_);
   TaskId task = state_.AddTask(job_id, spec_id, key).value();
   state_.SetTaskMovable(task, info.movable);
   if (pod_of_task_.size() <= task) pod_of_task_.resize(task + 1);

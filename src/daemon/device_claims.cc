@@ -258,15 +258,18 @@ void DeviceClaims::AddClaimPods(const std::string& claim_key, Resync* out) const
   out->pods.insert(out->pods.end(), it->second.begin(), it->second.end());
 }
 
+void DeviceClaims::MarkDeviceBacked(TaskSpec* spec) const {
+  spec->device_backed.clear();
+  if (classes_.empty()) return;
+  std::vector<const dra::DeviceClass*> classes;
+  classes.reserve(classes_.size());
+  for (const auto& [name, c] : classes_) classes.push_back(&c);
+  dra::MarkDeviceBacked(classes, spec);
+}
+
 std::string DeviceClaims::Resolve(const k8s::PodInfo& pod, TaskSpec* spec) const {
   spec->resource_claims.clear();
-  spec->device_backed.clear();
-  if (!classes_.empty()) {
-    std::vector<const dra::DeviceClass*> classes;
-    classes.reserve(classes_.size());
-    for (const auto& [name, c] : classes_) classes.push_back(&c);
-    dra::MarkDeviceBacked(classes, spec);
-  }
+  MarkDeviceBacked(spec);
   for (const dra::PodClaimRef& ref : pod.resource_claims) {
     std::string name;
     if (ref.resource_claim_name) {

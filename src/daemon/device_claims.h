@@ -95,6 +95,9 @@ class DeviceClaims {
   std::string Resolve(const k8s::PodInfo& pod, TaskSpec* spec) const;
   // What a bound pod's claims count as for queues (TaskSpec::device_requests).
   ResourceVector DeviceRequestsOf(const k8s::PodInfo& pod) const;
+  // spec->device_backed: the extended resources of the spec that a DeviceClass serves
+  // (engine/dra/extended_resources.h), for a pod to place and for a bound one alike.
+  void MarkDeviceBacked(TaskSpec* spec) const;
 
   // ---- What devices count as for queues (engine/dra/accounting.h). Setting the map
   // rebuilds the accounting with the next inventory.

@@ -217,6 +217,12 @@ int32_t ClusterState::EstimatedGpuShare(const GpuRequest& gpu) const {
 ResourceVector ClusterState::Accounted(const TaskSpec& spec, int32_t n_gpus,
                                        int32_t gpu_milli_each) {
   ResourceVector out = spec.requests;
+  if (n_gpus == 0 && spec.gpu.count > 0 && Backs(spec.device_backed, kGpu)) [[unlikely]] {
+    // Placed on a node whose GPUs come from DRA (an extended-resource claim holds them, not
+    // the node's GPU list): its GPUs count for its queue all the same, as whole ones.
+    n_gpus = spec.gpu.count;
+    gpu_milli_each = kGpuMilliWhole;
+  }
   out.Set(kGpu, static_cast<Milli>(n_gpus) * gpu_milli_each);
   if (!spec.device_requests.empty()) [[unlikely]]
     out.Add(spec.device_requests);

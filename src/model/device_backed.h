@@ -17,13 +17,18 @@ inline bool ServedByDra(ResourceId resource, const Node& node) {
   return resource == kGpu ? node.gpus.empty() : node.allocatable.Get(resource) == 0;
 }
 
+// Whether `resource` is one of `backed`.
+inline bool Backs(std::span<const DeviceBackedResource> backed, ResourceId resource) {
+  for (const DeviceBackedResource& r : backed) {
+    if (r.resource == resource) return true;
+  }
+  return false;
+}
+
 // Whether `resource` is one of `backed` that `node` serves through DRA.
 inline bool ServedByDraFor(std::span<const DeviceBackedResource> backed, ResourceId resource,
                            const Node& node) {
-  for (const DeviceBackedResource& r : backed) {
-    if (r.resource == resource) return ServedByDra(resource, node);
-  }
-  return false;
+  return Backs(backed, resource) && ServedByDra(resource, node);
 }
 
 }  // namespace gantry

@@ -143,6 +143,57 @@ void EmitSpecKeys(YAML::Emitter& out, const TaskSpec& s, const std::string& role
     out << YAML::Key << "tolerations" << YAML::Value;
     EmitTolerations(out, s.tolerations);
   }
+  if (!s.resource_claims.empty()) {
+    // Keys are "namespace/name", in the task's namespace (ReadClaims).
+    out << YAML::Key << "claims" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const std::string& key : s.resource_claims) out << key.substr(key.find('/') + 1);
+    out << YAML::EndSeq;
+  }
+}
+
+// A node loaded from JSON text, in block style. A JSON string is a quoted scalar (tag "!")
+// and is written quoted, so that a string such as resourceVersion "337" is read back as a
+// string, not as a number.
+void EmitLoadedJson(YAML::Emitter& out, const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      out << YAML::BeginMap;
+      for (const auto& kv : node) {
+        out << YAML::Key << kv.first.Scalar() << YAML::Value;
+        EmitLoadedJson(out, kv.second);
+      }
+      out << YAML::EndMap;
+      break;
+    case YAML::NodeType::Sequence:
+      out << YAML::BeginSeq;
+      for (const YAML::Node& item : node) EmitLoadedJson(out, item);
+      out << YAML::EndSeq;
+      break;
+    case YAML::NodeType::Scalar:
+      if (node.Tag() == "!") out << YAML::DoubleQuoted;
+      out << node.Scalar();
+      break;
+    default:
+      out << YAML::Null;
+  }
+}
+
+// `dra:` (sim/scenario_devices.h): the API objects as listed (JSON is YAML).
+void EmitDevices(YAML::Emitter& out, const ScenarioWriteOptions& options) {
+  if (options.device_objects.empty() && options.admin_access_namespaces.empty()) return;
+  out << YAML::Key << "dra" << YAML::Value << YAML::BeginMap;
+  if (!options.device_objects.empty()) {
+    out << YAML::Key << "objects" << YAML::Value << YAML::BeginSeq;
+    for (const std::string& object : options.device_objects)
+      EmitLoadedJson(out, YAML::Load(object));
+    out << YAML::EndSeq;
+  }
+  if (!options.admin_access_namespaces.empty()) {
+    out << YAML::Key << "adminAccessNamespaces" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const std::string& ns : options.admin_access_namespaces) out << ns;
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
 }
 
 // Whether a scenario may name the level: one of the cluster's, that a written node has
@@ -391,6 +442,7 @@ WrittenScenario WriteScenario(const ClusterState& cluster, const ScenarioWriteOp
   }
   EmitProfile(out, cluster.workload_profile());
   if (options.snapshot != nullptr) EmitArrivals(out, cluster, *options.snapshot, &left_out);
+  EmitDevices(out, options);
   out << YAML::EndMap;
 
   WrittenScenario written;

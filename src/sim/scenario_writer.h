@@ -26,6 +26,11 @@ struct ScenarioWriteOptions {
   // Running tasks as bound by the API server (`bound: true`): they count where they run
   // even past the node's room, as the daemon counts them.
   bool running_bound = false;
+  // DRA's API objects (DeviceClass, ResourceSlice, ResourceClaim, DeviceTaintRule), each
+  // as JSON text, written under `dra.objects` as read (sim/scenario_devices.h), and the
+  // namespaces that allow adminAccess; tasks name their claims (`claims:`) either way.
+  std::vector<std::string> device_objects;
+  std::vector<std::string> admin_access_namespaces;
 };
 
 struct WrittenScenario {

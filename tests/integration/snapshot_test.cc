@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "cli/device_objects.h"
 #include "sim/scenario_reader.h"
 #include "tests/integration/daemon_process.h"
 #include "tests/integration/testenv.h"
@@ -119,7 +121,8 @@ TEST(Snapshot, TheLiveClusterInTheScenarioFormatAndReplayedByTwoPolicies) {
       0)
       << ReadAll(dir + "/snapshot.err");
   std::printf("gantry snapshot:\n%s", ReadAll(dir + "/snapshot.err").c_str());
-  auto parsed = LoadScenario(file);
+  const ApiDeviceObjectReader device_objects;  // DRA objects other tests left
+  auto parsed = LoadScenario(file, &device_objects);
   ASSERT_TRUE(parsed.ok()) << parsed.status().message() << "\n" << ReadAll(file);
   const ClusterState& c = parsed->cluster;
   for (int i = 0; i < kNodes; ++i) {
@@ -202,6 +205,101 @@ TEST(Snapshot, TheLiveClusterInTheScenarioFormatAndReplayedByTwoPolicies) {
                           std::filesystem::copy_options::recursive |
                               std::filesystem::copy_options::overwrite_existing);
   }
+}
+
+// DRA's objects go into the snapshot as listed, and its pods name their claims: the
+// scenario reads them back, and `gantry schedule` places the pod whose claim fits on the
+// node whose slice has the device, and leaves the one whose claim cannot fit pending (a
+// snapshot without the objects or the claims would fail one or the other).
+TEST(Snapshot, DraObjectsAndClaimsAreWrittenAndReplayedByOneSession) {
+  const std::string ns = "snapdra";
+  const std::string scheduler = "gantry-snapdra";
+  ASSERT_TRUE(
+      Env()
+          .Apply({{"apiVersion", "v1"},
+                  {"kind", "Namespace"},
+                  {"metadata",
+                   {{"name", ns}, {"labels", {{"resource.kubernetes.io/admin-access", "true"}}}}}})
+          .ok());
+  for (const char* name : {"snapdra-plain-0", "snapdra-plain-1", "snapdra-dev"}) {
+    auto node = Env().CreateNode(name, 0, "16", "64Gi", {{"gantry-test", ns}});
+    ASSERT_TRUE(node.ok()) << node.status().message();
+  }
+  const std::string driver = "gpu.snapdra.example.com";
+  ASSERT_TRUE(
+      Env()
+          .Apply({{"apiVersion", "resource.k8s.io/v1"},
+                  {"kind", "DeviceClass"},
+                  {"metadata", {{"name", "snapdra-gpu"}}},
+                  {"spec",
+                   {{"selectors",
+                     {{{"cel", {{"expression", "device.driver == \"" + driver + "\""}}}}}}}}})
+          .ok());
+  ASSERT_TRUE(
+      Env()
+          .Apply(
+              {{"apiVersion", "resource.k8s.io/v1"},
+               {"kind", "ResourceSlice"},
+               {"metadata", {{"name", "snapdra-dev-gpus"}}},
+               {"spec",
+                {{"driver", driver},
+                 {"nodeName", "snapdra-dev"},
+                 {"pool", {{"name", "snapdra-dev"}, {"generation", 1}, {"resourceSliceCount", 1}}},
+                 {"devices", {{{"name", "gpu-0"}}}}}}})
+          .ok());
+  for (const auto& [claim, count] :
+       std::vector<std::pair<std::string, int>>{{"one", 1}, {"two", 2}}) {
+    ASSERT_TRUE(
+        Env()
+            .Apply(
+                {{"apiVersion", "resource.k8s.io/v1"},
+                 {"kind", "ResourceClaim"},
+                 {"metadata", {{"name", claim}, {"namespace", ns}}},
+                 {"spec",
+                  {{"devices",
+                    {{"requests",
+                      {{{"name", "gpu"},
+                        {"exactly", {{"deviceClassName", "snapdra-gpu"}, {"count", count}}}}}}}}}}})
+            .ok());
+    json pod = Pod(ns, "wants-" + claim, scheduler, 0, ns);
+    pod["spec"]["resourceClaims"] = {{{"name", "gpu"}, {"resourceClaimName", claim}}};
+    ASSERT_TRUE(Env().Apply(pod).ok());
+  }
+
+  const std::string dir = TempDir("snapshot-dra");
+  const std::string file = dir + "/snapshot.yaml";
+  ASSERT_EQ(
+      RunCommand(GantryBinary() + " snapshot --kubeconfig " + Env().kubeconfig_path() + " --out " +
+                 file + " --scheduler-name " + scheduler + " 2>" + dir + "/snapshot.err"),
+      0)
+      << ReadAll(dir + "/snapshot.err");
+  const ApiDeviceObjectReader device_objects;
+  auto parsed = LoadScenario(file, &device_objects);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message() << "\n" << ReadAll(file);
+  const ScenarioDevices& devices = parsed->devices;
+  EXPECT_TRUE(std::any_of(devices.classes.begin(), devices.classes.end(),
+                          [](const dra::DeviceClass& c) { return c.name == "snapdra-gpu"; }))
+      << ReadAll(file);
+  EXPECT_TRUE(std::any_of(devices.slices.begin(), devices.slices.end(),
+                          [](const dra::ResourceSlice& s) { return s.name == "snapdra-dev-gpus"; }))
+      << ReadAll(file);
+  EXPECT_EQ(devices.claims.count("snapdra/one"), 1u) << ReadAll(file);
+  EXPECT_EQ(devices.claims.count("snapdra/two"), 1u) << ReadAll(file);
+  EXPECT_EQ(devices.admin_namespaces.count(ns), 1u) << ReadAll(file);
+  const JobId one = parsed->cluster.FindJob("pod|snapdra/wants-one");
+  ASSERT_NE(one, kNone) << ReadAll(file);
+  EXPECT_EQ(parsed->cluster.spec_of(parsed->cluster.job(one).tasks.at(0)).resource_claims,
+            std::vector<std::string>{"snapdra/one"});
+
+  // One session over the snapshot, with what it must do.
+  std::ofstream(file, std::ios::app)
+      << "expect:\n  onNodes: {\"pod|snapdra/wants-one\": [snapdra-dev]}\n"
+         "  placed: {\"pod|snapdra/wants-two\": 0}\n";
+  EXPECT_EQ(RunCommand(GantryBinary() + " schedule --scenario " + file + " >" + dir +
+                       "/schedule.txt 2>&1"),
+            0)
+      << ReadAll(dir + "/schedule.txt");
+  std::printf("gantry schedule over the DRA snapshot:\n%s", ReadAll(dir + "/schedule.txt").c_str());
 }
 
 // Two nodes of 8 GPUs: a with 6 in use, b with 5 (by another scheduler's pods).

@@ -184,5 +184,40 @@ TEST(ClusterCacheDra, TheMetricsCountDevicesByDriverAndState) {
       << text;
 }
 
+// A pod asking nvidia.com/gpu on a node whose GPUs come from DRA (a class with that
+// extendedResourceName) counts its GPU for its queue once bound, as a device-plugin GPU
+// does, and is not said to ask for more GPUs than its node has.
+TEST(ClusterCacheDra, ExtendedResourceGpusCountForQueuesOnceBound) {
+  ClusterCache c("gantry");
+  c.OnQueue(EventType::kAdded, {{"metadata", {{"name", "default"}}},
+                                {"spec", {{"capability", {{"nvidia.com/gpu", 1}}}}}});
+  c.OnNode(EventType::kAdded, NodeObject("node-1"));
+  json gpu_class = Class();
+  gpu_class["spec"]["extendedResourceName"] = "nvidia.com/gpu";
+  c.OnDeviceClass(EventType::kAdded, gpu_class);
+  c.OnResourceSlice(EventType::kAdded, Slice("node-1", 2));
+  auto gpu_pod = [](const std::string& name) {
+    json pod = PodObject(name, json::array());
+    pod["spec"]["containers"][0]["resources"] = {{"requests", {{"nvidia.com/gpu", "1"}}},
+                                                 {"limits", {{"nvidia.com/gpu", "1"}}}};
+    return pod;
+  };
+  c.OnPod(EventType::kAdded, volume_objects::Bound(gpu_pod("running"), "node-1"));
+  c.OnPod(EventType::kAdded, gpu_pod("waiting"));
+  (void)c.DeviceInputsForSession();
+  const Task* running = TaskNamed(c.state(), "ml/running");
+  ASSERT_NE(running, nullptr);
+  EXPECT_TRUE(running->gpus.empty());
+  EXPECT_EQ(
+      ClusterState::Accounted(c.state().spec(running->spec), 0, running->gpu_milli_each).Get(kGpu),
+      kGpuMilliWhole);
+  for (const ObjectEvent& e : c.TakeProblems()) ADD_FAILURE() << e.reason << ": " << e.message;
+
+  const Decisions d = RunWithDevices(c);
+  EXPECT_TRUE(d.binds.empty());
+  ASSERT_EQ(d.pending.size(), 1u);
+  EXPECT_TRUE(Contains(d.pending[0].reason, "capability")) << d.pending[0].reason;
+}
+
 }  // namespace
 }  // namespace gantry

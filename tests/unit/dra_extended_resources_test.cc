@@ -237,5 +237,25 @@ TEST(DraExtendedResources, ARolledBackGangGivesItsDevicesBack) {
   EXPECT_EQ(Binds(c, d), "solo-0@dra-node{resource-0=gpu-0,resource-0=gpu-1}");
 }
 
+// GPUs from DRA count for the queue as the device plugin's do: a queue capped at one GPU
+// gets one device-backed GPU pod placed, not both, and the placed pod counts one GPU.
+TEST(DraExtendedResources, DraServedGpusCountAgainstTheQueuesCapability) {
+  ClusterState c;
+  AddCpuNode(c, "dra-node", 64000);
+  ResourceVector one_gpu;
+  one_gpu.Set(kGpu, kGpuMilliWhole);
+  const QueueId q = AddQueue(c, "q", 1, {}, one_gpu);
+  Devices devices;
+  devices.AddNodeGpus("dra-node", 2);
+  AddJob(c, "one", q, devices.Backed(GpuSpec(1, 1000)), 1, 1, 0, /*creation=*/1);
+  AddJob(c, "two", q, devices.Backed(GpuSpec(1, 1000)), 1, 1, 0, /*creation=*/2);
+  const Decisions d = RunWithDevices(c, devices);
+  EXPECT_EQ(Binds(c, d), "one-0@dra-node{resource-0=gpu-0}");
+  const TaskSpec spec = devices.Backed(GpuSpec(2, 1000));
+  EXPECT_EQ(ClusterState::Accounted(spec, 0, 0).Get(kGpu), 2 * kGpuMilliWhole);
+  // On a device-plugin node the GPUs it was given count, as before.
+  EXPECT_EQ(ClusterState::Accounted(spec, 2, 500).Get(kGpu), 1000);
+}
+
 }  // namespace
 }  // namespace gantry
