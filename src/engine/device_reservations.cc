@@ -127,6 +127,8 @@ FilterResult DeviceReservations::Filter(const TaskSpec& spec, const Node& node, 
       inputs_->verdicts != nullptr ? *inputs_->verdicts : kNoVerdicts;
   dra::AllocateOptions options;
   options.preference = preference;
+  // The devices to take are chosen best fit; a yes or no does not depend on the order.
+  options.pack_shared = out != nullptr;
   options.admin_access_allowed = resolved.admin_access_allowed;
   // Only the answer is remembered: what each claim gets is found again (TakeFor). Not for
   // a spec with extended resources served by DRA: its claim is made per node, here.

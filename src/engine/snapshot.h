@@ -29,8 +29,9 @@ struct DeviceInputs {
   const dra::SelectorVerdicts* verdicts = nullptr;
   // The namespaces labelled resource.kubernetes.io/admin-access=true; null: none.
   const std::set<std::string, std::less<>>* admin_namespaces = nullptr;
-  // Which devices are the nodes' GPUs (engine/dra_gpus.h); null: none known, every claim
-  // gets upstream's first devices that fit.
+  // Which devices are the nodes' GPUs (engine/dra_gpus.h); null: none known, a claim gets
+  // upstream's first devices that fit, but best fit among shared devices
+  // (dra::AllocateOptions::pack_shared).
   const GpuDeviceMap* gpu_devices = nullptr;
 };
 

@@ -1,7 +1,8 @@
 // The allocator's device preference (engine/dra/preference.h, AllocateOptions::preference):
 // devices are tried in its order, so the first solution is the preferred devices where they
 // fit; without one, upstream's order (first that fits); devices it does not rank keep
-// upstream's order; a preferred device that is taken or too small is passed over.
+// upstream's order; a preferred device that is taken or too small is passed over. And best
+// fit among shared devices (AllocateOptions::pack_shared).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -78,13 +79,15 @@ ResourceClaim Claim(const std::string& name, int64_t count, Milli cores = 0) {
 class DraPreferenceTest : public ::testing::Test {
  protected:
   // The devices the claim gets, "gpu-a,gpu-b", or "none".
-  std::string Pick(const ResourceClaim& claim, const DevicePreference* preference) {
+  std::string Pick(const ResourceClaim& claim, const DevicePreference* preference,
+                   bool pack_shared = false, const std::vector<ResourceSlice>& slices = {Gpus(4)}) {
     DeviceClass gpu_class;
     gpu_class.name = "gpu";
-    const Inventory inventory({Gpus(4)}, {gpu_class});
+    const Inventory inventory(slices, {gpu_class});
     const Labels labels;
     AllocateOptions options;
     options.preference = preference;
+    options.pack_shared = pack_shared;
     const NoVerdicts verdicts;
     const ResourceClaim* claims[] = {&claim};
     auto result =
@@ -112,8 +115,48 @@ class DraPreferenceTest : public ::testing::Test {
     allocated_.Add(allocation);
   }
 
+  // Someone else's claim holding `device` whole.
+  void HoldWhole(const std::string& device) {
+    Allocation allocation;
+    AllocationResult result;
+    result.request = "gpu";
+    result.driver = kDriver;
+    result.pool = "n1";
+    result.device = device;
+    allocation.results.push_back(result);
+    allocated_.Add(allocation);
+  }
+
   AllocatedState allocated_;
 };
+
+// Two GPUs of 4 memory slices, each published as four 1-slice partitions that consume
+// the GPU's counter set (gpu-G-sS); the counter sets in a slice of their own, as the API
+// has them.
+std::vector<ResourceSlice> PartitionedGpus() {
+  ResourceSlice counters = Gpus(0);
+  counters.name = "n1-counters";
+  counters.pool.resource_slice_count = 2;
+  ResourceSlice devices = Gpus(0);
+  devices.pool.resource_slice_count = 2;
+  for (int g = 0; g < 2; ++g) {
+    const std::string gpu = "gpu-" + std::to_string(g);
+    CounterSet set;
+    set.name = gpu + "-counters";
+    set.counters["memory-slices"] = 4 * kMilliPerUnit;
+    counters.shared_counters.push_back(set);
+    for (int s = 0; s < 4; ++s) {
+      Device device;
+      device.name = gpu + "-s" + std::to_string(s);
+      DeviceCounterConsumption consumption;
+      consumption.counter_set = set.name;
+      consumption.counters["memory-slices"] = kMilliPerUnit;
+      device.consumes_counters.push_back(consumption);
+      devices.devices.push_back(std::move(device));
+    }
+  }
+  return {counters, devices};
+}
 
 TEST_F(DraPreferenceTest, WithoutAPreferenceTheFirstDevicesThatFit) {
   Hold("gpu-2", 600);
@@ -142,6 +185,35 @@ TEST_F(DraPreferenceTest, APreferredDeviceWithoutRoomIsPassedOver) {
   const NamedPreference gpu2_then_3({{"gpu-2", 0}, {"gpu-3", 1}});
   EXPECT_EQ(Pick(Claim("share", 1, 500), &gpu2_then_3), "gpu-3");
   EXPECT_EQ(Pick(Claim("whole", 1), &gpu2_then_3), "gpu-3");
+}
+
+// Best fit (AllocateOptions::pack_shared): a share goes to the fullest device it fits,
+// where first fit starts a free GPU; a whole GPU still takes a free one.
+TEST_F(DraPreferenceTest, PackingSharesTheFullestDeviceThatFits) {
+  Hold("gpu-1", 200);
+  Hold("gpu-2", 600);
+  EXPECT_EQ(Pick(Claim("share", 1, 400), nullptr, /*pack_shared=*/true), "gpu-2");
+  EXPECT_EQ(Pick(Claim("share", 1, 400), nullptr, /*pack_shared=*/false), "gpu-0");
+  // 500 does not fit gpu-2 (400 left): gpu-1, with 800 left, before the free ones.
+  EXPECT_EQ(Pick(Claim("share", 1, 500), nullptr, /*pack_shared=*/true), "gpu-1");
+  EXPECT_EQ(Pick(Claim("whole", 1), nullptr, /*pack_shared=*/true), "gpu-0");
+}
+
+// A partition goes to the GPU with fewest slices left (gpu-1: 1 of 4) rather than the
+// first free partition in upstream's order (gpu-0-s1), keeping gpu-0 the emptier.
+TEST_F(DraPreferenceTest, PackingFillsThePartlyPartitionedGpuFirst) {
+  HoldWhole("gpu-0-s0");
+  HoldWhole("gpu-1-s0");
+  HoldWhole("gpu-1-s1");
+  HoldWhole("gpu-1-s2");
+  const std::vector<ResourceSlice> slices = PartitionedGpus();
+  EXPECT_EQ(Pick(Claim("one", 1), nullptr, /*pack_shared=*/true, slices), "gpu-1-s3");
+  EXPECT_EQ(Pick(Claim("one", 1), nullptr, /*pack_shared=*/false, slices), "gpu-0-s1");
+  // Two partitions: gpu-1's last, then gpu-0's first free one.
+  EXPECT_EQ(Pick(Claim("two", 2), nullptr, /*pack_shared=*/true, slices), "gpu-1-s3,gpu-0-s1");
+  // The preference still comes first.
+  const NamedPreference gpu0({{"gpu-0-s3", 0}});
+  EXPECT_EQ(Pick(Claim("one", 1), &gpu0, /*pack_shared=*/true, slices), "gpu-0-s3");
 }
 
 }  // namespace

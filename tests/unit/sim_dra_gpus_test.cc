@@ -157,11 +157,12 @@ TEST(SimDraGpus, TheClaimGetsThePolicysGpuNotTheFirstThatFits) {
   }
 }
 
-// Where the engine is not told which devices are its GPUs, the allocator keeps upstream's
-// order: first fit, gpu-0, whatever the policy chose for its own view.
-TEST(SimDraGpus, WithoutTheGpuMapUpstreamsFirstFit) {
+// Where the engine is not told which devices are its GPUs (the daemon), the devices to take
+// are chosen best fit among shared ones (AllocateOptions::pack_shared): the half-used
+// gpu-1, where upstream's first fit would start gpu-0.
+TEST(SimDraGpus, WithoutTheGpuMapBestFitAmongShares) {
   HalfUsedNode world;
-  EXPECT_EQ(world.Run("fgd", false), "gpus 1, devices gpu-0");
+  EXPECT_EQ(world.Run("fgd", false), "gpus 1, devices gpu-1");
 }
 
 }  // namespace

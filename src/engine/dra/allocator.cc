@@ -47,17 +47,62 @@ DeviceSearch::DeviceSearch(const Inventory& inventory, const NodeRef& node,
   }
   search_order_.resize(candidates_.size());
   for (size_t i = 0; i < search_order_.size(); ++i) search_order_[i] = static_cast<int>(i);
-  if (options_.preference != nullptr) {
-    std::vector<int64_t> rank(candidates_.size());
+  available_counters_.resize(pools_.size());
+  consumed_counters_.resize(pools_.size());
+  if (options_.preference != nullptr || options_.pack_shared) {
+    // (the preference's rank, what is left): lower first; ties keep upstream's order.
+    std::vector<std::pair<int64_t, Milli>> rank(candidates_.size(), {0, kWholeLeft});
     for (size_t i = 0; i < rank.size(); ++i) {
-      rank[i] = options_.preference->Rank(*candidates_[i].slice, *candidates_[i].device);
+      if (options_.preference != nullptr) {
+        rank[i].first = options_.preference->Rank(*candidates_[i].slice, *candidates_[i].device);
+      }
+      if (options_.pack_shared) rank[i].second = LeftOf(static_cast<int>(i));
     }
     std::stable_sort(search_order_.begin(), search_order_.end(),
                      [&](int a, int b) { return rank[a] < rank[b]; });
   }
-  available_counters_.resize(pools_.size());
-  consumed_counters_.resize(pools_.size());
   results_.resize(claims_.size());
+}
+
+namespace {
+
+// part / whole in thousandths, 0 to kWholeLeft, without overflow for amounts in milli.
+Milli Thousandths(Milli part, Milli whole) {
+  if (whole <= 0) return DeviceSearch::kWholeLeft;
+  part = std::clamp<Milli>(part, 0, whole);
+  constexpr Milli kSafe = std::numeric_limits<Milli>::max() / DeviceSearch::kWholeLeft;
+  if (part <= kSafe) return part * DeviceSearch::kWholeLeft / whole;
+  return part / (whole / DeviceSearch::kWholeLeft);  // whole >= part > kSafe: no zero divisor
+}
+
+}  // namespace
+
+Milli DeviceSearch::LeftOf(int candidate) {
+  const Candidate& c = candidates_[candidate];
+  Milli left = kWholeLeft;
+  if (!c.device->consumes_counters.empty()) {
+    const Pool& pool = pools_[c.pool];
+    const std::map<std::string, Counters>& available = AvailableCounters(c.pool);
+    for (const DeviceCounterConsumption& consumption : c.device->consumes_counters) {
+      auto set = pool.counter_sets.find(consumption.counter_set);
+      auto have = available.find(consumption.counter_set);
+      if (set == pool.counter_sets.end() || have == available.end()) continue;
+      for (const auto& [name, amount] : consumption.counters) {
+        auto total = set->second->counters.find(name);
+        auto free = have->second.find(name);
+        if (total == set->second->counters.end() || free == have->second.end()) continue;
+        left = std::min(left, Thousandths(free->second, total->second));
+      }
+    }
+  }
+  if (c.allocated_capacity != nullptr) {
+    for (const auto& [name, consumed] : *c.allocated_capacity) {
+      auto capacity = c.device->capacity.find(name);
+      if (capacity == c.device->capacity.end()) continue;
+      left = std::min(left, Thousandths(capacity->second.value - consumed, capacity->second.value));
+    }
+  }
+  return left;
 }
 
 std::string DeviceSearch::ClaimName(int claim) const {

@@ -2,7 +2,8 @@
 // than "first that fits" (AllocateOptions::preference).
 //
 // Upstream tries devices in pool, slice and device order and takes the first solution:
-// nothing in the search is about which fitting devices are best. Gantry's engine knows
+// nothing in the search is about which fitting devices are best. Gantry adds best fit among
+// shared devices (AllocateOptions::pack_shared) below the preference. Gantry's engine knows
 // that for devices that are its GPUs (engine/dra_gpus.h): a policy has chosen them (fgd's
 // fragmentation score, packing's fullest device). Ranking those first makes the first
 // solution the policy's choice when it is valid, and leaves the search (selectors,

@@ -83,6 +83,8 @@ struct SearchPosition {
 
 class DeviceSearch {
  public:
+  // All of it left (LeftOf), in thousandths.
+  static constexpr Milli kWholeLeft = 1000;
   DeviceSearch(const Inventory& inventory, const NodeRef& node,
                std::span<const ResourceClaim* const> claims, const AllocatedState& allocated,
                const SelectorVerdicts& verdicts, const AllocateOptions& options);
@@ -126,6 +128,10 @@ class DeviceSearch {
   bool ReserveCounters(int candidate);
   void ReleaseCounters(int candidate);
   const std::map<std::string, Counters>& AvailableCounters(int pool);
+  // What is left, in thousandths, of what the device shares with others before this search:
+  // the least left of the counters it consumes and of its capacity that allocated shares
+  // consume; kWholeLeft when it shares nothing (AllocateOptions::pack_shared).
+  Milli LeftOf(int candidate);
   std::string ClaimName(int claim) const;
   Outcome Fail(Status status);
 

@@ -24,6 +24,11 @@ struct AllocateOptions {
   // The order to try a request's devices in (engine/dra/preference.h); null: upstream's
   // (exact kube-scheduler parity). Requests for all devices take them all, in any order.
   const DevicePreference* preference = nullptr;
+  // Best fit among devices that are shared (partitions of one GPU through shared counters,
+  // shares of one device through consumable capacity): within a rank of the preference,
+  // the device whose counter sets or capacity have least left is tried first, so that a
+  // partly used GPU is filled before a free one is started. Off: upstream's order.
+  bool pack_shared = false;
 };
 
 }  // namespace gantry::dra
