@@ -44,6 +44,7 @@ TaskSpec ClusterCache::BoundSpec(const PodRecord& pod, const Node& node, std::st
   TaskSpec spec = pod.info.spec;
   volumes_.AddAttachableVolumes(pod.info, /*to_place=*/false, &spec);
   spec.device_requests = devices_.DeviceRequestsOf(pod.info);
+  spec.resource_claims = DeviceClaims::HeldClaimKeysOf(pod.info);
   const k8s::UnreadableRequests& unreadable = pod.info.unreadable;
   std::vector<std::string> taken;  // what it is counted as holding all of
   auto take_all = [&](ResourceId id) {

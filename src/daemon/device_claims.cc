@@ -213,6 +213,15 @@ std::vector<std::string> DeviceClaims::ClaimKeysOf(const k8s::PodInfo& pod) {
   return keys;
 }
 
+std::vector<std::string> DeviceClaims::HeldClaimKeysOf(const k8s::PodInfo& pod) {
+  std::vector<std::string> keys = ClaimKeysOf(pod);
+  if (pod.extended_claim) {
+    std::string key = dra::ClaimKey(pod.meta.namespace_, *pod.extended_claim);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
 void DeviceClaims::TrackPod(const std::string& key, const k8s::PodInfo& pod) {
   // Domain-qualified names are the extended resources (and hugepages-* is not one).
   const bool extended =

@@ -95,6 +95,11 @@ class DeviceClaims {
   std::string Resolve(const k8s::PodInfo& pod, TaskSpec* spec) const;
   // What a bound pod's claims count as for queues (TaskSpec::device_requests).
   ResourceVector DeviceRequestsOf(const k8s::PodInfo& pod) const;
+  // The claims whose devices a bound pod holds (TaskSpec::resource_claims of its running
+  // task), so that evicting it frees them in the session's future view: those it names
+  // and the claim of its extended resources served by DRA. That last one is not counted
+  // for queues by its devices: its extended resources are (ClusterState::Accounted).
+  static std::vector<std::string> HeldClaimKeysOf(const k8s::PodInfo& pod);
   // spec->device_backed: the extended resources of the spec that a DeviceClass serves
   // (engine/dra/extended_resources.h), for a pod to place and for a bound one alike.
   void MarkDeviceBacked(TaskSpec* spec) const;

@@ -510,4 +510,21 @@ Result<std::vector<PodClaimStatus>> DecodePodClaimStatuses(const json& pod) {
   return statuses;
 }
 
+Result<std::optional<std::string>> DecodePodExtendedClaimName(const json& pod) {
+  auto where = PodWhere(pod);
+  if (!where.ok()) return where.status();
+  const json& status = Field(Field(pod, "status"), "extendedResourceClaimStatus");
+  if (status.is_null()) return std::optional<std::string>();
+  const std::string here = *where + ": status.extendedResourceClaimStatus";
+  if (!status.is_object()) return Status::Invalid(here + ": expected an object");
+  std::optional<std::string> name;
+  GANTRY_RETURN_IF_ERROR(
+      OptionalString(status, "resourceClaimName", here, kMaxDnsSubdomain, &name));
+  if (name) {
+    GANTRY_RETURN_IF_ERROR(
+        CheckDnsSubdomain(*name, Child(here, "resourceClaimName"), kMaxDnsSubdomain));
+  }
+  return name;
+}
+
 }  // namespace gantry::k8s

@@ -62,5 +62,9 @@ struct PodClaimStatus {
   bool operator==(const PodClaimStatus&) const = default;
 };
 Result<std::vector<PodClaimStatus>> DecodePodClaimStatuses(const nlohmann::json& pod);
+// The claim that holds the devices of a pod's extended resources served by DRA
+// (status.extendedResourceClaimStatus.resourceClaimName, written by the scheduler), or
+// nullopt when it has none.
+Result<std::optional<std::string>> DecodePodExtendedClaimName(const nlohmann::json& pod);
 
 }  // namespace gantry::k8s

@@ -76,6 +76,9 @@ struct PodInfo {
   // kube-controller-manager made (status.resourceClaimStatuses).
   std::vector<dra::PodClaimRef> resource_claims;
   std::vector<PodClaimStatus> resource_claim_statuses;
+  // The claim holding the devices of its extended resources served by DRA, once written
+  // (status.extendedResourceClaimStatus.resourceClaimName).
+  std::optional<std::string> extended_claim;
   // Its controller, for default topology spreading; kind kNone when it has none of those.
   SpreadOwner spread_owner;
   // spec.schedulingGates: while any is there the pod is not scheduled (SchedulingGated).

@@ -365,6 +365,12 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   } else {
     fail(resource_claims.status());
   }
+  auto extended_claim = DecodePodExtendedClaimName(object);
+  if (extended_claim.ok()) {
+    pod.extended_claim = std::move(extended_claim).value();
+  } else {
+    fail(extended_claim.status());
+  }
   auto claim_statuses = DecodePodClaimStatuses(object);
   if (claim_statuses.ok()) {
     pod.resource_claim_statuses = std::move(claim_statuses).value();

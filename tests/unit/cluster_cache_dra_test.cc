@@ -219,5 +219,69 @@ TEST(ClusterCacheDra, ExtendedResourceGpusCountForQueuesOnceBound) {
   EXPECT_TRUE(Contains(d.pending[0].reason, "capability")) << d.pending[0].reason;
 }
 
+// Held: `claim` allocated gpu-0 of node-1 and reserved for pod `pod`.
+json HeldClaim(const std::string& claim, const std::string& pod) {
+  json held = Claim(claim);
+  held["status"] = {
+      {"allocation",
+       {{"devices",
+         {{"results",
+           {{{"request", "gpu"},
+             {"driver", "gpu.example.com"},
+             {"pool", "node-1"},
+             {"device", "gpu-0"}}}}}},
+        {"nodeSelector",
+         {{"nodeSelectorTerms",
+           {{{"matchFields",
+              {{{"key", "metadata.name"}, {"operator", "In"}, {"values", {"node-1"}}}}}}}}}}}},
+      {"reservedFor", {{{"resource", "pods"}, {"name", pod}, {"uid", "uid-" + pod}}}}};
+  return held;
+}
+
+// A preemptor whose claim needs the node's one device, held by a lower-priority pod: the
+// victim's claims are released in the session's future view, so preempt evicts it (before,
+// a bound pod's claims were not its task's, and nothing was ever evicted for a device).
+// Both kinds: a claim the victim names, and the claim of its DRA-served nvidia.com/gpu.
+TEST(ClusterCacheDra, EvictingAPodFreesTheDevicesItsClaimsHold) {
+  for (const bool extended : {false, true}) {
+    SCOPED_TRACE(extended ? "extended-resource claim" : "named claim");
+    ClusterCache c("gantry");
+    c.OnNode(EventType::kAdded, NodeObject("node-1"));
+    json gpu_class = Class();
+    gpu_class["spec"]["extendedResourceName"] = "nvidia.com/gpu";
+    c.OnDeviceClass(EventType::kAdded, gpu_class);
+    c.OnResourceSlice(EventType::kAdded, Slice("node-1", 1));
+    c.OnResourceClaim(EventType::kAdded, HeldClaim("held", "low"));
+    c.OnResourceClaim(EventType::kAdded, Claim("wanted"));
+    json low = volume_objects::Bound(
+        extended ? PodObject("low", json::array()) : ClaimPod("low", "held"), "node-1");
+    if (extended) {
+      low["spec"]["containers"][0]["resources"] = {{"requests", {{"nvidia.com/gpu", "1"}}},
+                                                   {"limits", {{"nvidia.com/gpu", "1"}}}};
+      low["status"]["extendedResourceClaimStatus"] = {
+          {"resourceClaimName", "held"},
+          {"requestMappings",
+           {{{"containerName", "c"}, {"resourceName", "nvidia.com/gpu"}, {"requestName", "gpu"}}}}};
+    }
+    low["status"]["phase"] = "Running";
+    json high = ClaimPod("high", "wanted");
+    high["spec"]["priority"] = 1000;
+    c.OnPod(EventType::kAdded, low);
+    c.OnPod(EventType::kAdded, high);
+    const Task* victim = TaskNamed(c.state(), "ml/low");
+    ASSERT_NE(victim, nullptr);
+    EXPECT_EQ(c.state().spec(victim->spec).resource_claims, std::vector<std::string>{"ml/held"});
+
+    SchedulerConfig config = SchedulerConfig::Default();
+    config.actions = {"enqueue", "allocate", "preempt", "backfill"};
+    const Policy policy = MustCompile(config);
+    Snapshot snapshot(c.state());
+    snapshot.set_devices(c.DeviceInputsForSession());
+    const Decisions d = Session(snapshot, policy, SessionOptions{}).Run();
+    ASSERT_EQ(d.evictions.size(), 1u);
+    EXPECT_EQ(c.state().task(d.evictions[0].task).name, "ml/low");
+  }
+}
+
 }  // namespace
 }  // namespace gantry
