@@ -37,6 +37,9 @@ struct ClaimWrite {
   std::string name;
   std::string uid;  // the claim's as the session saw it: a claim made again is not written
   std::optional<dra::Allocation> allocation;
+  // The claim of the pod's extended resources, made by the bind that wrote it: taken back
+  // by deleting it, not by undoing its writes.
+  bool extended = false;
 };
 
 // The claim of a pod's extended resources that DRA serves on its node (engine/dra/

@@ -99,7 +99,15 @@ void ApiWriter::Bind(BindRequest request) {
 }
 
 void ApiWriter::ReleaseClaims(BindRequest request) {
-  binds_.Submit([this, request = std::move(request)] { UndoClaims(request, AllWritten(request)); });
+  binds_.Submit(
+      [this, request = std::move(request)] { TakeBackClaims(request, AllWritten(request)); });
+}
+
+void ApiWriter::TakeBackClaims(const BindRequest& r, const std::vector<ClaimWritten>& written) {
+  UndoClaims(r, written);
+  for (const ClaimWrite& c : r.claims) {
+    if (c.extended) DeleteExtendedClaim(c);
+  }
 }
 
 void ApiWriter::WriteVolumes(VolumeWrites writes, std::function<void(VolumeWriteResult)> done) {
@@ -173,10 +181,7 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
     claiming = &with_extended;
   }
   std::vector<ClaimWritten> claims_written;
-  auto undo = [&] {
-    UndoClaims(*claiming, claims_written);
-    if (extended) DeleteExtendedClaim(*extended);
-  };
+  auto undo = [&] { TakeBackClaims(*claiming, claims_written); };
   if (r.claims_written) {
     claims_written = AllWritten(r);
   } else if (!claiming->claims.empty()) {
@@ -188,9 +193,9 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
     // kube-scheduler's PreBind waits here for the binding conditions; the daemon waits on
     // the claim watch instead (DeviceClaims::PollBindingWaits), holding no worker. The
     // pod's extended resources' status is written first: the request that binds after the
-    // wait makes and writes no claim (claims_written).
-    // TODO(issue 29): the extended claim's own devices are not among those waited for,
-    // and a failed wait deallocates it instead of deleting it.
+    // wait makes and writes no claim (claims_written). The answer carries the claims
+    // written, the extended one among them, so that its devices are waited for too and a
+    // failed wait deletes it (TakeBackClaims).
     if (r.wait_for_binding_conditions) {
       if (extended) {
         why = WriteExtendedClaimStatus(r, extended->name, shape, &status);
@@ -200,6 +205,7 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
         }
       }
       result.waiting = true;
+      result.request = *claiming;
       return finish(true, false, "");
     }
   }

@@ -122,6 +122,9 @@ class ApiWriter {
   // Deletes the claim made for a pod whose bind failed (its finalizer first), as
   // kube-scheduler's Unreserve does.
   void DeleteExtendedClaim(const ClaimWrite& claim);
+  // What a bind wrote of its claims, undone (UndoClaims), and the extended resources'
+  // claim it made, deleted.
+  void TakeBackClaims(const BindRequest& request, const std::vector<ClaimWritten>& written);
   // What a request with claims_written wrote: each reservation, and the allocation and
   // finalizer of each claim it allocated.
   static std::vector<ClaimWritten> AllWritten(const BindRequest& request);

@@ -66,6 +66,7 @@ std::string ApiWriter::CreateExtendedClaim(const BindRequest& r, ClaimWrite* wri
   write->name = meta.value("name", "");
   write->uid = meta.value("uid", "");
   write->allocation = std::move(allocation).value();
+  write->extended = true;
   if (write->name.empty())
     return "creating the claim for its extended resources: no name came back";
   return "";

@@ -64,7 +64,9 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
     r.job = pod.job_key;
     r.claims = std::move(claim_writes);
     r.extended_claim = std::move(extended_claim);
-    r.wait_for_binding_conditions = devices_.HasBindingConditions(spec.resource_claims);
+    r.wait_for_binding_conditions =
+        devices_.HasBindingConditions(spec.resource_claims) ||
+        (r.extended_claim && dra::HasBindingConditions(r.extended_claim->allocation));
     // Bound once its delayed claims are, as kube-scheduler's PreBind waits for them.
     if (delayed) {
       const std::string why = volumes_.Assume(key, b, spec, std::move(r), now, &touched);

@@ -126,9 +126,9 @@ void DeviceClaims::WaitForBindingConditions(const std::string& key, BindRequest 
 bool DeviceClaims::HasBindingConditions(const std::vector<std::string>& claim_keys) const {
   for (const std::string& key : claim_keys) {
     auto it = table_.find(key);
-    if (it == table_.end() || !it->second.allocation) continue;
-    for (const dra::AllocationResult& r : it->second.allocation->results) {
-      if (!r.binding_conditions.empty()) return true;
+    if (it != table_.end() && it->second.allocation &&
+        dra::HasBindingConditions(*it->second.allocation)) {
+      return true;
     }
   }
   return false;

@@ -276,6 +276,14 @@ struct Allocation {
   bool operator==(const Allocation&) const = default;
 };
 
+// Whether a device of the allocation has binding conditions (its bind waits for them).
+inline bool HasBindingConditions(const Allocation& allocation) {
+  for (const AllocationResult& r : allocation.results) {
+    if (!r.binding_conditions.empty()) return true;
+  }
+  return false;
+}
+
 struct ConsumerReference {
   std::string api_group;
   std::string resource;  // "pods"

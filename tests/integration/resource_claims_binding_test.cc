@@ -28,9 +28,8 @@ std::string ClaimPath(const std::string& ns, const std::string& name) {
   return std::string(kResource) + "/namespaces/" + ns + "/resourceclaims/" + name;
 }
 
-// A node with one attachable GPU, a claim of it and a pod of that claim.
-void NodeClaimPod(const std::string& ns, const std::string& node, const std::string& name,
-                  const std::string& scheduler, const std::string& device_class) {
+// A node with one attachable GPU.
+void NodeWithAttachableGpu(const std::string& node) {
   auto created = Env().CreateNode(node, 0, "8", "16Gi", {{"gantry-test", node}});
   ASSERT_TRUE(created.ok()) << created.status().message();
   auto slice =
@@ -47,6 +46,12 @@ void NodeClaimPod(const std::string& ns, const std::string& node, const std::str
                        {"bindingConditions", {"attached"}},
                        {"bindingFailureConditions", {"attach-failed"}}}}}}}});
   ASSERT_TRUE(slice.ok()) << slice.status().message();
+}
+
+// A node with one attachable GPU, a claim of it and a pod of that claim.
+void NodeClaimPod(const std::string& ns, const std::string& node, const std::string& name,
+                  const std::string& scheduler, const std::string& device_class) {
+  ASSERT_NO_FATAL_FAILURE(NodeWithAttachableGpu(node));
   auto c =
       Env().Call("POST", std::string(kResource) + "/namespaces/" + ns + "/resourceclaims",
                  {{"apiVersion", "resource.k8s.io/v1"},
@@ -142,6 +147,78 @@ TEST(DraBindingConditions, ThePodIsBoundOnceTheDeviceIsAttachedAndNotWhenAttachi
     return false;
   };
   EXPECT_TRUE(TestEnv::WaitFor(failed, seconds(20))) << daemon.Log();
+  EXPECT_FALSE(Bound(test, "fails"));
+}
+
+// The claim the daemon made for the pod's extended resources, as the pod's status names it;
+// "" until written.
+std::string ExtendedClaimOf(const std::string& ns, const std::string& pod) {
+  auto p = Env().Call("GET", "/api/v1/namespaces/" + ns + "/pods/" + pod);
+  if (!p.ok()) return "";
+  return p->value("/status/extendedResourceClaimStatus/resourceClaimName"_json_pointer,
+                  std::string());
+}
+
+// The same for extended resources served by DRA: the devices of the claim Gantry makes for
+// the pod's bindx.example.com/gpu are waited for, and a failed wait deletes that claim.
+TEST(DraBindingConditions, AnExtendedResourceClaimWaitsForItsDeviceAndIsDeletedOnFailure) {
+  const std::string test = "dra-bindx";
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  auto cls = Env().Call(
+      "POST", std::string(kResource) + "/deviceclasses",
+      {{"apiVersion", "resource.k8s.io/v1"},
+       {"kind", "DeviceClass"},
+       {"metadata", {{"name", test + "-gpu"}}},
+       {"spec",
+        {{"extendedResourceName", "bindx.example.com/gpu"},
+         {"selectors", {{{"cel", {{"expression", "device.driver == 'gpu.example.com'"}}}}}}}}});
+  ASSERT_TRUE(cls.ok()) << cls.status().message();
+  const std::string scheduler = "gantry-" + test;
+  for (const char* name : {"ok", "fails"}) {
+    const std::string node = test + "-" + name;
+    ASSERT_NO_FATAL_FAILURE(NodeWithAttachableGpu(node));
+    const json gpu = {{"bindx.example.com/gpu", "1"}};
+    json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"namespace", test}}},
+                {"spec",
+                 {{"schedulerName", scheduler},
+                  {"nodeSelector", {{"gantry-test", node}}},
+                  {"containers",
+                   {{{"name", "main"},
+                     {"image", "busybox"},
+                     {"resources", {{"requests", gpu}, {"limits", gpu}}}}}}}}};
+    ASSERT_TRUE(Env().Apply(pod).ok());
+  }
+  DaemonProcess daemon(test, DaemonConfig(scheduler), "d-" + test);
+
+  std::string ok_claim, failing_claim;
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] {
+        ok_claim = ExtendedClaimOf(test, "ok");
+        failing_claim = ExtendedClaimOf(test, "fails");
+        return !ok_claim.empty() && !failing_claim.empty() && Allocated(test, ok_claim) &&
+               Allocated(test, failing_claim);
+      },
+      seconds(30)))
+      << daemon.Log();
+  std::this_thread::sleep_for(seconds(2));
+  EXPECT_FALSE(Bound(test, "ok"));
+  EXPECT_FALSE(Bound(test, "fails"));
+
+  Report(test, ok_claim, test + "-ok", "attached", "Attached", "");
+  EXPECT_TRUE(TestEnv::WaitFor([&] { return Bound(test, "ok"); }, seconds(20))) << daemon.Log();
+
+  Report(test, failing_claim, test + "-fails", "attach-failed", "NoPath", "no PCIe path");
+  EXPECT_TRUE(TestEnv::WaitFor(
+      [&] {
+        auto c = Env().Call("GET", ClaimPath(test, failing_claim));
+        return !c.ok() || !c->contains("metadata") ||
+               c->value("/metadata/uid"_json_pointer, std::string()).empty();
+      },
+      seconds(20)))
+      << "the failed wait's claim " << failing_claim << " is not deleted\n"
+      << daemon.Log();
   EXPECT_FALSE(Bound(test, "fails"));
 }
 
