@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "tests/integration/daemon_process.h"
+#include "tests/integration/dra_objects.h"
 #include "tests/integration/testenv.h"
 
 namespace gantry::testing {
@@ -30,22 +31,10 @@ std::string ClaimPath(const std::string& ns, const std::string& name) {
 
 // A node with one attachable GPU.
 void NodeWithAttachableGpu(const std::string& node) {
-  auto created = Env().CreateNode(node, 0, "8", "16Gi", {{"gantry-test", node}});
-  ASSERT_TRUE(created.ok()) << created.status().message();
-  auto slice =
-      Env().Call("POST", std::string(kResource) + "/resourceslices",
-                 {{"apiVersion", "resource.k8s.io/v1"},
-                  {"kind", "ResourceSlice"},
-                  {"metadata", {{"name", node + "-gpus"}}},
-                  {"spec",
-                   {{"driver", "gpu.example.com"},
-                    {"pool", {{"name", node}, {"generation", 1}, {"resourceSliceCount", 1}}},
-                    {"nodeName", node},
-                    {"devices",
-                     {{{"name", "gpu-0"},
-                       {"bindingConditions", {"attached"}},
-                       {"bindingFailureConditions", {"attach-failed"}}}}}}}});
-  ASSERT_TRUE(slice.ok()) << slice.status().message();
+  json gpu = Device("gpu-0");
+  gpu["bindingConditions"] = {"attached"};
+  gpu["bindingFailureConditions"] = {"attach-failed"};
+  ASSERT_NO_FATAL_FAILURE(CreateNodeWithDevices(node, {gpu}));
 }
 
 // A node with one attachable GPU, a claim of it and a pod of that claim.

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tests/integration/daemon_process.h"
+#include "tests/integration/dra_objects.h"
 #include "tests/integration/testenv.h"
 
 namespace gantry::testing {
@@ -73,19 +74,7 @@ Outcome ThreePodsTwoDevices(const std::string& ns, const std::string& node,
                             const std::function<std::string()>& log) {
   Outcome out;
   EXPECT_TRUE(Env().CreateNamespace(ns).ok());
-  auto created = Env().CreateNode(node, 0, "8", "16Gi", {{"gantry-test", node}});
-  EXPECT_TRUE(created.ok()) << created.status().message();
-  auto slice =
-      Env().Call("POST", std::string(kResource) + "/resourceslices",
-                 {{"apiVersion", "resource.k8s.io/v1"},
-                  {"kind", "ResourceSlice"},
-                  {"metadata", {{"name", node + "-gpus"}}},
-                  {"spec",
-                   {{"driver", "gpu.example.com"},
-                    {"pool", {{"name", node}, {"generation", 1}, {"resourceSliceCount", 1}}},
-                    {"nodeName", node},
-                    {"devices", {{{"name", "gpu-0"}}, {{"name", "gpu-1"}}}}}}});
-  EXPECT_TRUE(slice.ok()) << slice.status().message();
+  EXPECT_NO_FATAL_FAILURE(CreateNodeWithDevices(node, {Device("gpu-0"), Device("gpu-1")}));
   if (!Env().Call("GET", std::string(kResource) + "/deviceclasses/" + device_class).ok()) {
     auto cls = Env().Call(
         "POST", std::string(kResource) + "/deviceclasses",

@@ -11,59 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "tests/integration/dra_objects.h"
 #include "tests/integration/side_by_side.h"
 
 namespace gantry::testing {
 
-constexpr const char* kDraApi = "/apis/resource.k8s.io/v1";
 constexpr const char* kTestDriver = "dra.gantry.test";
 constexpr const char* kNvidiaDriver = "gpu.nvidia.com";
 constexpr const char* kRunLabel = "sbs-dra";
 constexpr const char* kRoleLabel = "sbs-dra-role";
-
-inline json Str(const std::string& value) {
-  return {{"string", value}};
-}
-inline json Qty(const std::string& value) {
-  return {{"value", value}};
-}
-
-inline json Device(const std::string& name, json attributes = json::object(),
-                   json capacity = json::object()) {
-  json device = {{"name", name}};
-  if (!attributes.empty()) device["attributes"] = std::move(attributes);
-  if (!capacity.empty()) device["capacity"] = std::move(capacity);
-  return device;
-}
-
-// One of `count` slices of `node`'s pool (named as the node, as the NVIDIA driver does):
-// `devices`, or the pool's shared counter sets when `counters` is given.
-inline json Slice(const std::string& name, const std::string& driver, const std::string& node,
-                  json devices, int count = 1, json counters = nullptr) {
-  json spec = {{"driver", driver},
-               {"nodeName", node},
-               {"pool", {{"name", node}, {"generation", 1}, {"resourceSliceCount", count}}}};
-  if (counters.is_null()) {
-    spec["devices"] = std::move(devices);
-  } else {
-    spec["sharedCounters"] = std::move(counters);
-  }
-  return {{"apiVersion", "resource.k8s.io/v1"},
-          {"kind", "ResourceSlice"},
-          {"metadata", {{"name", name}}},
-          {"spec", spec}};
-}
-
-inline json DeviceClass(const std::string& name, const std::string& expression) {
-  return {{"apiVersion", "resource.k8s.io/v1"},
-          {"kind", "DeviceClass"},
-          {"metadata", {{"name", name}}},
-          {"spec", {{"selectors", {{{"cel", {{"expression", expression}}}}}}}}};
-}
-
-inline json Cel(const std::string& expression) {
-  return {{{"cel", {{"expression", expression}}}}};
-}
 
 // A claim of `requests` (each {"name", "exactly" or "firstAvailable"}), with `constraints`.
 inline json Claim(const std::string& name, json requests, json constraints = nullptr) {

@@ -9,6 +9,7 @@
 
 #include "daemon/cluster_cache.h"
 #include "engine/session.h"
+#include "tests/unit/cluster_cache_dra_objects.h"
 #include "tests/unit/test_util.h"
 #include "tests/unit/volume_objects.h"
 
@@ -16,14 +17,14 @@ namespace gantry {
 namespace {
 
 using json = nlohmann::json;
+using cache_dra::Claim;
+using cache_dra::ClaimPod;
+using cache_dra::Class;
+using cache_dra::RunWithDevices;
 using k8s::EventType;
 using volume_objects::NodeObject;
 using volume_objects::PodObject;
 using volume_objects::TaskNamed;
-
-json Class() {
-  return {{"metadata", {{"name", "gpu"}, {"uid", "u-class"}}}, {"spec", json::object()}};
-}
 
 // One device that the driver attaches after allocation: bound once "attached" is True,
 // given up on when "attach-failed" is.
@@ -37,13 +38,6 @@ json AttachableSlice() {
              {{{"name", "gpu-0"},
                {"bindingConditions", {"attached"}},
                {"bindingFailureConditions", {"attach-failed"}}}}}}}};
-}
-
-json Claim(const std::string& name = "c1") {
-  return {{"metadata", {{"name", name}, {"namespace", "ml"}, {"uid", "u-" + name}}},
-          {"spec",
-           {{"devices",
-             {{"requests", {{{"name", "gpu"}, {"exactly", {{"deviceClassName", "gpu"}}}}}}}}}}};
 }
 
 // The claim as the watch shows it once the daemon's writes landed: allocated (the binding
@@ -76,19 +70,6 @@ json DeviceStatus(const std::string& type, const std::string& status, const std:
               {"reason", reason},
               {"message", message},
               {"lastTransitionTime", "2026-12-06T07:00:00Z"}}}}}};
-}
-
-json ClaimPod(const std::string& name, const std::string& claim = "c1") {
-  json pod = PodObject(name, json::array());
-  pod["spec"]["resourceClaims"] = {{{"name", "gpu"}, {"resourceClaimName", claim}}};
-  return pod;
-}
-
-Decisions RunWithDevices(ClusterCache& c) {
-  const Policy policy = MustCompile(SchedulerConfig::Default());
-  Snapshot snapshot(c.state());
-  snapshot.set_devices(c.DeviceInputsForSession());
-  return Session(snapshot, policy, SessionOptions{}).Run();
 }
 
 std::string EventsText(ClusterCache& c) {

@@ -9,6 +9,7 @@
 #include "daemon/cluster_cache.h"
 #include "daemon/dashboard_metrics.h"
 #include "engine/session.h"
+#include "tests/unit/cluster_cache_dra_objects.h"
 #include "tests/unit/test_util.h"
 #include "tests/unit/volume_objects.h"
 
@@ -16,16 +17,15 @@ namespace gantry {
 namespace {
 
 using json = nlohmann::json;
+using cache_dra::Claim;
+using cache_dra::ClaimPod;
+using cache_dra::Class;
+using cache_dra::RunWithDevices;
 using k8s::EventType;
 using volume_objects::Messages;
 using volume_objects::NodeObject;
 using volume_objects::PodObject;
 using volume_objects::TaskNamed;
-
-// A class without selectors: every device of the slices matches, CEL or not.
-json Class() {
-  return {{"metadata", {{"name", "gpu"}, {"uid", "u-class"}}}, {"spec", json::object()}};
-}
 
 json Slice(const std::string& node, int devices) {
   json list = json::array();
@@ -36,26 +36,6 @@ json Slice(const std::string& node, int devices) {
             {"pool", {{"name", node}, {"generation", 1}, {"resourceSliceCount", 1}}},
             {"nodeName", node},
             {"devices", list}}}};
-}
-
-json Claim(const std::string& name) {
-  return {{"metadata", {{"name", name}, {"namespace", "ml"}, {"uid", "u-" + name}}},
-          {"spec",
-           {{"devices",
-             {{"requests", {{{"name", "gpu"}, {"exactly", {{"deviceClassName", "gpu"}}}}}}}}}}};
-}
-
-json ClaimPod(const std::string& name, const std::string& claim) {
-  json pod = PodObject(name, json::array());
-  pod["spec"]["resourceClaims"] = {{{"name", "gpu"}, {"resourceClaimName", claim}}};
-  return pod;
-}
-
-Decisions RunWithDevices(ClusterCache& c) {
-  const Policy policy = MustCompile(SchedulerConfig::Default());
-  Snapshot snapshot(c.state());
-  snapshot.set_devices(c.DeviceInputsForSession());
-  return Session(snapshot, policy, SessionOptions{}).Run();
 }
 
 TEST(ClusterCacheDra, APodWaitsForItsClaimThenTakesAFreeDevice) {
@@ -274,10 +254,7 @@ TEST(ClusterCacheDra, EvictingAPodFreesTheDevicesItsClaimsHold) {
 
     SchedulerConfig config = SchedulerConfig::Default();
     config.actions = {"enqueue", "allocate", "preempt", "backfill"};
-    const Policy policy = MustCompile(config);
-    Snapshot snapshot(c.state());
-    snapshot.set_devices(c.DeviceInputsForSession());
-    const Decisions d = Session(snapshot, policy, SessionOptions{}).Run();
+    const Decisions d = RunWithDevices(c, config);
     ASSERT_EQ(d.evictions.size(), 1u);
     EXPECT_EQ(c.state().task(d.evictions[0].task).name, "ml/low");
   }
