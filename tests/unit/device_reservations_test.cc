@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/device_reservations.h"
+#include "tests/unit/engine_dra_world.h"
 #include "tests/unit/test_cluster.h"
 #include "tests/unit/test_util.h"
 
@@ -21,85 +22,10 @@ namespace {
 using dra::Allocation;
 using dra::AllocationResult;
 using dra::ResourceClaim;
-
-constexpr const char* kDriver = "gpu.example.com";
-constexpr const char* kClassSelector = R"(device.driver == "gpu.example.com")";
-
-// The class's one selector matches every device of kDriver; any other expression is a CEL
-// runtime error, as upstream's for a missing attribute.
-class DriverVerdicts : public dra::SelectorVerdicts {
- public:
-  Result<bool> Matches(std::string_view expression, const dra::DeviceRef& device) const override {
-    if (expression == kClassSelector) return device.driver == kDriver;
-    return Status::Failed("no such key: " + std::string(expression));
-  }
-};
-
-// The cluster's DRA objects and the snapshot inputs pointing at them.
-struct Devices {
-  std::vector<dra::ResourceSlice> slices;
-  dra::ClaimTable claims;
-  dra::Inventory inventory;
-  DriverVerdicts verdicts;
-
-  void AddNodeGpus(const std::string& node, int count) {
-    dra::ResourceSlice slice;
-    slice.name = node + "-gpus";
-    slice.driver = kDriver;
-    slice.pool = {node, 1, 1};
-    slice.node_selection = dra::NodeSelection{};
-    slice.node_selection->node_name = node;
-    for (int i = 0; i < count; ++i) {
-      dra::Device device;
-      device.name = "gpu-" + std::to_string(i);
-      slice.devices.push_back(std::move(device));
-    }
-    slices.push_back(std::move(slice));
-  }
-  // A claim in namespace "ml" for `count` devices of the class ("" selectors: the class's).
-  std::string AddClaim(const std::string& name, int64_t count = 1,
-                       std::vector<std::string> selectors = {}) {
-    ResourceClaim claim;
-    claim.name_space = "ml";
-    claim.name = name;
-    claim.uid = "uid-" + name;
-    dra::DeviceRequest request;
-    request.name = "gpu";
-    request.exactly = dra::DeviceRequestSpec{};
-    request.exactly->device_class_name = "gpu";
-    request.exactly->count = count;
-    request.exactly->selectors = std::move(selectors);
-    claim.spec.requests.push_back(std::move(request));
-    const std::string key = dra::ClaimKey("ml", name);
-    claims[key] = std::move(claim);
-    return key;
-  }
-  // Marks the claim allocated on `node`'s `device`, reserved for `reserved` pods.
-  void Allocate(const std::string& key, const std::string& node, const std::string& device,
-                int reserved = 1) {
-    Allocation allocation;
-    AllocationResult result;
-    result.request = "gpu";
-    result.driver = kDriver;
-    result.pool = node;
-    result.device = device;
-    allocation.results.push_back(std::move(result));
-    allocation.node_selector.emplace();
-    allocation.node_selector->push_back(
-        {SelectorRequirement{std::string(kNodeNameField), SelectorRequirement::Op::kIn, {node}}});
-    ResourceClaim& claim = claims.at(key);
-    claim.allocation = std::move(allocation);
-    claim.reserved_for.clear();
-    for (int i = 0; i < reserved; ++i) {
-      claim.reserved_for.push_back(
-          dra::ConsumerReference{"", "pods", "p" + std::to_string(i), "u" + std::to_string(i)});
-    }
-  }
-  DeviceInputs Inputs() {
-    inventory = dra::Inventory(slices, {dra::DeviceClass{"gpu", {kClassSelector}, {}, {}}});
-    return DeviceInputs{&inventory, &claims, &verdicts, nullptr};
-  }
-};
+using engine_dra::Devices;
+using engine_dra::kClassSelector;
+using engine_dra::kDriver;
+using engine_dra::RunWithDevices;
 
 TaskSpec Claiming(std::vector<std::string> claims, Milli cpu = 1000) {
   TaskSpec spec = CpuSpec(cpu);
@@ -114,15 +40,6 @@ JobId AddClaimJob(ClusterState& c, QueueId q, const std::string& name,
   TaskSpec spec = Claiming(std::move(claims), cpu);
   spec.priority = priority;
   return AddJob(c, name, q, spec, 1, 1, priority);
-}
-
-Decisions RunWithDevices(const ClusterState& c, Devices& devices,
-                         const SchedulerConfig& config = SchedulerConfig::Default()) {
-  const Policy policy = MustCompile(config);
-  Snapshot snapshot(c);
-  const DeviceInputs inputs = devices.Inputs();
-  snapshot.set_devices(inputs);
-  return Session(snapshot, policy).Run();
 }
 
 // "task@node[device,...]" for each bind; "=" for a claim allocated before.

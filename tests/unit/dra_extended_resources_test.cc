@@ -9,23 +9,18 @@
 
 #include "engine/device_reservations.h"
 #include "engine/dra/extended_resources.h"
+#include "tests/unit/engine_dra_world.h"
 #include "tests/unit/test_cluster.h"
 #include "tests/unit/test_util.h"
 
 namespace gantry {
 namespace {
 
-constexpr const char* kDriver = "gpu.example.com";
-constexpr const char* kClassSelector = R"(device.driver == "gpu.example.com")";
-constexpr const char* kImplicitName = "deviceclass.resource.kubernetes.io/example-gpu";
+using engine_dra::kClassSelector;
+using engine_dra::kDriver;
+using engine_dra::RunWithDevices;
 
-class DriverVerdicts : public dra::SelectorVerdicts {
- public:
-  Result<bool> Matches(std::string_view expression, const dra::DeviceRef& device) const override {
-    if (expression == kClassSelector) return device.driver == kDriver;
-    return Status::Failed("no such key: " + std::string(expression));
-  }
-};
+constexpr const char* kImplicitName = "deviceclass.resource.kubernetes.io/example-gpu";
 
 // Two classes of the driver's devices: "gpu.example.com" named nvidia.com/gpu, and
 // "example-gpu", known by its implicit name only.
@@ -46,46 +41,16 @@ std::vector<const dra::DeviceClass*> Pointers(const std::vector<dra::DeviceClass
   return out;
 }
 
-struct Devices {
-  std::vector<dra::DeviceClass> classes = Classes();
-  std::vector<dra::ResourceSlice> slices;
-  dra::ClaimTable claims;
-  dra::Inventory inventory;
-  DriverVerdicts verdicts;
-
-  void AddNodeGpus(const std::string& node, int count) {
-    dra::ResourceSlice slice;
-    slice.name = node + "-gpus";
-    slice.driver = kDriver;
-    slice.pool = {node, 1, 1};
-    slice.node_selection = dra::NodeSelection{};
-    slice.node_selection->node_name = node;
-    for (int i = 0; i < count; ++i) {
-      dra::Device device;
-      device.name = "gpu-" + std::to_string(i);
-      slice.devices.push_back(std::move(device));
-    }
-    slices.push_back(std::move(slice));
-  }
+// The driver's GPUs with the two classes above.
+struct Devices : engine_dra::Devices {
+  Devices() { classes = Classes(); }
   // The spec as the daemon resolves it: its extended resources that a class serves.
   TaskSpec Backed(TaskSpec spec) const {
     spec.namespace_ = "ml";
     dra::MarkDeviceBacked(Pointers(classes), &spec);
     return spec;
   }
-  DeviceInputs Inputs() {
-    inventory = dra::Inventory(slices, classes);
-    return DeviceInputs{&inventory, &claims, &verdicts, nullptr};
-  }
 };
-
-Decisions RunWithDevices(const ClusterState& c, Devices& devices) {
-  const Policy policy = MustCompile(SchedulerConfig::Default());
-  Snapshot snapshot(c);
-  const DeviceInputs inputs = devices.Inputs();
-  snapshot.set_devices(inputs);
-  return Session(snapshot, policy).Run();
-}
 
 // "task@node" and, for the extended claim, "{request=device,...}", for GPUs of the device
 // plugin "(n gpus)".
