@@ -121,7 +121,7 @@ std::string Shown(const json& value) {
     return std::string(value.type_name()) + " nested deeper than " + std::to_string(kShownDepth) +
            " levels";
   }
-  return JsonText(value).substr(0, 64);
+  return JsonPrefix(value, 64);
 }
 
 std::string Index(const std::string& at, size_t i) {

@@ -158,7 +158,7 @@ Informer::WatchEnd Informer::Watch(const std::atomic<bool>& stop) {
     json& object = event["object"];
     if (type == "ERROR") {
       // Usually 410 Gone: the version we resumed from was compacted away.
-      SetError("watch " + path_ + ": " + JsonText(object).substr(0, 200));
+      SetError("watch " + path_ + ": " + JsonPrefix(object, 200));
       end = WatchEnd::kRelist;
       return false;
     }

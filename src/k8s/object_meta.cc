@@ -20,7 +20,7 @@ Result<ObjectMeta> ParseMeta(const json& object) {
   meta.resource_version = String(m, "resourceVersion");
   meta.deleting = !Field(m, "deletionTimestamp").is_null();
   if (meta.name.empty())
-    return Status::Invalid("object without metadata.name: " + JsonText(object).substr(0, 120));
+    return Status::Invalid("object without metadata.name: " + JsonPrefix(object, 120));
   return meta;
 }
 
@@ -71,7 +71,7 @@ Status ReadCreationTimestamp(const json& object, const std::string& where, Objec
   const std::string at = where + ": metadata.creationTimestamp: ";
   if (!v.is_string()) {
     return Status::Invalid(at + "expected an RFC 3339 time like 2024-05-01T12:00:00Z, got " +
-                           JsonText(v).substr(0, 64));
+                           JsonPrefix(v, 64));
   }
   auto seconds = ParseRfc3339(v.get<std::string>());
   if (!seconds.ok()) return Status::Invalid(at + seconds.status().message());

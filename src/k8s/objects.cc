@@ -79,7 +79,7 @@ Result<QueueInfo> ParseQueue(const json& object) {
   if (!parent.is_null()) {
     if (!parent.is_string() || parent.get<std::string>().size() > kMaxNameLength) {
       return Status::Invalid(where + ": spec.parent: expected a queue name, got " +
-                             JsonText(parent).substr(0, 64));
+                             JsonPrefix(parent, 64));
     }
     queue.parent = parent.get<std::string>();
   }
@@ -87,7 +87,7 @@ Result<QueueInfo> ParseQueue(const json& object) {
   if (!reclaimable.is_null()) {
     if (!reclaimable.is_boolean()) {
       return Status::Invalid(where + ": spec.reclaimable: expected true or false, got " +
-                             JsonText(reclaimable).substr(0, 64));
+                             JsonPrefix(reclaimable, 64));
     }
     queue.reclaimable = reclaimable.get<bool>();
   }
@@ -106,7 +106,7 @@ Result<QueueInfo> ParseQueue(const json& object) {
     if (seconds < 0 || seconds > kMaxConfiguredSeconds) {
       return Status::Invalid(at + ": expected whole seconds (0.." +
                              std::to_string(kMaxConfiguredSeconds) + "), got " +
-                             JsonText(half_life).substr(0, 64));
+                             JsonPrefix(half_life, 64));
     }
     if (!queue.parent.empty() && queue.parent != "root" && seconds > 0) {
       return Status::Invalid(at +
@@ -127,8 +127,8 @@ Result<bool> ParseMovableAnnotation(const json& annotations, const std::string& 
   if (value.is_null()) return false;
   if (value.is_string() && value.get_ref<const std::string&>() == "true") return true;
   if (value.is_string() && value.get_ref<const std::string&>() == "false") return false;
-  const std::string text = value.is_string() ? "\"" + KeyText(value.get<std::string>()) + "\""
-                                             : JsonText(value).substr(0, 64);
+  const std::string text =
+      value.is_string() ? "\"" + KeyText(value.get<std::string>()) + "\"" : JsonPrefix(value, 64);
   return Status::Invalid(where + ": metadata.annotations[" + kMovableAnnotation + "]: " + text +
                          " is not \"true\" or \"false\"");
 }

@@ -26,7 +26,7 @@ Status ListOf(const json& object, const char* key, const std::string& at, const 
   *out = &kEmpty;
   if (v.is_null()) return Status::Ok();
   if (!v.is_array()) {
-    return Status::Invalid(at + "." + key + ": expected a list, got " + JsonText(v).substr(0, 64));
+    return Status::Invalid(at + "." + key + ": expected a list, got " + JsonPrefix(v, 64));
   }
   *out = &v;
   return Status::Ok();
@@ -39,7 +39,7 @@ Status Strings(const json& object, const char* key, const std::string& at,
   for (size_t i = 0; i < list->size(); ++i) {
     if (!(*list)[i].is_string()) {
       return Status::Invalid(Index(at + "." + key, i) + ": expected a string, got " +
-                             JsonText((*list)[i]).substr(0, 64));
+                             JsonPrefix((*list)[i], 64));
     }
     out->push_back((*list)[i].get<std::string>());
   }
@@ -133,19 +133,19 @@ Status Selector(const json& object, const char* key, const std::string& at,
   if (s.is_null()) return Status::Ok();
   const std::string here = at + "." + key;
   if (!s.is_object()) {
-    return Status::Invalid(here + ": expected a label selector, got " + JsonText(s).substr(0, 64));
+    return Status::Invalid(here + ": expected a label selector, got " + JsonPrefix(s, 64));
   }
   LabelSelector selector;
   const json& labels = Field(s, "matchLabels");
   if (!labels.is_null() && !labels.is_object()) {
     return Status::Invalid(here + ".matchLabels: expected a map of strings, got " +
-                           JsonText(labels).substr(0, 64));
+                           JsonPrefix(labels, 64));
   }
   if (labels.is_object()) {
     for (auto it = labels.begin(); it != labels.end(); ++it) {
       if (!it.value().is_string()) {
         return Status::Invalid(here + ".matchLabels." + KeyText(it.key()) +
-                               ": expected a string, got " + JsonText(it.value()).substr(0, 64));
+                               ": expected a string, got " + JsonPrefix(it.value(), 64));
       }
       selector.match_labels.Set(it.key(), it.value().get<std::string>());
     }
@@ -194,8 +194,7 @@ Status AffinityTerm(const json& t, const std::string& at, const Labels& pod_labe
 Status Weight(const json& object, const std::string& at, int32_t* out) {
   const json& w = Field(object, "weight");
   if (!w.is_number_integer() || w.get<int64_t>() < 1 || w.get<int64_t>() > 100) {
-    return Status::Invalid(at + ".weight: must be an integer in 1..100, got " +
-                           JsonText(w).substr(0, 32));
+    return Status::Invalid(at + ".weight: must be an integer in 1..100, got " + JsonPrefix(w, 32));
   }
   *out = static_cast<int32_t>(w.get<int64_t>());
   return Status::Ok();
@@ -287,7 +286,7 @@ Status ParseTopologySpread(const json& spec, const std::string& where, const Lab
     const json& skew = Field(c, "maxSkew");
     if (!skew.is_number_integer() || skew.get<int64_t>() < 1 || skew.get<int64_t>() > INT32_MAX) {
       return Status::Invalid(at + ".maxSkew: must be an integer greater than zero, got " +
-                             JsonText(skew).substr(0, 32));
+                             JsonPrefix(skew, 32));
     }
     t.max_skew = static_cast<int32_t>(skew.get<int64_t>());
     t.topology_key = String(c, "topologyKey");
@@ -306,7 +305,7 @@ Status ParseTopologySpread(const json& spec, const std::string& where, const Lab
       if (!min_domains.is_number_integer() || min_domains.get<int64_t>() < 1 ||
           min_domains.get<int64_t>() > INT32_MAX) {
         return Status::Invalid(at + ".minDomains: must be an integer greater than zero, got " +
-                               JsonText(min_domains).substr(0, 32));
+                               JsonPrefix(min_domains, 32));
       }
       if (!t.filters()) {
         return Status::Invalid(at +
@@ -349,7 +348,7 @@ Status ParseHostPorts(const json& spec, const std::string& where, std::vector<Ho
       if (!host_port.is_number_integer() || host_port.get<int64_t>() < 1 ||
           host_port.get<int64_t>() > 65535) {
         return Status::Invalid(here + ".hostPort: must be a port number in 1..65535, got " +
-                               JsonText(host_port).substr(0, 32));
+                               JsonPrefix(host_port, 32));
       }
       HostPort port;
       port.port = static_cast<int32_t>(host_port.get<int64_t>());
@@ -459,7 +458,7 @@ std::string UnsupportedField(const json& spec) {
       if (Field(volumes[i], kind).is_null() || AttachableOfInlineVolume(volumes[i])) continue;
       return "spec.volumes[" + std::to_string(i) + "]." + kind + " (volume \"" +
              KeyText(String(volumes[i], "name")) +
-             "\"): " + JsonText(Field(volumes[i], kind)).substr(0, 128) +
+             "\"): " + JsonPrefix(Field(volumes[i], kind), 128) +
              " cannot be translated to CSI as CSI migration does (only Managed Azure disks, EBS "
              "volume IDs vol-...), so kube-scheduler cannot count it against a node's volume "
              "limits and places the pod nowhere";

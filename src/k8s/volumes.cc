@@ -22,8 +22,7 @@ Status OptionalString(const json& object, const char* key, const std::string& at
   out->clear();
   if (v.is_null()) return Status::Ok();
   if (!v.is_string()) {
-    return Status::Invalid(at + "." + key + ": expected a string, got " +
-                           JsonText(v).substr(0, 64));
+    return Status::Invalid(at + "." + key + ": expected a string, got " + JsonPrefix(v, 64));
   }
   *out = v.get<std::string>();
   return Status::Ok();
@@ -36,13 +35,12 @@ Status StringList(const json& object, const char* key, const std::string& at,
   out->clear();
   if (list.is_null()) return Status::Ok();
   if (!list.is_array()) {
-    return Status::Invalid(at + "." + key + ": expected a list, got " +
-                           JsonText(list).substr(0, 64));
+    return Status::Invalid(at + "." + key + ": expected a list, got " + JsonPrefix(list, 64));
   }
   for (size_t i = 0; i < list.size(); ++i) {
     if (!list[i].is_string()) {
       return Status::Invalid(at + "." + key + "[" + std::to_string(i) +
-                             "]: expected a string, got " + JsonText(list[i]).substr(0, 64));
+                             "]: expected a string, got " + JsonPrefix(list[i], 64));
     }
     out->push_back(list[i].get<std::string>());
   }
@@ -56,13 +54,13 @@ Status StorageAmount(const json& object, const char* key, const std::string& at,
   if (amounts.is_null()) return Status::Ok();
   if (!amounts.is_object()) {
     return Status::Invalid(at + "." + key + ": expected a map of quantities, got " +
-                           JsonText(amounts).substr(0, 64));
+                           JsonPrefix(amounts, 64));
   }
   const json& storage = Field(amounts, "storage");
   if (storage.is_null()) return Status::Ok();
   if (!storage.is_string()) {
     return Status::Invalid(at + "." + key + ".storage: expected a quantity, got " +
-                           JsonText(storage).substr(0, 64));
+                           JsonPrefix(storage, 64));
   }
   auto amount = ParseQuantity(storage.get<std::string>());
   // Beyond 8 PiB (in milli-bytes) is "at least that much", as sums saturate: Fluid's
@@ -166,7 +164,7 @@ Result<PersistentVolumeInfo> ParsePersistentVolume(const json& object) {
   if (!claim_ref.is_null()) {
     if (!claim_ref.is_object()) {
       return Status::Invalid(where + ": spec.claimRef: expected an object, got " +
-                             JsonText(claim_ref).substr(0, 64));
+                             JsonPrefix(claim_ref, 64));
     }
     ClaimRef ref;
     const std::string at = where + ": spec.claimRef";
@@ -179,7 +177,7 @@ Result<PersistentVolumeInfo> ParsePersistentVolume(const json& object) {
   const json& node_affinity = Field(spec, "nodeAffinity");
   if (!node_affinity.is_null() && !node_affinity.is_object()) {
     return Status::Invalid(where + ": spec.nodeAffinity: expected an object, got " +
-                           JsonText(node_affinity).substr(0, 64));
+                           JsonPrefix(node_affinity, 64));
   }
   const json& required = Field(node_affinity, "required");
   if (!required.is_null()) {
@@ -219,25 +217,24 @@ Result<StorageClassInfo> ParseStorageClass(const json& object) {
   const json& topologies = Field(object, "allowedTopologies");
   if (!topologies.is_null() && !topologies.is_array()) {
     return Status::Invalid(where + ": allowedTopologies: expected a list, got " +
-                           JsonText(topologies).substr(0, 64));
+                           JsonPrefix(topologies, 64));
   }
   for (size_t i = 0; topologies.is_array() && i < topologies.size(); ++i) {
     const std::string at = where + ": allowedTopologies[" + std::to_string(i) + "]";
     if (!topologies[i].is_object()) {
-      return Status::Invalid(at + ": expected an object, got " +
-                             JsonText(topologies[i]).substr(0, 64));
+      return Status::Invalid(at + ": expected an object, got " + JsonPrefix(topologies[i], 64));
     }
     const json& expressions = Field(topologies[i], "matchLabelExpressions");
     if (!expressions.is_null() && !expressions.is_array()) {
       return Status::Invalid(at + ".matchLabelExpressions: expected a list, got " +
-                             JsonText(expressions).substr(0, 64));
+                             JsonPrefix(expressions, 64));
     }
     std::vector<SelectorRequirement> term;
     for (size_t j = 0; expressions.is_array() && j < expressions.size(); ++j) {
       const std::string here = at + ".matchLabelExpressions[" + std::to_string(j) + "]";
       if (!expressions[j].is_object()) {
         return Status::Invalid(here + ": expected an object, got " +
-                               JsonText(expressions[j]).substr(0, 64));
+                               JsonPrefix(expressions[j], 64));
       }
       SelectorRequirement r;
       r.op = SelectorRequirement::Op::kIn;
@@ -259,8 +256,7 @@ Status OptionalBool(const json& object, const char* key, const std::string& at, 
   *out = false;
   if (v.is_null()) return Status::Ok();
   if (!v.is_boolean()) {
-    return Status::Invalid(at + "." + key + ": expected true or false, got " +
-                           JsonText(v).substr(0, 64));
+    return Status::Invalid(at + "." + key + ": expected true or false, got " + JsonPrefix(v, 64));
   }
   *out = v.get<bool>();
   return Status::Ok();
@@ -273,8 +269,7 @@ Status OptionalQuantity(const json& object, const char* key, const std::string& 
   const json& v = Field(object, key);
   if (v.is_null()) return Status::Ok();
   if (!v.is_string()) {
-    return Status::Invalid(at + "." + key + ": expected a quantity, got " +
-                           JsonText(v).substr(0, 64));
+    return Status::Invalid(at + "." + key + ": expected a quantity, got " + JsonPrefix(v, 64));
   }
   auto amount = ParseQuantity(v.get<std::string>());
   if (!amount.ok()) return Status::Invalid(at + "." + key + ": " + amount.status().message());
@@ -292,13 +287,12 @@ Result<CsiNodeInfo> ParseCsiNode(const json& object) {
   const std::string where = "csinode " + info.meta.name + ": spec.drivers";
   const json& drivers = Field(Field(object, "spec"), "drivers");
   if (!drivers.is_null() && !drivers.is_array()) {
-    return Status::Invalid(where + ": expected a list, got " + JsonText(drivers).substr(0, 64));
+    return Status::Invalid(where + ": expected a list, got " + JsonPrefix(drivers, 64));
   }
   for (size_t i = 0; drivers.is_array() && i < drivers.size(); ++i) {
     const std::string at = where + "[" + std::to_string(i) + "]";
     if (!drivers[i].is_object()) {
-      return Status::Invalid(at + ": expected an object, got " +
-                             JsonText(drivers[i]).substr(0, 64));
+      return Status::Invalid(at + ": expected an object, got " + JsonPrefix(drivers[i], 64));
     }
     NodeCsiDriver driver;
     GANTRY_RETURN_IF_ERROR(OptionalString(drivers[i], "name", at, &driver.name));
@@ -308,7 +302,7 @@ Result<CsiNodeInfo> ParseCsiNode(const json& object) {
       if (!count.is_number_integer() || count.get<int64_t>() < 0 ||
           count.get<int64_t>() > INT32_MAX) {
         return Status::Invalid(at + ".allocatable.count: expected a count of volumes, got " +
-                               JsonText(count).substr(0, 64));
+                               JsonPrefix(count, 64));
       }
       driver.limit = static_cast<int32_t>(count.get<int64_t>());
     }

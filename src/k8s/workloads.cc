@@ -19,8 +19,7 @@ Status StringMap(const json& object, const char* key, const std::string& at, Lab
   const std::string here = at + "." + key;
   if (map.is_null()) return Status::Ok();
   if (!map.is_object()) {
-    return Status::Invalid(here + ": expected a map of strings, got " +
-                           JsonText(map).substr(0, 64));
+    return Status::Invalid(here + ": expected a map of strings, got " + JsonPrefix(map, 64));
   }
   for (auto it = map.begin(); it != map.end(); ++it) {
     if (it.key().empty() || it.key().size() > kMaxLabelKeyLength) {
@@ -30,7 +29,7 @@ Status StringMap(const json& object, const char* key, const std::string& at, Lab
     }
     if (!it.value().is_string()) {
       return Status::Invalid(here + "." + KeyText(it.key()) + ": expected a string, got " +
-                             JsonText(it.value()).substr(0, 64));
+                             JsonPrefix(it.value(), 64));
     }
     const std::string value = it.value().get<std::string>();
     if (value.size() > kMaxLabelValueLength) {

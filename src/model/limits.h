@@ -73,6 +73,15 @@ inline constexpr int kMaxYamlDepth = 100;
 // file at this limit takes a few GB while it is read; a scenario of kMaxNodes nodes written
 // out one by one has about 2 million.
 inline constexpr int64_t kMaxYamlNodes = 10'000'000;
+// Nodes reached through aliases, bounded as Kubernetes' own YAML reader bounds them
+// (go-yaml's allowedAliasRatio, which kubectl and the API server use): up to 99% of a file's
+// nodes may come from aliases while it has at most 400,000, a share falling linearly to 10%
+// at 4,000,000. So a few hundred bytes expand to at most about 400,000 nodes (a few hundred
+// MB while read), not kMaxYamlNodes, and any file Kubernetes reads is read here too.
+inline constexpr int64_t kYamlAliasRatioLowNodes = 400'000;
+inline constexpr int64_t kYamlAliasRatioHighNodes = 4'000'000;
+inline constexpr int64_t kYamlAliasPermilleAtLow = 990;
+inline constexpr int64_t kYamlAliasPermilleAtHigh = 100;
 
 // ---- Dataset locality (issue 13, model/datasets.h). Pods and node annotations name
 // datasets; these bound what one of them can make the process keep.

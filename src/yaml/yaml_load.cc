@@ -71,6 +71,11 @@ class EventCheck : public YAML::EventHandler {
     }
     Child(mark, a.is_scalar ? &a.scalar : nullptr);
     Count(mark, a.size);
+    aliased_ += a.size;
+    if (aliased_ > 100 && nodes_ > 1000 &&
+        aliased_ * 1000 > nodes_ * AllowedAliasPermille(nodes_)) {
+      Refuse(mark, YamlAliasesMessage(aliased_, nodes_) + ", alias *" + a.name + " expanded");
+    }
     if (static_cast<int64_t>(stack_.size()) + a.height > kMaxYamlDepth) {
       Refuse(mark, YamlDepthMessage() + ", alias *" + a.name + " expanded");
     }
@@ -184,6 +189,7 @@ class EventCheck : public YAML::EventHandler {
   const std::string& source_;
   int last_document_ = -1;  // where the last document started
   int64_t nodes_ = 0;       // in the whole file
+  int64_t aliased_ = 0;     // of them, reached through an alias
   std::vector<Anchor> anchors_;
   std::vector<Frame> stack_;
   std::string anchor_name_;  // of the anchor on the next node

@@ -18,6 +18,21 @@ std::string YamlNodesMessage() {
          " values, lists and mappings, aliases expanded (the limit on one YAML file)";
 }
 
+std::string YamlAliasesMessage(int64_t aliased, int64_t nodes) {
+  return std::to_string(aliased) + " of " + std::to_string(nodes) +
+         " values, lists and mappings come from aliases, more than " +
+         std::to_string(AllowedAliasPermille(nodes) / 10) +
+         "% (the limit on aliases in one YAML file, as in Kubernetes)";
+}
+
+int64_t AllowedAliasPermille(int64_t nodes) {
+  if (nodes <= kYamlAliasRatioLowNodes) return kYamlAliasPermilleAtLow;
+  if (nodes >= kYamlAliasRatioHighNodes) return kYamlAliasPermilleAtHigh;
+  return kYamlAliasPermilleAtLow - (kYamlAliasPermilleAtLow - kYamlAliasPermilleAtHigh) *
+                                       (nodes - kYamlAliasRatioLowNodes) /
+                                       (kYamlAliasRatioHighNodes - kYamlAliasRatioLowNodes);
+}
+
 namespace {
 
 bool IsBlank(char c) {

@@ -4,6 +4,7 @@
 // with memory in proportion to the nesting.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -21,5 +22,10 @@ Status ScanYamlText(std::string_view text, const std::string& source);
 // The messages of the limits, shared with the exact check.
 std::string YamlDepthMessage();
 std::string YamlNodesMessage();
+std::string YamlAliasesMessage(int64_t aliased, int64_t nodes);
+
+// Of a file of `nodes` nodes, how many thousandths may be reached through aliases
+// (kYamlAliasRatioLowNodes in model/limits.h).
+int64_t AllowedAliasPermille(int64_t nodes);
 
 }  // namespace gantry

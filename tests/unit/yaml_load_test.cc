@@ -117,13 +117,48 @@ TEST(ParseYamlNodes, AliasesThatExpandPastTheLimitAreRefused) {
   EXPECT_LT(text.size(), 600u);
   auto start = std::chrono::steady_clock::now();
   const std::string e = ErrorOf(text);
-  EXPECT_TRUE(Contains(e, "more than 10000000 values, lists and mappings, aliases expanded")) << e;
-  EXPECT_TRUE(Contains(e, "in.yaml:8:")) << e;  // the 9^8 of h, which passes the limit
+  // Each level is 99.3% aliases: d's second *c (line 4) passes 99% of the 2,567 nodes so far.
+  EXPECT_EQ(e,
+            "in.yaml:4:11: 2549 of 2567 values, lists and mappings come from aliases, more than "
+            "99% (the limit on aliases in one YAML file, as in Kubernetes), alias *c expanded");
   EXPECT_LT(SecondsSince(start), 2.0);
   // Fewer levels stay within it, and load.
   auto small = ParseYamlNodes("a: &a [1, 2]\nb: &b [*a, *a, *a]\nc: [*b, *b]\n", "in.yaml");
   ASSERT_TRUE(small.ok()) << small.status().message();
   EXPECT_EQ((*small)[0]["c"][1][2][1].as<int>(), 2);
+}
+
+// Kubernetes' rule (go-yaml's allowedAliasRatio): up to 99% of a small file's nodes may come
+// from aliases. Here a list of 998 values (999 nodes) is used k times: the file has
+// 1 + 1 + 999 + 1 + 1 + 999k nodes (mapping, a, the list, b, b's list, the copies), 999k of
+// them aliased; 999k / (1003 + 999k) passes 0.99 from k = 100 on.
+std::string ListUsedTimes(int k) {
+  std::string text = "a: &a [" + Repeat("x, ", 997) + "x]\nb: [*a";
+  for (int i = 1; i < k; ++i) text += ", *a";
+  return text + "]\n";
+}
+
+TEST(ParseYamlNodes, AliasesMayMakeUpToNinetyNinePercentOfASmallFile) {
+  auto ok = ParseYamlNodes(ListUsedTimes(99), "in.yaml");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ((*ok)[0]["b"].size(), 99u);
+  EXPECT_EQ(ErrorOf(ListUsedTimes(100)),
+            "in.yaml:2:401: 99900 of 100903 values, lists and mappings come from aliases, more "
+            "than 99% (the limit on aliases in one YAML file, as in Kubernetes), alias *a "
+            "expanded");
+}
+
+TEST(ParseYamlNodes, MoreValuesThanTheLimitAreRefusedBeforeTheyAreRead) {
+  std::string text = "[";
+  text.reserve(20'000'010);
+  for (int i = 0; i < 10'000'000; ++i) text += "0,";
+  // The list is one node, so the 10,000,000th 0 (column 20,000,000) passes the limit.
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(Contains(ErrorOf(text + "0]\n"),
+                       "in.yaml:1:20000000: more than 10000000 values, lists and mappings, aliases "
+                       "expanded (the limit on one YAML file)"))
+      << ErrorOf(text + "0]\n").substr(0, 300);
+  EXPECT_LT(SecondsSince(start), 5.0);
 }
 
 TEST(ParseYamlNodes, AliasesCountTowardsDepth) {
