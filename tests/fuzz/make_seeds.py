@@ -104,6 +104,79 @@ jobs:
 """
 scenario.add("hand_aliases.yaml", aliases)
 schedule.add("hand_aliases.yaml", aliases)
+# DRA beyond the shipped scenario: a partitionable GPU (shared counters), a shared device
+# (consumable capacity), a tainted device and a claim with firstAvailable, all without CEL
+# (the fuzz build has none).
+dra = """name: dra-shapes
+nodes:
+  - {name: n0, allocatable: {cpu: "16", memory: 64Gi}}
+  - {name: n1, allocatable: {cpu: "16", memory: 64Gi}}
+dra:
+  objects:
+    - {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: gpu}, spec: {}}
+    - apiVersion: resource.k8s.io/v1
+      kind: ResourceSlice
+      metadata: {name: n0-counters}
+      spec:
+        driver: gpu.example.com
+        pool: {name: n0, generation: 1, resourceSliceCount: 2}
+        nodeName: n0
+        sharedCounters: [{name: gpu-0, counters: {memory: {value: 40Gi}}}]
+    - apiVersion: resource.k8s.io/v1
+      kind: ResourceSlice
+      metadata: {name: n0-devices}
+      spec:
+        driver: gpu.example.com
+        pool: {name: n0, generation: 1, resourceSliceCount: 2}
+        nodeName: n0
+        devices:
+          - name: gpu-0-half-a
+            attributes: {index: {int: 0}}
+            consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 20Gi}}}]
+          - name: gpu-0-half-b
+            consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 20Gi}}}]
+          - name: gpu-0-whole
+            consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 40Gi}}}]
+    - apiVersion: resource.k8s.io/v1
+      kind: ResourceSlice
+      metadata: {name: n1-devices}
+      spec:
+        driver: gpu.example.com
+        pool: {name: n1, generation: 1, resourceSliceCount: 1}
+        nodeName: n1
+        devices:
+          - name: shared
+            allowMultipleAllocations: true
+            capacity: {cores: {value: "1000"}}
+          - name: tainted
+            taints: [{key: broken, value: "yes", effect: NoSchedule}]
+    - apiVersion: resource.k8s.io/v1
+      kind: ResourceClaim
+      metadata: {name: half, namespace: ml}
+      spec:
+        devices:
+          requests:
+            - name: gpu
+              firstAvailable:
+                - {name: whole, deviceClassName: gpu, count: 2}
+                - {name: one, deviceClassName: gpu}
+    - apiVersion: resource.k8s.io/v1
+      kind: ResourceClaim
+      metadata: {name: share, namespace: ml}
+      spec:
+        devices:
+          requests:
+            - name: gpu
+              exactly:
+                deviceClassName: gpu
+                capacity: {requests: {cores: "250"}}
+                tolerations: [{key: broken, operator: Exists, effect: NoSchedule}]
+jobs:
+  - {name: a, tasks: [{namespace: ml, requests: {cpu: "1"}, claims: [half]}]}
+  - {name: b, tasks: [{namespace: ml, requests: {cpu: "1"}, claims: [share]}]}
+"""
+scenario.add("hand_dra_shapes.yaml", dra)
+schedule.add("hand_dra_shapes.yaml", dra)
 
 # ---------------------------------------------------------------- CSVs
 node_csv = Corpus("node_csv", 4096)

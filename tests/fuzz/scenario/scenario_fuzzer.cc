@@ -1,4 +1,5 @@
-// Scenario files (sim/scenario_reader.h): ParseScenario on any text.
+// Scenario files (sim/scenario_reader.h): ParseScenario on any text, its `dra:` objects read
+// with the API's decoders as `gantry sim` reads them (cli/device_objects.h).
 //
 // Checks: a refusal names the file; what is accepted keeps the limits on input
 // (model/limits.h) and a consistent cluster (tests/fuzz/cluster_checks.h), with every
@@ -7,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cli/device_objects.h"
 #include "sim/scenario_reader.h"
 #include "tests/fuzz/cluster_checks.h"
 #include "tests/fuzz/fuzz_check.h"
@@ -14,7 +16,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gantry;
   const std::string source = "fuzz-scenario.yaml";
-  Result<Scenario> scenario = ParseScenario(std::string(fuzz::AsText(data, size)), source);
+  const ApiDeviceObjectReader devices;
+  Result<Scenario> scenario =
+      ParseScenario(std::string(fuzz::AsText(data, size)), source, &devices);
   if (!scenario.ok()) {
     fuzz::CheckErrorNamesSource(scenario.status(), source);
     return 0;

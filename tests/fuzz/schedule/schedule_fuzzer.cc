@@ -7,13 +7,16 @@
 // room on the node and its devices) succeeds: nothing is overcommitted; every bind passes
 // the static predicates on its node alone (not only through its node's class); no gang is bound
 // below its minMember; every job left with pending tasks has a reason; a second session on
-// the same snapshot decides the same.
+// the same snapshot decides the same, DRA devices included (a scenario's `dra:` objects are
+// read with the API's decoders, as `gantry schedule` reads them; this build has no CEL, so
+// a selector is an allocation error).
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "cli/device_objects.h"
 #include "engine/filter.h"
 #include "engine/registry.h"
 #include "engine/session.h"
@@ -35,7 +38,8 @@ bool SameDecisions(const Decisions& a, const Decisions& b) {
   }
   for (size_t i = 0; i < a.binds.size(); ++i) {
     if (a.binds[i].task != b.binds[i].task || a.binds[i].node != b.binds[i].node ||
-        a.binds[i].gpus != b.binds[i].gpus) {
+        a.binds[i].gpus != b.binds[i].gpus || a.binds[i].devices != b.binds[i].devices ||
+        a.binds[i].extended_devices != b.binds[i].extended_devices) {
       return false;
     }
   }
@@ -117,12 +121,16 @@ void CheckDecisions(const ClusterState& before, const Decisions& decisions,
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gantry;
   const std::string source = "fuzz-schedule.yaml";
-  Result<Scenario> scenario = ParseScenario(std::string(fuzz::AsText(data, size)), source);
+  const ApiDeviceObjectReader reader;
+  Result<Scenario> scenario = ParseScenario(std::string(fuzz::AsText(data, size)), source, &reader);
   if (!scenario.ok()) return 0;  // the scenario harness checks refusals
   const ClusterState& cluster = scenario->cluster;
   if ((cluster.nodes().size() + 1) * (cluster.tasks().size() + 1) > kMaxWork) return 0;
   const std::unique_ptr<Plugin> predicates = MakePlugin(PluginConfig{"predicates", {}}).value();
   Snapshot snapshot(cluster);
+  const RunVerdicts verdicts;
+  const DeviceInputs devices = scenario->devices.Inputs(verdicts.get());
+  if (!scenario->devices.empty()) snapshot.set_devices(devices);
   Decisions first = Session(snapshot, Policy::Compile(scenario->config).value()).Run();
   CheckDecisions(cluster, first, dynamic_cast<const NodePredicate&>(*predicates));
   Decisions second = Session(snapshot, Policy::Compile(scenario->config).value()).Run();
