@@ -129,11 +129,16 @@ bench: build
 # plain bind loop (the ceiling), gantry and kube-scheduler; then gantry's peak memory
 # with 50,000 pods. Then the same with 20% of the pods in required pod anti-affinity
 # (groups of 20 one per node), with each scheduler's violations counted (must be 0).
+# Then scheduler_perf's DRA shape (SchedulingWithResourceClaim): 500 nodes publishing their
+# devices in ResourceSlices, 5,000 pods with a one-device ResourceClaim each, against the
+# plain bind loop and a loop that also makes kube-scheduler's claim writes, with claims
+# checked (each allocated on its pod's node and reserved for it, no device twice).
 # Prints key=value lines. Builds the Kubernetes binaries on first use.
 bench-k8s: build
 	GANTRY_K8S_KWOK=0 scripts/k8s/build-binaries.sh >/dev/null
 	$(BUILD)/k8s_throughput --nodes 5000 --pods 10000 --total-pods 50000
 	$(BUILD)/k8s_throughput --nodes 5000 --pods 10000 --total-pods 0 --anti-affinity-percent 20
+	$(BUILD)/k8s_throughput --nodes 500 --pods 5000 --total-pods 0 --claims true
 
 format:
 	clang-format -i $$(git ls-files 'src/*.h' 'src/*.cc' 'tests/*.cc' 'bench/*.cc')

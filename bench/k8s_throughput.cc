@@ -7,11 +7,19 @@
 // each measured by a watch on its namespace: bound pods over the time from the first
 // bind seen to the last. Then more pods, to report gantry's peak memory (VmHWM) with the
 // cluster at 5,000 nodes and 50,000 pods.
+//
+// With --claims true, as kube-scheduler's scheduler_perf DRA workloads
+// (SchedulingWithResourceClaim): the nodes publish their devices through a ResourceSlice
+// each (no extended resource), and every pod has a ResourceClaim of one device. The ceiling
+// then also makes the claim writes kube-scheduler's PreBind makes (the delete-protection
+// finalizer, then status.allocation and status.reservedFor), so it is the bind rate the
+// claim writes allow; the plain bind ceiling is measured first in the same run.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -47,7 +55,18 @@ struct Options {
   // ones of each hundred that carry it may not share a node (scheduler_perf's
   // anti-affinity pods, in groups).
   int anti_affinity_percent = 0;
+  // Pods ask for a device through a ResourceClaim instead of nvidia.com/gpu.
+  bool claims = false;
 };
+
+constexpr const char* kDriver = "gpu.example.com";
+constexpr const char* kDraApi = "/apis/resource.k8s.io/v1";
+
+// Devices each node publishes with --claims: room for every phase's pods (the ceiling's,
+// gantry's and kube-scheduler's stay bound, holding theirs).
+int DevicesPerNode(const Options& o) {
+  return std::max(8, (3 * o.pods + o.nodes - 1) / o.nodes);
+}
 
 std::string Sh(const std::string& command) {
   std::string out;
@@ -93,7 +112,8 @@ void CreateNodes(Client& c, const Options& o) {
     json node = {
         {"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", name}, {"labels", labels}}}};
     Must(c.Request("POST", "/api/v1/nodes", node.dump()), "create " + name);
-    json resources = {{"cpu", "128"}, {"memory", "1Ti"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}};
+    json resources = {{"cpu", "128"}, {"memory", "1Ti"}, {"pods", "110"}};
+    if (!o.claims) resources["nvidia.com/gpu"] = "8";
     json status = {
         {"status",
          {{"capacity", resources},
@@ -102,7 +122,35 @@ void CreateNodes(Client& c, const Options& o) {
     Must(c.Request("PATCH", "/api/v1/nodes/" + name + "/status", status.dump(),
                    "application/merge-patch+json"),
          "status of " + name);
+    if (o.claims) {
+      json devices = json::array();
+      for (int d = 0; d < DevicesPerNode(o); ++d) {
+        devices.push_back(
+            {{"name", "dev-" + std::to_string(d)}, {"attributes", {{"index", {{"int", d}}}}}});
+      }
+      json slice = {{"apiVersion", "resource.k8s.io/v1"},
+                    {"kind", "ResourceSlice"},
+                    {"metadata", {{"name", name + "-devices"}}},
+                    {"spec",
+                     {{"driver", kDriver},
+                      {"nodeName", name},
+                      {"pool", {{"name", name}, {"generation", 1}, {"resourceSliceCount", 1}}},
+                      {"devices", devices}}}};
+      Must(c.Request("POST", std::string(kDraApi) + "/resourceslices", slice.dump()),
+           "slice of " + name);
+    }
   });
+  if (o.claims) {
+    json device_class = {
+        {"apiVersion", "resource.k8s.io/v1"},
+        {"kind", "DeviceClass"},
+        {"metadata", {{"name", kDriver}}},
+        {"spec",
+         {{"selectors",
+           {{{"cel", {{"expression", std::string("device.driver == \"") + kDriver + "\""}}}}}}}}};
+    Must(c.Request("POST", std::string(kDraApi) + "/deviceclasses", device_class.dump()),
+         "device class");
+  }
 }
 
 void CreateNamespace(Client& c, const std::string& ns) {
@@ -110,23 +158,49 @@ void CreateNamespace(Client& c, const std::string& ns) {
   Must(c.Request("POST", "/api/v1/namespaces", namespace_.dump()), "namespace " + ns);
 }
 
+// What a pod asks for besides CPU and memory: GPUs of the device plugin, or (claims) one
+// device through a ResourceClaim of its own, named as the pod.
+struct PodAsk {
+  int gpus = 0;
+  bool claim = false;
+  int anti_affinity_percent = 0;
+};
+
+// The pods' UIDs by index, for the ceiling's reservedFor (filled when `uids` is given).
 void CreatePods(Client& c, const std::string& ns, int first, int count,
-                const std::string& scheduler, int gpus, int anti_affinity_percent = 0) {
+                const std::string& scheduler, const PodAsk& ask,
+                std::vector<std::string>* uids = nullptr) {
   CreateNamespace(c, ns);
+  if (uids != nullptr) uids->assign(first + count, "");
   ParallelFor(count, 32, [&](int k) {
     int i = first + k;
+    const std::string name = "pod-" + std::to_string(i);
     json requests = {{"cpu", "100m"}, {"memory", "256Mi"}};
     json limits = json::object();
-    if (gpus > 0) requests["nvidia.com/gpu"] = limits["nvidia.com/gpu"] = std::to_string(gpus);
+    if (ask.gpus > 0)
+      requests["nvidia.com/gpu"] = limits["nvidia.com/gpu"] = std::to_string(ask.gpus);
+    json resources = {{"requests", requests}, {"limits", limits}};
     json pod = {{"apiVersion", "v1"},
                 {"kind", "Pod"},
-                {"metadata", {{"name", "pod-" + std::to_string(i)}, {"namespace", ns}}},
-                {"spec",
-                 {{"schedulerName", scheduler},
-                  {"containers",
-                   {{{"name", "main"},
-                     {"image", "busybox"},
-                     {"resources", {{"requests", requests}, {"limits", limits}}}}}}}}};
+                {"metadata", {{"name", name}, {"namespace", ns}}},
+                {"spec", {{"schedulerName", scheduler}}}};
+    if (ask.claim) {
+      json claim = {{"apiVersion", "resource.k8s.io/v1"},
+                    {"kind", "ResourceClaim"},
+                    {"metadata", {{"name", name}, {"namespace", ns}}},
+                    {"spec",
+                     {{"devices",
+                       {{"requests",
+                         {{{"name", "device"}, {"exactly", {{"deviceClassName", kDriver}}}}}}}}}}};
+      Must(c.Request("POST", std::string(kDraApi) + "/namespaces/" + ns + "/resourceclaims",
+                     claim.dump()),
+           "create claim");
+      pod["spec"]["resourceClaims"] = {{{"name", "device"}, {"resourceClaimName", name}}};
+      resources["claims"] = {{{"name", "device"}}};
+    }
+    pod["spec"]["containers"] = {
+        {{"name", "main"}, {"image", "busybox"}, {"resources", resources}}};
+    const int anti_affinity_percent = ask.anti_affinity_percent;
     // Every (100 / percent)-th pod, spread over the index so that both kinds interleave.
     if (anti_affinity_percent > 0 && (i * anti_affinity_percent) % 100 < anti_affinity_percent) {
       const std::string group = "group-" + std::to_string(i / 100);
@@ -136,7 +210,11 @@ void CreatePods(Client& c, const std::string& ns, int first, int count,
                                     {{{"labelSelector", {{"matchLabels", {{"anti", group}}}}},
                                       {"topologyKey", "kubernetes.io/hostname"}}}}}}};
     }
-    Must(c.Request("POST", "/api/v1/namespaces/" + ns + "/pods", pod.dump()), "create pod");
+    auto created = c.Request("POST", "/api/v1/namespaces/" + ns + "/pods", pod.dump());
+    Must(created, "create pod");
+    if (uids != nullptr) {
+      (*uids)[i] = json::parse(created->body, nullptr, false)["metadata"].value("uid", "");
+    }
   });
 }
 
@@ -151,6 +229,42 @@ int AntiAffinityViolations(Client& c, const std::string& ns) {
     const auto key = std::make_pair(p["metadata"]["labels"].value("anti", ""),
                                     p["spec"]["nodeName"].get<std::string>());
     if (!key.first.empty() && on_node[key]++ > 0) violations++;
+  }
+  return violations;
+}
+
+// With claims: bound pods of `ns` whose claim is not allocated on their node and reserved
+// for them, plus devices (of any namespace) that two claims' allocations share.
+int ClaimViolations(Client& c, const std::string& ns) {
+  auto claims = c.Get(std::string(kDraApi) + "/resourceclaims");
+  auto pods = c.Get("/api/v1/namespaces/" + ns + "/pods");
+  Must(claims, "list claims");
+  Must(pods, "list " + ns);
+  std::map<std::string, const json*> claim_of;                 // pod name in ns -> its claim
+  std::map<std::pair<std::string, std::string>, int> holders;  // (pool, device) -> claims
+  const json claim_list = json::parse(claims->body);
+  int violations = 0;
+  for (const json& claim : claim_list["items"]) {
+    if (claim["metadata"]["namespace"] == ns) claim_of[claim["metadata"]["name"]] = &claim;
+    const json& allocation = claim["status"].value("allocation", json::object());
+    for (const json& r : allocation.value("devices", json::object()).value("results", json()))
+      if (holders[{r.value("pool", ""), r.value("device", "")}]++ >= 1) violations++;
+  }
+  for (const json& p : json::parse(pods->body)["items"]) {
+    if (!p["spec"].contains("nodeName")) continue;
+    const std::string name = p["metadata"]["name"], node = p["spec"]["nodeName"];
+    auto it = claim_of.find(name);
+    bool ok = false;
+    if (it != claim_of.end()) {
+      const json& status = it->second->value("status", json::object());
+      const json results = status.value("allocation", json::object())
+                               .value("devices", json::object())
+                               .value("results", json::array());
+      const json reserved = status.value("reservedFor", json::array());
+      ok = results.size() == 1 && results[0].value("pool", "") == node && reserved.size() == 1 &&
+           reserved[0].value("uid", "") == p["metadata"].value("uid", "");
+    }
+    if (!ok) violations++;
   }
   return violations;
 }
@@ -232,6 +346,57 @@ class BindWatch {
   std::thread thread_;
 };
 
+// What kube-scheduler's DynamicResources PreBind writes for a pod's claim before its bind:
+// the finalizer (an update of the claim), then the allocation of `device` on `node` and the
+// pod in reservedFor (an update of its status).
+void WriteClaim(Client& c, const std::string& ns, const std::string& pod, const std::string& uid,
+                const std::string& node, int device) {
+  const std::string path = std::string(kDraApi) + "/namespaces/" + ns + "/resourceclaims/" + pod;
+  json finalizer = {{"metadata", {{"finalizers", {"resource.kubernetes.io/delete-protection"}}}}};
+  auto patched = c.Request("PATCH", path, finalizer.dump(), "application/merge-patch+json");
+  Must(patched, "finalizer of claim " + pod);
+  json status = {
+      {"status",
+       {{"allocation",
+         {{"devices",
+           {{"results",
+             {{{"request", "device"},
+               {"driver", kDriver},
+               {"pool", node},
+               {"device", "dev-" + std::to_string(device)}}}}}},
+          {"nodeSelector",
+           {{"nodeSelectorTerms",
+             {{{"matchFields",
+                {{{"key", "metadata.name"}, {"operator", "In"}, {"values", {node}}}}}}}}}}}},
+        {"reservedFor", {{{"resource", "pods"}, {"name", pod}, {"uid", uid}}}}}}};
+  Must(c.Request("PATCH", path + "/status", status.dump(), "application/merge-patch+json"),
+       "allocation of claim " + pod);
+}
+
+void Bind(Client& c, const std::string& ns, const std::string& pod, const std::string& node) {
+  json binding = {{"apiVersion", "v1"},
+                  {"kind", "Binding"},
+                  {"metadata", {{"name", pod}, {"namespace", ns}}},
+                  {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+  Must(c.Request("POST", "/api/v1/namespaces/" + ns + "/pods/" + pod + "/binding", binding.dump()),
+       "bind");
+}
+
+// Binds `pods` pods of `ns` without scheduling, with `workers` workers, each after its
+// claim's writes when `claims`; the rate the watch saw.
+double BindLoop(Client& c, const Options& o, const std::string& ns, bool claims,
+                const std::vector<std::string>& uids) {
+  BindWatch watch(c, ns, o.pods);
+  ParallelFor(o.pods, o.workers, [&](int i) {
+    const std::string name = "pod-" + std::to_string(i);
+    const std::string node = "node-" + std::to_string(i % o.nodes);
+    if (claims) WriteClaim(c, ns, name, uids[i], node, i / o.nodes);
+    Bind(c, ns, name, node);
+  });
+  watch.Wait(120);
+  return watch.PodsPerSecond();
+}
+
 int64_t PeakRssKiB(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string line;
@@ -276,11 +441,17 @@ int main(int argc, char** argv) {
       o.kube_scheduler = v == "true";
     } else if (k == "--anti-affinity-percent") {
       o.anti_affinity_percent = std::stoi(v);
+    } else if (k == "--claims") {
+      o.claims = v == "true";
+    } else if (k == "--gantry") {
+      gantry_binary = v;
     } else {
-      std::fprintf(stderr,
-                   "usage: %s [--nodes N] [--pods N] [--total-pods N] [--dir DIR] "
-                   "[--kube-scheduler true|false] [--anti-affinity-percent P]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [--nodes N] [--pods N] [--total-pods N] [--dir DIR] "
+          "[--kube-scheduler true|false] [--anti-affinity-percent P] [--claims true|false] "
+          "[--gantry BINARY]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -301,32 +472,26 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "bench-k8s: %d nodes in %.1f s\n", o.nodes,
                std::chrono::duration<double>(Clock::now() - t0).count());
 
-  // 1. The ceiling: bind without scheduling, with as many workers as gantry binds with.
-  CreatePods(c, "ceiling", 0, o.pods, "nobody", 1);
-  double ceiling;
-  {
-    BindWatch watch(c, "ceiling", o.pods);
-    ParallelFor(o.pods, o.workers, [&](int i) {
-      std::string name = "pod-" + std::to_string(i);
-      json binding = {{"apiVersion", "v1"},
-                      {"kind", "Binding"},
-                      {"metadata", {{"name", name}, {"namespace", "ceiling"}}},
-                      {"target",
-                       {{"apiVersion", "v1"},
-                        {"kind", "Node"},
-                        {"name", "node-" + std::to_string(i % o.nodes)}}}};
-      Must(
-          c.Request("POST", "/api/v1/namespaces/ceiling/pods/" + name + "/binding", binding.dump()),
-          "bind");
-    });
-    watch.Wait(120);
-    ceiling = watch.PodsPerSecond();
-  }
+  // 1. The ceiling: bind without scheduling, with as many workers as gantry binds with;
+  // with claims, also the same again with each claim's writes before its bind.
+  CreatePods(c, "ceiling", 0, o.pods, "nobody", PodAsk{.gpus = o.claims ? 0 : 1});
+  const double ceiling = BindLoop(c, o, "ceiling", false, {});
   std::printf("bind_ceiling_pods_per_s=%.0f\n", ceiling);
   std::fflush(stdout);
+  double claims_ceiling = 0;
+  if (o.claims) {
+    std::vector<std::string> uids;
+    CreatePods(c, "ceiling-claims", 0, o.pods, "nobody", PodAsk{.claim = true}, &uids);
+    claims_ceiling = BindLoop(c, o, "ceiling-claims", true, uids);
+    std::printf("bind_with_claim_writes_ceiling_pods_per_s=%.0f\n", claims_ceiling);
+    std::fflush(stdout);
+  }
+  const PodAsk measured{.gpus = o.claims ? 0 : 1,
+                        .claim = o.claims,
+                        .anti_affinity_percent = o.anti_affinity_percent};
 
   // 2. gantry.
-  CreatePods(c, "gantry", 0, o.pods, "gantry", 1, o.anti_affinity_percent);
+  CreatePods(c, "gantry", 0, o.pods, "gantry", measured);
   double gantry_rate;
   pid_t gantry;
   {
@@ -348,6 +513,7 @@ int main(int argc, char** argv) {
   if (o.anti_affinity_percent > 0) {
     std::printf("gantry_anti_affinity_violations=%d\n", AntiAffinityViolations(c, "gantry"));
   }
+  if (o.claims) std::printf("gantry_claim_violations=%d\n", ClaimViolations(c, "gantry"));
   std::fflush(stdout);
 
   // 3. kube-scheduler, same pods, QPS raised as in its scheduler_perf suite.
@@ -360,7 +526,7 @@ int main(int argc, char** argv) {
          "leaderElection:\n  leaderElect: false\n";
   double kube_rate = 0;
   if (o.kube_scheduler) {
-    CreatePods(c, "kube", 0, o.pods, "default-scheduler", 1, o.anti_affinity_percent);
+    CreatePods(c, "kube", 0, o.pods, "default-scheduler", measured);
     BindWatch watch(c, "kube", o.pods);
     auto started = Clock::now();
     Sh(script + " start-scheduler " + o.dir + " --config=" + kcfg + " 2>&1");
@@ -378,22 +544,29 @@ int main(int argc, char** argv) {
   if (o.kube_scheduler && o.anti_affinity_percent > 0) {
     std::printf("kube_scheduler_anti_affinity_violations=%d\n", AntiAffinityViolations(c, "kube"));
   }
+  if (o.kube_scheduler && o.claims) {
+    std::printf("kube_scheduler_claim_violations=%d\n", ClaimViolations(c, "kube"));
+  }
   std::fflush(stdout);
 
   // 4. Memory: fill the cluster up to `total_pods` pods (CPU only, for gantry), then read
   // gantry's peak resident memory once it has bound them.
-  int more = o.total_pods - (o.kube_scheduler ? 3 : 2) * o.pods;
+  int more = o.total_pods - (o.kube_scheduler ? 3 : 2) * o.pods - (o.claims ? o.pods : 0);
   if (more > 0) {
     // gantry binds these as they come: watch from before the first is created.
     CreateNamespace(c, "memory");
     BindWatch watch(c, "memory", more);
-    CreatePods(c, "memory", 0, more, "gantry", 0);
+    CreatePods(c, "memory", 0, more, "gantry", PodAsk{});
     watch.Wait(600);
   }
   std::this_thread::sleep_for(std::chrono::seconds(2));
   std::printf("gantry_peak_rss_mib=%.0f\n", static_cast<double>(PeakRssKiB(gantry)) / 1024.0);
   std::printf("gantry_to_kube_scheduler_ratio=%.2f\n", kube_rate > 0 ? gantry_rate / kube_rate : 0);
   std::printf("gantry_to_ceiling_ratio=%.2f\n", ceiling > 0 ? gantry_rate / ceiling : 0);
+  if (o.claims) {
+    std::printf("gantry_to_claims_ceiling_ratio=%.2f\n",
+                claims_ceiling > 0 ? gantry_rate / claims_ceiling : 0);
+  }
   kill(gantry, SIGTERM);
   waitpid(gantry, nullptr, 0);
   Sh(script + " stop " + o.dir + " >/dev/null 2>&1");

@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -107,6 +108,10 @@ class ApiWriter {
   };
   std::string WriteClaims(const BindRequest& request, std::vector<ClaimWritten>* written,
                           int* status);
+  // The delete-protection finalizer added by one JSON patch that applies only if the claim is
+  // still as the cache saw it (ClaimWrite::seen_version): the claim as written, or null
+  // when it was not (changed since, or any other failure: then it is read and written).
+  nlohmann::json AddFinalizerAsSeen(const ClaimWrite& claim);
   // Takes back what WriteClaims wrote, last first, as far as it can: the reservation, the
   // allocation once no pod holds the claim, then the finalizer.
   void UndoClaims(const BindRequest& request, const std::vector<ClaimWritten>& written);

@@ -427,12 +427,17 @@ std::vector<ClaimWrite> DeviceClaims::Assume(const std::string& key, const k8s::
     dra::ResourceClaim claim = table_.at(claim_key);
     if (decision.devices[i]) {
       claim.allocation = *decision.devices[i];
-      claim.has_finalizer = true;
+      claim.has_finalizer = claim.any_finalizer = true;
     }
     if (!ReservedFor(claim, pod.meta.uid)) {
       claim.reserved_for.push_back({"", "pods", pod.meta.name, pod.meta.uid});
     }
-    writes.push_back({claim.name_space, claim.name, claim.uid, decision.devices[i]});
+    ClaimWrite write{claim.name_space, claim.name, claim.uid, decision.devices[i]};
+    if (auto seen = observed_.find(claim_key); seen != observed_.end()) {
+      write.seen_version = seen->second.resource_version;
+      write.seen_any_finalizer = seen->second.any_finalizer;
+    }
+    writes.push_back(std::move(write));
     // A claim shared by two pods of one session: the later assumption holds both.
     assumed_[claim_key] = AssumedClaim{key, pod.meta.uid, std::move(claim)};
     assumed_by_pod_[key].push_back(claim_key);
@@ -455,7 +460,7 @@ std::optional<ExtendedClaimWrite> DeviceClaims::AssumeExtended(const std::string
   claim.name_space = pod.meta.namespace_;
   claim.name = std::string(dra::kExtendedClaimInMemoryName) + "." + pod.meta.name;
   claim.allocation = write.allocation;
-  claim.has_finalizer = true;
+  claim.has_finalizer = claim.any_finalizer = true;
   claim.reserved_for.push_back({"", "pods", pod.meta.name, pod.meta.uid});
   const std::string claim_key = dra::ClaimKey(claim.name_space, claim.name);
   assumed_[claim_key] = AssumedClaim{key, pod.meta.uid, std::move(claim)};

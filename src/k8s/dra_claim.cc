@@ -427,6 +427,7 @@ Result<dra::ResourceClaim> DecodeResourceClaim(const json& object) {
       Strings(metadata, "finalizers", where + ": metadata", 256, kMaxLabelKeyLength, &finalizers));
   claim.has_finalizer =
       std::find(finalizers.begin(), finalizers.end(), dra::kClaimFinalizer) != finalizers.end();
+  claim.any_finalizer = !finalizers.empty();
   GANTRY_RETURN_IF_ERROR(ReadClaimSpec(object, "spec", where + ": spec", &claim.spec));
   GANTRY_RETURN_IF_ERROR(ReadStatus(object, where, RequestNames(claim.spec.requests), &claim));
   return claim;

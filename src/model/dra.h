@@ -299,6 +299,7 @@ struct ResourceClaim {
   int64_t resource_version = 0;
   bool deleting = false;       // metadata.deletionTimestamp is set
   bool has_finalizer = false;  // kClaimFinalizer among metadata.finalizers
+  bool any_finalizer = false;  // metadata.finalizers is not empty
   ResourceClaimSpec spec;
   std::optional<Allocation> allocation;
   std::vector<ConsumerReference> reserved_for;

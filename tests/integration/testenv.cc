@@ -234,6 +234,13 @@ Result<json> TestEnv::Call(const std::string& method, const std::string& path, c
   return decoded;
 }
 
+Result<std::string> TestEnv::GetText(const std::string& path) {
+  auto response = client_->Request("GET", path, "", "application/json");
+  if (!response.ok()) return response.status();
+  if (!response->ok()) return Status::Failed("GET " + path + ": " + response->Describe());
+  return response->body;
+}
+
 Status TestEnv::WaitEstablished(const std::string& crd_name) {
   const std::string path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + crd_name;
   std::string collection;

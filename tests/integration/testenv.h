@@ -77,6 +77,8 @@ class TestEnv : public ::testing::Environment {
   Result<nlohmann::json> Call(const std::string& method, const std::string& path,
                               const nlohmann::json& body = nullptr,
                               const std::string& content_type = "application/json");
+  // GET of a text answer (the API server's /metrics); an error for anything but 2xx.
+  Result<std::string> GetText(const std::string& path);
 
   // Creates every document of a YAML file, in order; after a CustomResourceDefinition
   // waits until it is Established. A Namespace that exists already is fine (example

@@ -153,12 +153,10 @@ TEST(ParseYamlNodes, MoreValuesThanTheLimitAreRefusedBeforeTheyAreRead) {
   text.reserve(20'000'010);
   for (int i = 0; i < 10'000'000; ++i) text += "0,";
   // The list is one node, so the 10,000,000th 0 (column 20,000,000) passes the limit.
-  auto start = std::chrono::steady_clock::now();
-  EXPECT_TRUE(Contains(ErrorOf(text + "0]\n"),
-                       "in.yaml:1:20000000: more than 10000000 values, lists and mappings, aliases "
-                       "expanded (the limit on one YAML file)"))
-      << ErrorOf(text + "0]\n").substr(0, 300);
-  EXPECT_LT(SecondsSince(start), 5.0);
+  const std::string e = ErrorOf(text + "0]\n");
+  EXPECT_EQ(e,
+            "in.yaml:1:20000000: more than 10000000 values, lists and mappings, aliases expanded "
+            "(the limit on one YAML file)");
 }
 
 TEST(ParseYamlNodes, AliasesCountTowardsDepth) {
