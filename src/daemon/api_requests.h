@@ -37,10 +37,11 @@ struct ClaimWrite {
   std::string name;
   std::string uid;  // the claim's as the session saw it: a claim made again is not written
   std::optional<dra::Allocation> allocation;
-  // The claim as the cache last read it: its resourceVersion (0: unknown) and whether it had
-  // any finalizer. With them the finalizer goes on in one patch conditional on that version,
-  // without reading the claim first, as kube-scheduler writes from its informer's copy; a
-  // claim changed since is read and written as usual.
+  // The claim as the cache last read it, when it lacked the delete-protection finalizer: its
+  // resourceVersion (0: unknown, or it had the finalizer) and whether it had any finalizer. With
+  // them the finalizer goes on in one patch conditional on that version, without reading the claim
+  // first, as kube-scheduler writes from its informer's copy; a claim changed since is read and
+  // written as usual.
   int64_t seen_version = 0;
   bool seen_any_finalizer = false;
   // The claim of the pod's extended resources, made by the bind that wrote it: taken back

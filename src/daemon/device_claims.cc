@@ -433,7 +433,10 @@ std::vector<ClaimWrite> DeviceClaims::Assume(const std::string& key, const k8s::
       claim.reserved_for.push_back({"", "pods", pod.meta.name, pod.meta.uid});
     }
     ClaimWrite write{claim.name_space, claim.name, claim.uid, decision.devices[i]};
-    if (auto seen = observed_.find(claim_key); seen != observed_.end()) {
+    // Only a claim that lacks the finalizer is patched without a read (a second copy of it
+    // is no better than none).
+    if (auto seen = observed_.find(claim_key);
+        seen != observed_.end() && !seen->second.has_finalizer) {
       write.seen_version = seen->second.resource_version;
       write.seen_any_finalizer = seen->second.any_finalizer;
     }
