@@ -9,15 +9,16 @@
 #   scripts/compare-gpu-api.sh [SEEDS] [POLICIES] [LIST...]
 #     defaults: 42, random,dotprod,gpuclustering,gpupacking,bestfit,fgd,gantry, every list
 #
-# Needs build/gantry built with DRA's CEL library (GANTRY_DRA_CEL=ON). A DRA run takes
-# ~40 s on openb's 1213 nodes (a device-plugin run ~1 s): every list and policy with one
-# seed is ~2 hours on one core. Outputs go to out/compare-gpu-api/LIST/{device-plugin,dra}/.
+# Needs build/gantry (or $GANTRY) built with DRA's CEL library (GANTRY_DRA_CEL=ON). A DRA
+# run takes 1-6 s on openb's 1213 nodes, about 3.5 times a device-plugin run: every list
+# and policy with one seed is about 7 minutes on one core. Outputs go to
+# out/compare-gpu-api/LIST/{device-plugin,dra}/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-42}
 policies=${2:-random,dotprod,gpuclustering,gpupacking,bestfit,fgd,gantry}
 shift $(($# < 2 ? $# : 2))
-gantry=build/gantry
+gantry=${GANTRY:-build/gantry}
 [[ -x $gantry ]] || { echo "compare-gpu-api: $gantry not built (run make build)" >&2; exit 1; }
 data=data/alibaba-gpu-v2023
 out=out/compare-gpu-api

@@ -17,7 +17,19 @@ json ResourcesJson(const ResourceVector& v) {
   return out;
 }
 
-json NodeJson(const NodeView& n) {
+// Its DRA devices and the claims that hold them; none when it has none.
+json DraDevicesJson(const ClusterView& view, const std::string& node) {
+  json out = json::array();
+  if (!view.dra_devices) return out;
+  auto it = view.dra_devices->find(node);
+  if (it == view.dra_devices->end()) return out;
+  for (const DeviceClaims::NodeDevice& d : it->second) {
+    out.push_back({{"driver", d.driver}, {"pool", d.pool}, {"name", d.name}, {"claims", d.claims}});
+  }
+  return out;
+}
+
+json NodeJson(const NodeView& n, const ClusterView& view) {
   json gpus = json::array();
   for (const GpuCellView& cell : n.gpus) {
     json g = {{"state", GpuCellStateName(cell.state)}, {"usedMilli", cell.used_milli}};
@@ -37,6 +49,7 @@ json NodeJson(const NodeView& n) {
                 {"used", static_cast<double>(n.cpu_used) / kMilliPerUnit}}},
               {"tasks", n.tasks},
               {"gpus", std::move(gpus)},
+              {"draDevices", DraDevicesJson(view, n.name)},
               {"fragmentedMilli", n.fragmented_milli}};
   if (n.fgd_milli >= 0) out["fgdMilli"] = n.fgd_milli;
   return out;
@@ -87,8 +100,22 @@ json ClusterJson(const ClusterView& view) {
   json domains = json::array();
   for (const DomainView& d : view.domains) {
     json nodes = json::array();
-    for (const auto& n : d.nodes) nodes.push_back(NodeJson(*n));
+    for (const auto& n : d.nodes) nodes.push_back(NodeJson(*n, view));
     domains.push_back({{"path", d.path}, {"nodes", std::move(nodes)}});
+  }
+  // Devices of nodes the view shows (a slice may name a node that is gone).
+  int64_t dra_held = 0;
+  int64_t dra_free = 0;
+  if (view.dra_devices) {
+    for (const DomainView& d : view.domains) {
+      for (const auto& n : d.nodes) {
+        auto it = view.dra_devices->find(n->name);
+        if (it == view.dra_devices->end()) continue;
+        for (const DeviceClaims::NodeDevice& device : it->second) {
+          ++(device.claims.empty() ? dra_free : dra_held);
+        }
+      }
+    }
   }
   return {{"time", view.time},
           {"topologyKeys", view.topology_keys},
@@ -97,7 +124,9 @@ json ClusterJson(const ClusterView& view) {
             {"gpus", view.gpus},
             {"gpusAllocated", view.gpus_allocated},
             {"gpusFree", view.gpus_free},
-            {"fragmentedGpus", static_cast<double>(view.fragmented_milli) / kGpuMilliWhole}}},
+            {"fragmentedGpus", static_cast<double>(view.fragmented_milli) / kGpuMilliWhole},
+            {"draDevicesHeld", dra_held},
+            {"draDevicesFree", dra_free}}},
           {"domains", std::move(domains)}};
 }
 

@@ -161,9 +161,8 @@ class ClusterCache {
   // before the Snapshot is made: a changed inventory first updates what the nodes' devices
   // and the pods' claims count as (Node::device_capacity, TaskSpec::device_requests).
   DeviceInputs DeviceInputsForSession();
-  std::map<std::string, DeviceClaims::DriverDevices> DraDevices() const {
-    return devices_.CountDevices();
-  }
+  // The DRA component, read-only: its device counts for the metrics and the live page.
+  const DeviceClaims& devices() const { return devices_; }
 
   // ---- A session's decisions (cluster_cache_assume.cc, cluster_cache_evictions.cc).
   // Records a session's binds as assumed (they count at once) and returns them to send.

@@ -265,6 +265,17 @@ void ClusterViewBuilder::AddNodes(const ClusterState& state, ClusterView& view) 
   health_.nodes = static_cast<int64_t>(order_.size());
 }
 
+void ClusterViewBuilder::NoteDraDevices(
+    std::map<std::string, std::vector<DeviceClaims::NodeDevice>> devices) {
+  if (devices.empty()) {
+    dra_devices_.reset();
+  } else if (!dra_devices_ || *dra_devices_ != devices) {
+    dra_devices_ =
+        std::make_shared<const std::map<std::string, std::vector<DeviceClaims::NodeDevice>>>(
+            std::move(devices));
+  }
+}
+
 std::shared_ptr<const ClusterView> ClusterViewBuilder::Build(const ClusterState& state,
                                                              double now_s) {
   auto view = std::make_shared<ClusterView>();
@@ -273,6 +284,7 @@ std::shared_ptr<const ClusterView> ClusterViewBuilder::Build(const ClusterState&
   view->topology_keys = state.topology_keys();
 
   AddNodes(state, *view);
+  view->dra_devices = dra_devices_;
 
   // Queues, and the jobs waiting in them.
   std::vector<QueueView> queues(state.queues().size());

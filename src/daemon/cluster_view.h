@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "daemon/device_claims.h"
 #include "engine/decisions.h"
 #include "model/cluster.h"
 
@@ -135,6 +136,10 @@ struct ClusterView {
   double gpus_allocated = 0;
   int64_t gpus_free = 0;  // whole GPUs with nothing on them
   int64_t fragmented_milli = 0;
+  // DRA devices published for one node, by node name (DeviceClaims::DevicesByNode): which
+  // claims hold each. Null when the cluster publishes none. Shared between views until
+  // the scheduler notes new ones.
+  std::shared_ptr<const std::map<std::string, std::vector<DeviceClaims::NodeDevice>>> dra_devices;
   std::vector<QueueView> queues;  // by name
   // Per queue name, its samples, oldest first; shared between views until the next sample.
   std::shared_ptr<const std::map<std::string, std::vector<QueueSample>>> history;
@@ -166,6 +171,8 @@ class ClusterViewBuilder {
   void NoteBind(bool ok, const std::string& failure_reason);
   void NoteEviction(EvictionView eviction);
   void NoteLeader(bool leader) { health_.leader = leader; }
+  // The DRA devices the next views show (see ClusterView::dra_devices).
+  void NoteDraDevices(std::map<std::string, std::vector<DeviceClaims::NodeDevice>> devices);
   void NoteViewBuild(double seconds) { health_.view_build_s = seconds; }
 
   // The view of `state` at `now_s` (seconds since the epoch); samples queues when due.
@@ -183,6 +190,7 @@ class ClusterViewBuilder {
   std::deque<EvictionView> evictions_;                  // the latest last
   std::map<std::string, std::deque<QueueSample>> samples_;
   std::shared_ptr<const std::map<std::string, std::vector<QueueSample>>> history_;
+  std::shared_ptr<const std::map<std::string, std::vector<DeviceClaims::NodeDevice>>> dra_devices_;
   int64_t last_sample_ = 0;
   // Per node id, the view built at its stamp: the nodes that did not change are not built
   // again (most of them, between two views a second apart).

@@ -346,6 +346,37 @@ std::map<std::string, DeviceClaims::DriverDevices> DeviceClaims::CountDevices() 
   return out;
 }
 
+std::map<std::string, std::vector<DeviceClaims::NodeDevice>> DeviceClaims::DevicesByNode() const {
+  std::map<std::string, std::vector<NodeDevice>> out;
+  if (slices_.empty()) return out;
+  std::map<std::string, std::vector<std::string>, std::less<>> holders;  // by device key
+  for (const auto& [key, claim] : table_) {
+    if (!claim.allocation) continue;
+    for (const dra::AllocationResult& r : claim.allocation->results) {
+      if (r.admin_access) continue;
+      std::vector<std::string>& claims = holders[dra::DeviceKey(r.driver, r.pool, r.device)];
+      // A claim whose results name one device twice (shares of it) holds it once.
+      if (claims.empty() || claims.back() != key) claims.push_back(key);
+    }
+  }
+  for (const auto& [name, slice] : slices_) {
+    for (const dra::Device& device : slice.devices) {
+      const std::optional<dra::NodeSelection>& selection =
+          slice.per_device_node_selection ? device.node_selection : slice.node_selection;
+      if (!selection || !selection->node_name) continue;
+      NodeDevice view{slice.driver, slice.pool.name, device.name, {}};
+      if (auto it = holders.find(dra::DeviceKey(slice.driver, slice.pool.name, device.name));
+          it != holders.end()) {
+        view.claims = it->second;
+        std::sort(view.claims.begin(), view.claims.end());
+        view.claims.erase(std::unique(view.claims.begin(), view.claims.end()), view.claims.end());
+      }
+      out[*selection->node_name].push_back(std::move(view));
+    }
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------
 // A session's inputs
 

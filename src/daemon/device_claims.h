@@ -146,6 +146,19 @@ class DeviceClaims {
     bool operator==(const DriverDevices&) const = default;
   };
   std::map<std::string, DriverDevices> CountDevices() const;
+  // A device published for one node (its slice, or the device itself, names the node),
+  // and the claims whose allocations hold it ("namespace/name", as read or assumed; a
+  // claim with admin access is no holder: the device stays free for others). For the live
+  // page. Devices that several nodes reach (allNodes, a node selector) are on no node.
+  struct NodeDevice {
+    std::string driver;
+    std::string pool;
+    std::string name;
+    std::vector<std::string> claims;  // sorted
+    bool operator==(const NodeDevice&) const = default;
+  };
+  // By node name; a node's devices in slice name, then device order.
+  std::map<std::string, std::vector<NodeDevice>> DevicesByNode() const;
   // ---- Binding conditions (device_claims_binding.cc). A pod whose claims are written
   // and whose allocated devices have binding conditions waits until `deadline` (the
   // daemon's clock) with its bind, `request` (claims_written set).

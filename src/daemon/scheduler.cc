@@ -155,6 +155,7 @@ void Scheduler::PublishViews(ClusterViewBoard* board) {
 void Scheduler::PublishView() {
   auto started = std::chrono::steady_clock::now();
   view_->NoteLeader(leader_.load());
+  view_->NoteDraDevices(cache_.devices().DevicesByNode());
   view_board_->Publish(view_->Build(cache_.state(), WallSeconds()));
   view_->NoteViewBuild(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
@@ -349,7 +350,7 @@ void Scheduler::PublishGauges() {
   m_.nodes->Set(static_cast<double>(counts.nodes));
   m_.events_dropped->Set(static_cast<double>(writer_->events_dropped()));
   dashboard_->PublishGpus(state);
-  dashboard_->PublishDra(cache_.DraDevices());
+  dashboard_->PublishDra(cache_.devices().CountDevices());
   dashboard_->PublishPending(cache_.PendingPodsByKind(pending_kinds_));
 }
 

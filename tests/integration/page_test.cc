@@ -18,6 +18,7 @@
 #include <string>
 
 #include "tests/integration/daemon_process.h"
+#include "tests/integration/dra_objects.h"
 #include "tests/integration/testenv.h"
 
 namespace gantry::testing {
@@ -115,6 +116,40 @@ void Pod(const std::string& name, const PodShape& shape) {
                  {{{"name", "main"},
                    {"image", "registry.k8s.io/pause:3.10"},
                    {"resources", {{"requests", requests}, {"limits", limits}}}}}}}}});
+}
+
+// On node `page-dra` (no GPUs in its allocatable), two devices of driver page.example.com
+// published by a ResourceSlice, and a pod whose claim `page/dra-claim` asks for one of them.
+void DraNodeAndPod() {
+  auto node =
+      Env().CreateNode("page-dra", 0, "8", "16Gi",
+                       {{"gantry-test", kTest}, {"page-zone", "zone-2"}, {"page-rack", "rack-3"}});
+  ASSERT_TRUE(node.ok()) << node.status().message();
+  MustCreate(Slice("page-dra-devices", "page.example.com", "page-dra",
+                   {Device("dev-0"), Device("dev-1")}));
+  MustCreate(DeviceClass("page.example.com", "device.driver == \"page.example.com\""));
+  MustCreate(
+      {{"apiVersion", "resource.k8s.io/v1"},
+       {"kind", "ResourceClaim"},
+       {"metadata", {{"name", "dra-claim"}, {"namespace", kTest}}},
+       {"spec",
+        {{"devices",
+          {{"requests",
+            {{{"name", "dev"}, {"exactly", {{"deviceClassName", "page.example.com"}}}}}}}}}}});
+  MustCreate({{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata",
+               {{"name", "dra-1"},
+                {"namespace", kTest},
+                {"annotations", {{"gantry.dev/queue", "page-research"}}}}},
+              {"spec",
+               {{"schedulerName", std::string("gantry-") + kTest},
+                {"nodeSelector", {{"gantry-test", kTest}, {"kubernetes.io/hostname", "page-dra"}}},
+                {"resourceClaims", {{{"name", "dev"}, {"resourceClaimName", "dra-claim"}}}},
+                {"containers",
+                 {{{"name", "main"},
+                   {"image", "registry.k8s.io/pause:3.10"},
+                   {"resources", {{"claims", {{{"name", "dev"}}}}}}}}}}}});
 }
 
 json GetPod(const std::string& name) {
@@ -227,6 +262,7 @@ TEST(Page, ABrowserShowsTheClusterTheQueuesAndWhyJobsWait) {
   MigNode("page-c1", "zone-2", "rack-3");
   GpuNode("page-c2", 4, "zone-2", "rack-3");
   GpuNode("page-cpu", 0, "zone-2", "rack-3");
+  DraNodeAndPod();
 
   Pod("train-1", {"page-prod", "page-a1", 8});
   Pod("train-2", {"page-research", "page-a2", 4});
@@ -261,7 +297,7 @@ TEST(Page, ABrowserShowsTheClusterTheQueuesAndWhyJobsWait) {
   DaemonProcess daemon(kTest, config, std::string("d-") + kTest);
 
   for (const char* bound : {"train-1", "train-2", "notebook-1", "notebook-2", "notebook-3",
-                            "infer-1", "mig-1", "mig-2", "etl-1"}) {
+                            "infer-1", "mig-1", "mig-2", "etl-1", "dra-1"}) {
     ASSERT_TRUE(TestEnv::WaitFor([&] { return GetPod(bound)["spec"].value("nodeName", "") != ""; },
                                  seconds(30)))
         << bound << "\n"
@@ -345,6 +381,12 @@ TEST(Page, ABrowserShowsTheClusterTheQueuesAndWhyJobsWait) {
   EXPECT_EQ(Count(c1, "data-profile=\"1g.10gb\""), 14) << c1;
   EXPECT_EQ(Count(c1, "data-used=\"true\""), 2) << c1;
   EXPECT_NE(NodeRow(dom, "page-cpu").find("no GPUs"), std::string::npos);
+  // The DRA node: its two devices, the one the claim holds named with it.
+  const std::string dra = NodeRow(dom, "page-dra");
+  EXPECT_EQ(Count(dra, "class=\"gpu dra "), 2) << dra;
+  EXPECT_EQ(Count(dra, "data-claims=\"page/dra-claim\""), 1) << dra;
+  EXPECT_EQ(Count(dra, "data-claims=\"\""), 1) << dra;
+  EXPECT_NE(dra.find("data-device=\"page.example.com/page-dra/dev-"), std::string::npos) << dra;
 
   // Queues, pending jobs with their reasons.
   for (const char* queue : {"page-prod", "page-research", "page-dev"}) {

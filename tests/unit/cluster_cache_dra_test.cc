@@ -147,15 +147,17 @@ TEST(ClusterCacheDra, TheMetricsCountDevicesByDriverAndState) {
   c.OnResourceClaim(EventType::kAdded, Claim("c1"));
   c.OnPod(EventType::kAdded, ClaimPod("p1", "c1"));
   using Counts = DeviceClaims::DriverDevices;
-  EXPECT_EQ(c.DraDevices(), (std::map<std::string, Counts>{{"gpu.example.com", {0, 3}}}));
+  EXPECT_EQ(c.devices().CountDevices(),
+            (std::map<std::string, Counts>{{"gpu.example.com", {0, 3}}}));
   const Decisions d = RunWithDevices(c);
   ASSERT_EQ(d.binds.size(), 1u);
   (void)c.Assume(d, 0);
-  EXPECT_EQ(c.DraDevices(), (std::map<std::string, Counts>{{"gpu.example.com", {1, 2}}}));
+  EXPECT_EQ(c.devices().CountDevices(),
+            (std::map<std::string, Counts>{{"gpu.example.com", {1, 2}}}));
 
   MetricsRegistry registry;
   DashboardMetrics metrics = Must(DashboardMetrics::Register(registry));
-  metrics.PublishDra(c.DraDevices());
+  metrics.PublishDra(c.devices().CountDevices());
   const std::string text = registry.Render();
   EXPECT_TRUE(
       Contains(text, "gantry_dra_devices{driver=\"gpu.example.com\",state=\"allocated\"} 1"))

@@ -119,12 +119,12 @@ TEST_F(ClusterViewTest, ClusterJsonShowsEachGpuByDomain) {
     "time": 5000,
     "topologyKeys": ["zone"],
     "summary": {"nodes": 4, "gpus": 8, "gpusAllocated": 2.25, "gpusFree": 3,
-                "fragmentedGpus": 1.25},
+                "fragmentedGpus": 1.25, "draDevicesHeld": 0, "draDevicesFree": 0},
     "domains": [
       {"path": [""], "nodes": [
         {"name": "cpu-1", "gpuModel": "", "unschedulable": false,
          "cpu": {"allocatable": 16.0, "used": 0.0}, "tasks": 0, "gpus": [],
-         "fragmentedMilli": 0}]},
+         "draDevices": [], "fragmentedMilli": 0}]},
       {"path": ["a"], "nodes": [
         {"name": "a-1", "gpuModel": "A100-80GB", "unschedulable": false,
          "cpu": {"allocatable": 64.0, "used": 4.0}, "tasks": 4,
@@ -132,7 +132,7 @@ TEST_F(ClusterViewTest, ClusterJsonShowsEachGpuByDomain) {
                   {"state": "shared", "usedMilli": 1000},
                   {"state": "fragmented", "usedMilli": 250},
                   {"state": "free", "usedMilli": 0}],
-         "fragmentedMilli": 750},
+         "draDevices": [], "fragmentedMilli": 750},
         {"name": "a-2", "gpuModel": "NVIDIA-A100-SXM4-80GB", "unschedulable": false,
          "cpu": {"allocatable": 32.0, "used": 1.0}, "tasks": 1,
          "gpus": [{"state": "mig", "usedMilli": 0,
@@ -141,14 +141,43 @@ TEST_F(ClusterViewTest, ClusterJsonShowsEachGpuByDomain) {
                   {"state": "mig", "usedMilli": 500,
                    "mig": [{"profile": "1g.10gb", "used": true},
                            {"profile": "1g.10gb", "used": false}]}],
-         "fragmentedMilli": 500}]},
+         "draDevices": [], "fragmentedMilli": 500}]},
       {"path": ["b"], "nodes": [
         {"name": "b-1", "gpuModel": "A100-80GB", "unschedulable": true,
          "cpu": {"allocatable": 64.0, "used": 0.0}, "tasks": 0,
          "gpus": [{"state": "free", "usedMilli": 0}, {"state": "free", "usedMilli": 0}],
-         "fragmentedMilli": 0}]}
+         "draDevices": [], "fragmentedMilli": 0}]}
     ]})"_json;
   EXPECT_EQ(ClusterJson(*view), expected) << ClusterJson(*view).dump(2);
+}
+
+// DRA devices are shown under the node their slice names, with the claims holding them;
+// the summary counts those of the nodes shown (gone-node's slice is left out).
+TEST_F(ClusterViewTest, ClusterJsonShowsEachNodesDraDevicesAndTheirClaims) {
+  using Device = DeviceClaims::NodeDevice;
+  builder_.NoteDraDevices({{"cpu-1",
+                            {Device{"gpu.nvidia.com", "cpu-1", "gpu-0", {"ml/a", "ml/b"}},
+                             Device{"gpu.nvidia.com", "cpu-1", "gpu-1", {}}}},
+                           {"gone-node", {Device{"gpu.nvidia.com", "gone-node", "gpu-0", {}}}}});
+  auto view = builder_.Build(c_, 5000.5);
+  const json cluster = ClusterJson(*view);
+  EXPECT_EQ(cluster["summary"]["draDevicesHeld"], 1);
+  EXPECT_EQ(cluster["summary"]["draDevicesFree"], 1);
+  const json& cpu1 = cluster["domains"][0]["nodes"][0];
+  ASSERT_EQ(cpu1["name"], "cpu-1");
+  EXPECT_EQ(cpu1["draDevices"], R"([
+      {"driver": "gpu.nvidia.com", "pool": "cpu-1", "name": "gpu-0", "claims": ["ml/a", "ml/b"]},
+      {"driver": "gpu.nvidia.com", "pool": "cpu-1", "name": "gpu-1", "claims": []}])"_json);
+  EXPECT_EQ(cluster["domains"][1]["nodes"][0]["draDevices"], json::array());
+  // The same devices again: the view keeps sharing them; none: the views show none.
+  builder_.NoteDraDevices({{"cpu-1",
+                            {Device{"gpu.nvidia.com", "cpu-1", "gpu-0", {"ml/a", "ml/b"}},
+                             Device{"gpu.nvidia.com", "cpu-1", "gpu-1", {}}}},
+                           {"gone-node", {Device{"gpu.nvidia.com", "gone-node", "gpu-0", {}}}}});
+  EXPECT_EQ(builder_.Build(c_, 5001).get()->dra_devices, view->dra_devices);
+  builder_.NoteDraDevices({});
+  EXPECT_EQ(builder_.Build(c_, 5002)->dra_devices, nullptr);
+  EXPECT_EQ(ClusterJson(*builder_.Build(c_, 5003))["summary"]["draDevicesFree"], 0);
 }
 
 TEST_F(ClusterViewTest, QueuesJsonHasDeservedAllocatedPendingAndASample) {

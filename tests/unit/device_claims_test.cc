@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -244,6 +245,38 @@ TEST(DeviceClaims, AForgottenAssumptionGivesTheDeviceBack) {
   EXPECT_TRUE(d.Assume("ml/p", pod, b, spec, &why).empty());
   EXPECT_NE(why, "");
   EXPECT_EQ(d.sizes().assumed, 0u);
+}
+
+// The live page's devices: under the node their slice names, with the claims holding them
+// as read or assumed; a slice that several nodes reach is on no node.
+TEST(DeviceClaims, DevicesByNodeNameTheClaimsThatHoldThem) {
+  DeviceClaims d;
+  EXPECT_TRUE(d.DevicesByNode().empty());
+  d.OnResourceSlice(EventType::kAdded, Slice("node-1", 3));
+  json shared = Slice("everywhere", 1);
+  shared["spec"].erase("nodeName");
+  shared["spec"]["allNodes"] = true;
+  d.OnResourceSlice(EventType::kAdded, shared);
+  d.OnResourceClaim(EventType::kAdded, Written(Claim("c0"), "gpu-0", "u-other"));
+  d.OnResourceClaim(EventType::kAdded, Claim("c1"));
+  const k8s::PodInfo pod = Pod(json::parse(R"([{"name": "a", "resourceClaimName": "c1"}])"));
+  d.TrackPod("ml/p", pod);
+  TaskSpec spec;
+  ASSERT_EQ(d.Resolve(pod, &spec), "");
+  BindDecision b;
+  b.devices = {Gpu("gpu-2")};
+  std::string why;
+  ASSERT_EQ(d.Assume("ml/p", pod, b, spec, &why).size(), 1u) << why;
+  using Device = DeviceClaims::NodeDevice;
+  const std::map<std::string, std::vector<Device>> expected = {
+      {"node-1",
+       {Device{"gpu.example.com", "node-1", "gpu-0", {"ml/c0"}},
+        Device{"gpu.example.com", "node-1", "gpu-1", {}},
+        Device{"gpu.example.com", "node-1", "gpu-2", {"ml/c1"}}}}};
+  EXPECT_EQ(d.DevicesByNode(), expected);
+  // Forgotten, the assumption no longer holds its device.
+  (void)d.Forget("ml/p");
+  EXPECT_TRUE(d.DevicesByNode().at("node-1")[2].claims.empty());
 }
 
 TEST(DeviceClaims, AClaimAllocatedAlreadyIsOnlyReserved) {
