@@ -360,6 +360,12 @@ std::vector<std::string> CheckExpectations(const Scenario& scenario, const Decis
         names.push_back(result.pool + "/" + result.device);
       }
     }
+    // Then the devices of its extended resources served by DRA (their claim is the last).
+    if (b.extended_devices) {
+      for (const dra::AllocationResult& result : b.extended_devices->results) {
+        names.push_back(result.pool + "/" + result.device);
+      }
+    }
   }
   auto device_list = [](const std::vector<std::string>& v) {
     std::string out;

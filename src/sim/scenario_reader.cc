@@ -4,7 +4,10 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <span>
+#include <vector>
 
+#include "engine/dra/extended_resources.h"
 #include "model/input_file.h"
 #include "model/limits.h"
 #include "model/queue_tree.h"
@@ -193,7 +196,11 @@ Status CheckTaskCount(const YamlReader& r, const YAML::Node& jobs) {
   return Status::Ok();
 }
 
-Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* cluster) {
+// `classes`: the scenario's DeviceClasses. A task's extended resources that one of them
+// serves (extendedResourceName, or every class's deviceclass.resource.kubernetes.io/<name>)
+// come from DRA devices on a node whose allocatable has none of them, as in the daemon.
+Status ParseJobs(const YamlReader& r, const YAML::Node& jobs,
+                 std::span<const dra::DeviceClass* const> classes, ClusterState* cluster) {
   GANTRY_RETURN_IF_ERROR(r.List(jobs, "jobs"));
   GANTRY_RETURN_IF_ERROR(CheckTaskCount(r, jobs));
   for (size_t i = 0; i < jobs.size(); ++i) {
@@ -267,6 +274,7 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs, ClusterState* clus
       if (j["tasks"][k]["movable"]) {
         GANTRY_RETURN_IF_ERROR(r.Bool(j["tasks"][k]["movable"], tf + ".movable", &movable));
       }
+      if (!classes.empty()) dra::MarkDeviceBacked(classes, &spec);
       SpecId spec_id = cluster->AddSpec(std::move(spec));
       for (int64_t n = 0; n < replicas; ++n) {
         auto task = cluster->AddTask(job_id, spec_id, prefix + std::to_string(n));
@@ -373,7 +381,11 @@ Result<Scenario> ParseScenario(const std::string& text, const std::string& sourc
   if (root["queues"]) GANTRY_RETURN_IF_ERROR(ParseQueues(r, root["queues"], &s.cluster));
   if (root["dra"])
     GANTRY_RETURN_IF_ERROR(ParseScenarioDevices(r, root["dra"], devices, &s.devices));
-  if (root["jobs"]) GANTRY_RETURN_IF_ERROR(ParseJobs(r, root["jobs"], &s.cluster));
+  if (root["jobs"]) {
+    std::vector<const dra::DeviceClass*> classes;
+    for (const dra::DeviceClass& c : s.devices.classes) classes.push_back(&c);
+    GANTRY_RETURN_IF_ERROR(ParseJobs(r, root["jobs"], classes, &s.cluster));
+  }
   if (root["running"]) GANTRY_RETURN_IF_ERROR(ParseRunning(r, root["running"], &s.cluster));
   if (root["disruptionBudgets"]) {
     GANTRY_RETURN_IF_ERROR(ParseDisruptionBudgets(r, root["disruptionBudgets"], &s.cluster));
