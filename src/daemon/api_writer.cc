@@ -103,6 +103,12 @@ void ApiWriter::ReleaseClaims(BindRequest request) {
       [this, request = std::move(request)] { TakeBackClaims(request, AllWritten(request)); });
 }
 
+void ApiWriter::DeleteLeftClaims(std::vector<ClaimWrite> claims) {
+  binds_.Submit([this, claims = std::move(claims)] {
+    for (const ClaimWrite& c : claims) DeleteExtendedClaim(c);
+  });
+}
+
 void ApiWriter::TakeBackClaims(const BindRequest& r, const std::vector<ClaimWritten>& written) {
   UndoClaims(r, written);
   for (const ClaimWrite& c : r.claims) {

@@ -73,6 +73,9 @@ class ApiWriter {
   // failed or timed out): the pod's reservation, and each allocation it wrote once no pod
   // holds the claim, then the finalizer; on the bind workers.
   void ReleaseClaims(BindRequest request);
+  // Deletes claims left for pods' extended resources by attempts that did not bind (their
+  // finalizer first), on the bind workers.
+  void DeleteLeftClaims(std::vector<ClaimWrite> claims);
   // A pod's volume writes, in order, on the bind workers; `done` runs on that thread.
   void WriteVolumes(VolumeWrites writes, std::function<void(VolumeWriteResult)> done);
   // An eviction through the Eviction API (policy/v1, which honours PodDisruptionBudgets),

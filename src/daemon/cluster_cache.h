@@ -195,6 +195,8 @@ class ClusterCache {
   size_t PollBindingConditions(double now, std::vector<BindRequest>* binds);
   // Claim writes to take back (ApiWriter::ReleaseClaims).
   std::vector<BindRequest> TakeClaimReleases() { return std::exchange(claim_releases_, {}); }
+  // Claims left for pods' extended resources, to delete (DeviceClaims::DeleteLeftExtendedClaim).
+  std::vector<ClaimWrite> TakeLeftClaimDeletes() { return devices_.TakeLeftClaimDeletes(); }
   bool WaitingForBindingConditions(const std::string& pod_key) const {
     return devices_.WaitingForBinding(pod_key);
   }

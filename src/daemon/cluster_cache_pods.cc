@@ -153,6 +153,9 @@ bool ClusterCache::ResolveSpec(PodRecord& pod, const std::string& key, TaskSpec*
   }
   pod.resolve_problem = Bounded(devices_.Resolve(pod.info, spec), kMaxMessage);
   pod.resolve_kind = PendingKind::kOther;
+  if (pod.resolve_problem.empty() && !spec->device_backed.empty()) {
+    pod.resolve_problem = Bounded(devices_.DeleteLeftExtendedClaim(pod.info), kMaxMessage);
+  }
   if (!pod.resolve_problem.empty()) {
     spreading_.Unresolve(key);
     return false;

@@ -136,6 +136,7 @@ Resync DeviceClaims::OnResourceClaim(k8s::EventType type, const nlohmann::json& 
   if (meta.name.empty()) return out;
   const std::string key = dra::ClaimKey(meta.namespace_, meta.name);
   if (type == k8s::EventType::kDeleted) {
+    NoteExtendedClaim(key, nullptr, &out);
     observed_.erase(key);
     device_statuses_.erase(key);
     DropAssumption(key, &out);
@@ -153,6 +154,7 @@ Resync DeviceClaims::OnResourceClaim(k8s::EventType type, const nlohmann::json& 
     return out;
   }
   dra::ResourceClaim& claim = observed_[key] = std::move(decoded).value();
+  NoteExtendedClaim(key, &object, &out);
   // The claim made for a pod's extended resources, written: what was assumed of it goes.
   const nlohmann::json& annotations =
       object.value("metadata", nlohmann::json::object()).value("annotations", nlohmann::json());

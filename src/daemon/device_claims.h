@@ -31,6 +31,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "daemon/api_requests.h"
@@ -159,6 +160,16 @@ class DeviceClaims {
   };
   // By node name; a node's devices in slice name, then device order.
   std::map<std::string, std::vector<NodeDevice>> DevicesByNode() const;
+  // ---- Claims left for a pod's extended resources (device_claims_left.cc): a claim with
+  // the extended-resource-claim annotation whose controller is a pod that is to be placed
+  // again was made by an attempt that did not bind (a bind cut short by a crash or a lost
+  // leadership; Gantry's own failed binds delete theirs). As kube-scheduler does, the pod
+  // is not placed while it exists, and it is deleted (its finalizer first); the watch
+  // showing it gone puts the pod back. For a pod to place that asks extended resources
+  // served by DRA: why it waits ("" when no claim is left for it); the first time, its
+  // deletion is queued (TakeLeftClaimDeletes).
+  std::string DeleteLeftExtendedClaim(const k8s::PodInfo& pod);
+  std::vector<ClaimWrite> TakeLeftClaimDeletes() { return std::exchange(left_deletes_, {}); }
   // ---- Binding conditions (device_claims_binding.cc). A pod whose claims are written
   // and whose allocated devices have binding conditions waits until `deadline` (the
   // daemon's clock) with its bind, `request` (claims_written set).
@@ -200,6 +211,9 @@ class DeviceClaims {
   static std::vector<std::string> ClaimKeysOf(const k8s::PodInfo& pod);
   ResourceVector CountedAs(const std::vector<std::string>& claim_keys) const;
   void AddClaimPods(const std::string& claim_key, Resync* out) const;
+  // Follows the claims made for pods' extended resources (device_claims_left.cc): `object`
+  // is the claim as read, null when deleted; the owner pod is resynced.
+  void NoteExtendedClaim(const std::string& claim_key, const nlohmann::json* object, Resync* out);
   void DropAssumption(const std::string& claim_key, Resync* out);
 
   std::map<std::string, dra::DeviceClass> classes_;
@@ -221,6 +235,15 @@ class DeviceClaims {
   std::unordered_map<std::string, std::string> extended_by_pod_uid_;
   // The pods that ask for some extended resource: a class's change may change their specs.
   std::set<std::string> extended_pods_;
+  // Claims made for a pod's extended resources, as read: by the owner pod's uid.
+  struct ExtendedClaimOf {
+    std::string claim_key;
+    std::string claim_uid;
+    std::string pod_key;
+  };
+  std::unordered_map<std::string, ExtendedClaimOf> extended_claims_;
+  std::set<std::string> left_deleting_;  // claim uids whose deletion was queued
+  std::vector<ClaimWrite> left_deletes_;
 
   std::unordered_map<std::string, std::vector<std::string>> pods_;  // pod -> claim keys
   std::unordered_map<std::string, std::set<std::string>> pods_by_claim_;

@@ -327,6 +327,11 @@ void Scheduler::SendVolumeWork() {
   }
   for (BindRequest& b : cache_.TakeReadyBinds()) writer_->Bind(std::move(b));
   for (BindRequest& r : cache_.TakeClaimReleases()) writer_->ReleaseClaims(std::move(r));
+  // Found by every replica as it resolves pods (each at most once), deleted by the leader.
+  if (!leader_.load()) return;
+  if (std::vector<ClaimWrite> left = cache_.TakeLeftClaimDeletes(); !left.empty()) {
+    writer_->DeleteLeftClaims(std::move(left));
+  }
 }
 
 void Scheduler::PublishGauges() {

@@ -6,7 +6,8 @@
 // controller owner), allocated a device of the node, reserved for the pod and protected by
 // the finalizer, and the pod's status.extendedResourceClaimStatus naming it; the third
 // waits. kube-scheduler and gantry side by side, each on a node of its own, make the same
-// claims; and the class's implicit name deviceclass.resource.kubernetes.io/<class>.
+// claims; the class's implicit name deviceclass.resource.kubernetes.io/<class>; and a claim
+// left by an attempt that did not bind, deleted before the pod is placed anew.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -185,6 +186,113 @@ TEST(DraExtendedResource, TheImplicitNameOfAClass) {
                           "gantry-" + test, [&] { return daemon.Log(); });
   ASSERT_EQ(ours.bound.size(), 2u);
   ExpectClaimsMadeForTheBoundPods(ours, test + "-0");
+}
+
+// A claim left for a pod's extended resources by an attempt that did not bind (a scheduler
+// that created it and stopped before the bind): allocated the node's only device, reserved
+// for the pod, protected by the finalizer. Gantry deletes it (finalizer first), as
+// kube-scheduler does, and then places the pod with a claim of its own on that device;
+// without the deletion the device stays taken and the pod waits for ever.
+TEST(DraExtendedResource, AClaimLeftByAnAttemptThatDidNotBindIsDeletedFirst) {
+  const std::string test = "dra-left";
+  const std::string node = test + "-0";
+  const std::string resource = "example.com/" + test;
+  EnsureClass(test + "-gpu", resource);
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  ASSERT_NO_FATAL_FAILURE(CreateNodeWithDevices(node, {Device("gpu-0")}));
+  // Gated, so that no scheduler takes it before its left claim is in place.
+  auto pod = Env().Apply(
+      {{"apiVersion", "v1"},
+       {"kind", "Pod"},
+       {"metadata", {{"name", "p"}, {"namespace", test}}},
+       {"spec",
+        {{"schedulerName", "gantry-" + test},
+         {"schedulingGates", {{{"name", "example.com/hold"}}}},
+         {"nodeSelector", {{"gantry-test", node}}},
+         {"containers",
+          {{{"name", "main"},
+            {"image", "busybox"},
+            {"resources", {{"requests", {{resource, "1"}}}, {"limits", {{resource, "1"}}}}}}}}}}});
+  ASSERT_TRUE(pod.ok()) << pod.status().message();
+  const std::string pod_uid = (*pod)["metadata"]["uid"];
+  const std::string claims = std::string(kResource) + "/namespaces/" + test + "/resourceclaims";
+  const std::string request = "container-0-request-0";
+  auto left =
+      Env().Call("POST", claims,
+                 {{"apiVersion", "resource.k8s.io/v1"},
+                  {"kind", "ResourceClaim"},
+                  {"metadata",
+                   {{"name", "p-extended-resources-left"},
+                    {"namespace", test},
+                    {"finalizers", {"resource.kubernetes.io/delete-protection"}},
+                    {"annotations", {{"resource.kubernetes.io/extended-resource-claim", "true"}}},
+                    {"ownerReferences",
+                     {{{"apiVersion", "v1"},
+                       {"kind", "Pod"},
+                       {"name", "p"},
+                       {"uid", pod_uid},
+                       {"controller", true},
+                       {"blockOwnerDeletion", true}}}}}},
+                  {"spec",
+                   {{"devices",
+                     {{"requests",
+                       {{{"name", request},
+                         {"exactly",
+                          {{"deviceClassName", test + "-gpu"},
+                           {"allocationMode", "ExactCount"},
+                           {"count", 1}}}}}}}}}}});
+  ASSERT_TRUE(left.ok()) << left.status().message();
+  const std::string left_uid = (*left)["metadata"]["uid"];
+  auto allocated = Env().Call(
+      "PATCH", claims + "/p-extended-resources-left/status",
+      {{"status",
+        {{"allocation",
+          {{"devices",
+            {{"results",
+              {{{"request", request},
+                {"driver", "gpu.example.com"},
+                {"pool", node},
+                {"device", "gpu-0"}}}}}},
+           {"nodeSelector",
+            {{"nodeSelectorTerms",
+              {{{"matchFields",
+                 {{{"key", "metadata.name"}, {"operator", "In"}, {"values", {node}}}}}}}}}}}},
+         {"reservedFor", {{{"resource", "pods"}, {"name", "p"}, {"uid", pod_uid}}}}}}},
+      "application/merge-patch+json");
+  ASSERT_TRUE(allocated.ok()) << allocated.status().message();
+
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  auto ungated =
+      Env().Call("PATCH", "/api/v1/namespaces/" + test + "/pods/p",
+                 {{"spec", {{"schedulingGates", nullptr}}}}, "application/merge-patch+json");
+  ASSERT_TRUE(ungated.ok()) << ungated.status().message();
+
+  json bound;
+  std::string claim_name;
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] {
+        auto p = Env().Call("GET", "/api/v1/namespaces/" + test + "/pods/p");
+        if (!p.ok() || (*p)["spec"].value("nodeName", "").empty()) return false;
+        bound = *p;
+        claim_name = bound["status"]
+                         .value("extendedResourceClaimStatus", json::object())
+                         .value("resourceClaimName", "");
+        return !claim_name.empty();
+      },
+      seconds(30)))
+      << bound.dump() << "\n"
+      << daemon.Log();
+  EXPECT_NE(claim_name, "p-extended-resources-left");
+  // The left claim is gone (a claim of that name made since would have another uid).
+  auto gone = Env().Call("GET", claims + "/p-extended-resources-left");
+  EXPECT_TRUE(!gone.ok() || (*gone)["metadata"].value("uid", "") != left_uid)
+      << (gone.ok() ? gone->dump() : "");
+  auto made = Env().Call("GET", claims + "/" + claim_name);
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  const json& results = (*made)["status"]["allocation"]["devices"]["results"];
+  ASSERT_EQ(results.size(), 1u) << made->dump();
+  EXPECT_EQ(results[0].value("device", ""), "gpu-0");
+  EXPECT_EQ((*made)["status"]["reservedFor"][0].value("uid", ""), pod_uid);
 }
 
 }  // namespace

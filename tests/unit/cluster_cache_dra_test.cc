@@ -220,6 +220,52 @@ json HeldClaim(const std::string& claim, const std::string& pod) {
   return held;
 }
 
+// A claim left for a pod's extended resources by an attempt that did not bind (the
+// annotation, the pod its controller): the pod is not placed while it exists, the leader is
+// handed its deletion once, and once the watch shows it gone the pod is placed anew.
+TEST(ClusterCacheDra, AClaimLeftForAPodsExtendedResourcesIsDeletedBeforeItIsPlaced) {
+  ClusterCache c("gantry");
+  Messages m(c);
+  c.OnNode(EventType::kAdded, NodeObject("node-1"));
+  json gpu_class = Class();
+  gpu_class["spec"]["extendedResourceName"] = "nvidia.com/gpu";
+  c.OnDeviceClass(EventType::kAdded, gpu_class);
+  c.OnResourceSlice(EventType::kAdded, Slice("node-1", 2));
+  json pod = PodObject("p", json::array());
+  pod["spec"]["containers"][0]["resources"] = {{"requests", {{"nvidia.com/gpu", "1"}}},
+                                               {"limits", {{"nvidia.com/gpu", "1"}}}};
+  const std::string pod_uid = pod["metadata"]["uid"];
+  json left = HeldClaim("p-extended-resources-abcde", "p");
+  left["status"]["reservedFor"][0]["uid"] = pod_uid;
+  left["metadata"]["annotations"] = {{"resource.kubernetes.io/extended-resource-claim", "true"}};
+  left["metadata"]["ownerReferences"] = {{{"apiVersion", "v1"},
+                                          {"kind", "Pod"},
+                                          {"name", "p"},
+                                          {"uid", pod_uid},
+                                          {"controller", true}}};
+  c.OnResourceClaim(EventType::kAdded, left);
+  c.OnPod(EventType::kAdded, pod);
+  EXPECT_EQ(TaskNamed(c.state(), "ml/p"), nullptr);
+  EXPECT_TRUE(
+      Contains(m.Of("p"), "cannot schedule extended resource claim \"p-extended-resources-abcde\""))
+      << m.Of("p");
+  std::vector<ClaimWrite> deletes = c.TakeLeftClaimDeletes();
+  ASSERT_EQ(deletes.size(), 1u);
+  EXPECT_EQ(deletes[0].namespace_, "ml");
+  EXPECT_EQ(deletes[0].name, "p-extended-resources-abcde");
+  EXPECT_EQ(deletes[0].uid, left["metadata"]["uid"]);
+  // The pod seen again before the claim goes: asked once only.
+  c.OnPod(EventType::kModified, pod);
+  EXPECT_TRUE(c.TakeLeftClaimDeletes().empty());
+
+  c.OnResourceClaim(EventType::kDeleted, left);
+  const Task* t = TaskNamed(c.state(), "ml/p");
+  ASSERT_NE(t, nullptr) << m.Of("p");
+  const Decisions d = RunWithDevices(c);
+  ASSERT_EQ(d.binds.size(), 1u);
+  EXPECT_TRUE(d.binds[0].extended_devices.has_value());
+}
+
 // A preemptor whose claim needs the node's one device, held by a lower-priority pod: the
 // victim's claims are released in the session's future view, so preempt evicts it (before,
 // a bound pod's claims were not its task's, and nothing was ever evicted for a device).

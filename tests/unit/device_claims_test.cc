@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -277,6 +278,53 @@ TEST(DeviceClaims, DevicesByNodeNameTheClaimsThatHoldThem) {
   // Forgotten, the assumption no longer holds its device.
   (void)d.Forget("ml/p");
   EXPECT_TRUE(d.DevicesByNode().at("node-1")[2].claims.empty());
+}
+
+// Which claims are left for a pod's extended resources: the annotation "true" and the pod
+// (by uid) as the controller owner; the deletion queued once; the claim's removal resyncs
+// the pod, which then has none left.
+TEST(DeviceClaims, OnlyAClaimMadeForThePodsExtendedResourcesIsLeftForIt) {
+  DeviceClaims d;
+  const k8s::PodInfo pod = Pod(json::array());
+  auto made_for = [](const std::string& name, const std::string& pod_uid, bool annotated,
+                     bool controller) {
+    json claim = Claim(name);
+    if (annotated) {
+      claim["metadata"]["annotations"] = {
+          {"resource.kubernetes.io/extended-resource-claim", "true"}};
+    }
+    claim["metadata"]["ownerReferences"] = {{{"apiVersion", "v1"},
+                                             {"kind", "Pod"},
+                                             {"name", "p"},
+                                             {"uid", pod_uid},
+                                             {"controller", controller}}};
+    return claim;
+  };
+  d.OnResourceClaim(EventType::kAdded, made_for("not-annotated", "u-p", false, true));
+  d.OnResourceClaim(EventType::kAdded, made_for("other-pod", "u-q", true, true));
+  d.OnResourceClaim(EventType::kAdded, made_for("not-controller", "u-p", true, false));
+  EXPECT_EQ(d.DeleteLeftExtendedClaim(pod), "");
+  EXPECT_TRUE(d.TakeLeftClaimDeletes().empty());
+
+  const json left = made_for("p-extended-resources-x7k2p", "u-p", true, true);
+  Resync r = d.OnResourceClaim(EventType::kAdded, left);
+  EXPECT_NE(std::find(r.pods.begin(), r.pods.end(), "ml/p"), r.pods.end());
+  const std::string why = d.DeleteLeftExtendedClaim(pod);
+  EXPECT_EQ(why.rfind("cannot schedule extended resource claim \"p-extended-resources-x7k2p\"", 0),
+            0u)
+      << why;
+  const std::vector<ClaimWrite> deletes = d.TakeLeftClaimDeletes();
+  ASSERT_EQ(deletes.size(), 1u);
+  EXPECT_EQ(deletes[0].namespace_, "ml");
+  EXPECT_EQ(deletes[0].name, "p-extended-resources-x7k2p");
+  EXPECT_EQ(deletes[0].uid, "u-p-extended-resources-x7k2p");
+  EXPECT_TRUE(deletes[0].extended);
+  EXPECT_EQ(d.DeleteLeftExtendedClaim(pod), why);
+  EXPECT_TRUE(d.TakeLeftClaimDeletes().empty());
+
+  r = d.OnResourceClaim(EventType::kDeleted, left);
+  EXPECT_NE(std::find(r.pods.begin(), r.pods.end(), "ml/p"), r.pods.end());
+  EXPECT_EQ(d.DeleteLeftExtendedClaim(pod), "");
 }
 
 TEST(DeviceClaims, AClaimAllocatedAlreadyIsOnlyReserved) {

@@ -1,0 +1,81 @@
+// Claims left for a pod's extended resources (daemon/device_claims.h). kube-scheduler's
+// DynamicResources finds them the same way (findExtendedResourceClaim: the
+// extended-resource-claim annotation "true" and the pod, by name and uid, as the
+// controller owner), fails the pod on every node ("cannot schedule extended resource
+// claim") and deletes the claim in PostFilter, its finalizer first: an allocation from an
+// attempt that did not bind may no longer be valid, and the next attempt allocates anew.
+#include <string>
+
+#include "daemon/device_claims.h"
+#include "engine/dra/extended_resources.h"
+
+namespace gantry {
+namespace {
+
+using nlohmann::json;
+
+// The uid and name of the pod that controls the claim, when a pod does.
+bool ControllerPod(const json& metadata, std::string* uid, std::string* name) {
+  const json& owners = metadata.value("ownerReferences", json());
+  if (!owners.is_array()) return false;
+  for (const json& owner : owners) {
+    if (!owner.is_object() || !owner.value("controller", false)) continue;
+    if (owner.value("kind", "") != "Pod" || owner.value("apiVersion", "") != "v1") continue;
+    *uid = owner.value("uid", "");
+    *name = owner.value("name", "");
+    return !uid->empty() && !name->empty();
+  }
+  return false;
+}
+
+}  // namespace
+
+void DeviceClaims::NoteExtendedClaim(const std::string& claim_key, const json* object,
+                                     Resync* out) {
+  // What was known of the claim goes first: its owner cannot change, but the claim may be
+  // gone, or made again under the same name.
+  for (auto it = extended_claims_.begin(); it != extended_claims_.end();) {
+    if (it->second.claim_key != claim_key) {
+      ++it;
+      continue;
+    }
+    out->pods.push_back(it->second.pod_key);
+    if (object == nullptr) left_deleting_.erase(it->second.claim_uid);
+    it = extended_claims_.erase(it);
+  }
+  if (object == nullptr || !object->is_object()) return;
+  const json& metadata = object->value("metadata", json::object());
+  if (!metadata.is_object()) return;
+  const json& annotations = metadata.value("annotations", json());
+  if (!annotations.is_object() ||
+      annotations.value(std::string(dra::kExtendedResourceClaimAnnotation), "") != "true") {
+    return;
+  }
+  std::string pod_uid, pod_name;
+  if (!ControllerPod(metadata, &pod_uid, &pod_name)) return;
+  const std::string name_space = metadata.value("namespace", "");
+  ExtendedClaimOf of{claim_key, metadata.value("uid", ""), name_space + "/" + pod_name};
+  out->pods.push_back(of.pod_key);
+  extended_claims_[pod_uid] = std::move(of);
+}
+
+std::string DeviceClaims::DeleteLeftExtendedClaim(const k8s::PodInfo& pod) {
+  auto it = extended_claims_.find(pod.meta.uid);
+  if (it == extended_claims_.end()) return "";
+  const ExtendedClaimOf& left = it->second;
+  const std::string name = left.claim_key.substr(left.claim_key.find('/') + 1);
+  if (left_deleting_.insert(left.claim_uid).second) {
+    ClaimWrite write;
+    write.namespace_ = pod.meta.namespace_;
+    write.name = name;
+    write.uid = left.claim_uid;
+    write.extended = true;
+    left_deletes_.push_back(std::move(write));
+  }
+  // kube-scheduler's words, then what happens.
+  return "cannot schedule extended resource claim \"" + name +
+         "\": it was made by an earlier attempt to place the pod that did not bind; it is "
+         "being deleted, and the pod is placed again once it is gone";
+}
+
+}  // namespace gantry
