@@ -385,5 +385,46 @@ TEST(DeviceReservations, QueuesCountDevicesAsTheResourceTheyStandFor) {
   EXPECT_EQ(BindsWithDevices(open, RunWithDevices(open, devices)), "a-0@n0[gpu-0] b-0@n0[gpu-1]");
 }
 
+// binpack and spread see the GPUs that DRA devices give a node (Node::device_capacity as
+// nvidia.com/gpu) and what a task's claims count as: with n1 half full of GPUs and n0's
+// CPU busier, binpack packs the one-GPU claim onto n1 and spread onto n0. (Before, their
+// GPU term saw no GPUs on either node, and binpack followed the CPU to n0.)
+TEST(DeviceReservations, BinpackAndSpreadWeighTheGpusOfDraNodes) {
+  for (const bool pack : {true, false}) {
+    ClusterState c;
+    const QueueId q = AddQueue(c, "q");
+    Devices devices;
+    for (const char* name : {"n0", "n1"}) {
+      Node node;
+      node.name = name;
+      node.allocatable = ResourceVector{{kCpu, 64000}, {kMemory, 64 * kGi}};
+      node.device_capacity = ResourceVector{{kGpu, 4 * kGpuMilliWhole}};
+      Must(c.AddNode(std::move(node)));
+      devices.AddNodeGpus(name, 4);
+    }
+    const JobId cpu = AddJob(c, "cpu", q, CpuSpec(8000), 1);
+    ASSERT_TRUE(c.Place(c.job(cpu).tasks[0], c.FindNode("n0"), {}).ok());
+    const std::string held_0 = devices.AddClaim("held-0");
+    const std::string held_1 = devices.AddClaim("held-1");
+    devices.Allocate(held_0, "n1", "gpu-0");
+    devices.Allocate(held_1, "n1", "gpu-1");
+    TaskSpec running = Claiming({held_0, held_1}, /*cpu=*/0);
+    running.device_requests = ResourceVector{{kGpu, 2 * kGpuMilliWhole}};
+    const JobId two = AddJob(c, "two", q, running, 1);
+    ASSERT_TRUE(c.Place(c.job(two).tasks[0], c.FindNode("n1"), {}).ok());
+    TaskSpec wants = Claiming({devices.AddClaim("wants")});
+    wants.device_requests = ResourceVector{{kGpu, kGpuMilliWhole}};
+    AddJob(c, "new", q, wants, 1);
+
+    SchedulerConfig config = SchedulerConfig::Default();
+    for (PluginConfig& plugin : config.plugins) {
+      if (plugin.name == "binpack" && !pack) plugin.name = "spread";
+    }
+    const Decisions d = RunWithDevices(c, devices, config);
+    EXPECT_EQ(BindsWithDevices(c, d), pack ? "new-0@n1[gpu-2]" : "new-0@n0[gpu-0]")
+        << (pack ? "binpack" : "spread");
+  }
+}
+
 }  // namespace
 }  // namespace gantry

@@ -5,6 +5,7 @@
 #include "engine/plugins/args.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
+#include "model/device_backed.h"
 
 namespace gantry {
 namespace {
@@ -26,16 +27,28 @@ class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
   int64_t ScoreNode(const Session& s, const TaskSpec& spec, NodeId id,
                     const GpuChoice& gpus) const override {
     const NodeWork& w = s.searched_node(id);
+    // GPUs that DRA devices give (a node's Node::device_capacity counted as nvidia.com/gpu
+    // through the configured class map, in the allocatable table with its devices): the
+    // node has no GPU devices of the engine's, and the task's GPUs are what its claims
+    // count as, or its nvidia.com/gpu served by DRA.
+    const bool dra_gpus = w.gpu_count == 0 && s.allocatable(id, kGpu) > 0;
+    const Milli dra_request = dra_gpus ? DraGpuRequest(spec) : 0;
     // CPU-only tasks score zero on GPU nodes, so that they go to CPU nodes when those
     // have room and leave GPU nodes' CPU and memory to GPU tasks.
-    if (!spec.gpu.wants_gpu() && spec.mig_resources.ids.empty() && w.gpu_count > 0) return 0;
+    if (!spec.gpu.wants_gpu() && spec.mig_resources.ids.empty() && dra_request == 0 &&
+        (w.gpu_count > 0 || dra_gpus)) {
+      return 0;
+    }
     int64_t sum = 0;
     int64_t weights = 0;
     for (const ResourceWeight& rw : weights_) {
       Milli request;
       Milli used;
       Milli total = s.allocatable(id, rw.id);
-      if (rw.id == kGpu) {
+      if (rw.id == kGpu && dra_gpus) {
+        request = dra_request;
+        used = total - s.searched_free(id, kGpu);
+      } else if (rw.id == kGpu) {
         request = static_cast<Milli>(gpus.devices.size()) * gpus.milli_each;
         used = s.searched_gpu_used_milli(id);
       } else {
@@ -68,6 +81,17 @@ class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
     }
     *sum += weight * (measure * kMaxNodeScore / total);
     *weights += weight;
+  }
+
+  // What a task placed on a node whose GPUs are DRA devices takes of its nvidia.com/gpu: its
+  // claims' count (TaskSpec::device_requests), or its nvidia.com/gpu request when DRA
+  // serves it (ClusterState::Accounted counts both the same way).
+  static Milli DraGpuRequest(const TaskSpec& spec) {
+    Milli request = spec.device_requests.Get(kGpu);
+    if (Backs(spec.device_backed, kGpu)) {
+      request += static_cast<Milli>(spec.gpu.count) * kGpuMilliWhole;
+    }
+    return request;
   }
 
   // MIG devices count as GPUs do, with the GPU's weight (unless the weights name them
