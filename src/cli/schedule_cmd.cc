@@ -24,15 +24,19 @@ std::string GpuList(const std::vector<int32_t>& gpus) {
   return out.empty() ? "-" : out;
 }
 
-// A bind's devices: its GPU indexes, then the DRA devices its claims were given.
+// A bind's devices: its GPU indexes, then the DRA devices its claims were given, then those
+// of its extended resources served by DRA.
 std::string DevicesOf(const BindDecision& b) {
   std::string out = b.gpus.empty() ? "" : GpuList(b.gpus);
-  for (const std::optional<dra::Allocation>& claim : b.devices) {
-    if (!claim) continue;
-    for (const dra::AllocationResult& result : claim->results) {
+  auto add = [&out](const dra::Allocation& allocation) {
+    for (const dra::AllocationResult& result : allocation.results) {
       out += (out.empty() ? "" : ",") + result.pool + "/" + result.device;
     }
+  };
+  for (const std::optional<dra::Allocation>& claim : b.devices) {
+    if (claim) add(*claim);
   }
+  if (b.extended_devices) add(*b.extended_devices);
   return out.empty() ? "-" : out;
 }
 
