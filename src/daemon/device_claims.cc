@@ -356,8 +356,9 @@ std::map<std::string, std::vector<DeviceClaims::NodeDevice>> DeviceClaims::Devic
     if (!claim.allocation) continue;
     for (const dra::AllocationResult& r : claim.allocation->results) {
       if (r.admin_access) continue;
+      // The table is in key order, so each list is sorted; a claim whose results name one
+      // device twice (shares of it) holds it once.
       std::vector<std::string>& claims = holders[dra::DeviceKey(r.driver, r.pool, r.device)];
-      // A claim whose results name one device twice (shares of it) holds it once.
       if (claims.empty() || claims.back() != key) claims.push_back(key);
     }
   }
@@ -370,8 +371,6 @@ std::map<std::string, std::vector<DeviceClaims::NodeDevice>> DeviceClaims::Devic
       if (auto it = holders.find(dra::DeviceKey(slice.driver, slice.pool.name, device.name));
           it != holders.end()) {
         view.claims = it->second;
-        std::sort(view.claims.begin(), view.claims.end());
-        view.claims.erase(std::unique(view.claims.begin(), view.claims.end()), view.claims.end());
       }
       out[*selection->node_name].push_back(std::move(view));
     }

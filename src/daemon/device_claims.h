@@ -242,6 +242,7 @@ class DeviceClaims {
     std::string pod_key;
   };
   std::unordered_map<std::string, ExtendedClaimOf> extended_claims_;
+  std::unordered_map<std::string, std::string> extended_owner_by_claim_;  // claim key -> pod uid
   std::set<std::string> left_deleting_;  // claim uids whose deletion was queued
   std::vector<ClaimWrite> left_deletes_;
 

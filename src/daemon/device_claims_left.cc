@@ -32,31 +32,37 @@ bool ControllerPod(const json& metadata, std::string* uid, std::string* name) {
 
 void DeviceClaims::NoteExtendedClaim(const std::string& claim_key, const json* object,
                                      Resync* out) {
-  // What was known of the claim goes first: its owner cannot change, but the claim may be
-  // gone, or made again under the same name.
-  for (auto it = extended_claims_.begin(); it != extended_claims_.end();) {
-    if (it->second.claim_key != claim_key) {
-      ++it;
-      continue;
-    }
-    out->pods.push_back(it->second.pod_key);
-    if (object == nullptr) left_deleting_.erase(it->second.claim_uid);
-    it = extended_claims_.erase(it);
-  }
-  if (object == nullptr || !object->is_object()) return;
-  const json& metadata = object->value("metadata", json::object());
-  if (!metadata.is_object()) return;
-  const json& annotations = metadata.value("annotations", json());
-  if (!annotations.is_object() ||
-      annotations.value(std::string(dra::kExtendedResourceClaimAnnotation), "") != "true") {
-    return;
-  }
+  // What the claim is now: made for a pod's extended resources, and which pod's.
   std::string pod_uid, pod_name;
-  if (!ControllerPod(metadata, &pod_uid, &pod_name)) return;
-  const std::string name_space = metadata.value("namespace", "");
-  ExtendedClaimOf of{claim_key, metadata.value("uid", ""), name_space + "/" + pod_name};
-  out->pods.push_back(of.pod_key);
-  extended_claims_[pod_uid] = std::move(of);
+  ExtendedClaimOf now;
+  bool extended = false;
+  if (object != nullptr && object->is_object()) {
+    const json& metadata = object->value("metadata", json::object());
+    const json& annotations = metadata.is_object() ? metadata.value("annotations", json()) : json();
+    extended =
+        annotations.is_object() &&
+        annotations.value(std::string(dra::kExtendedResourceClaimAnnotation), "") == "true" &&
+        ControllerPod(metadata, &pod_uid, &pod_name);
+    if (extended) {
+      now = {claim_key, metadata.value("uid", ""),
+             metadata.value("namespace", "") + "/" + pod_name};
+    }
+  }
+  // Most events change neither (a claim that is no such claim, or one whose status moved):
+  // nothing to do. Otherwise what was known goes, and the pods concerned are resynced.
+  auto was = extended_owner_by_claim_.find(claim_key);
+  if (was != extended_owner_by_claim_.end()) {
+    auto entry = extended_claims_.find(was->second);
+    if (extended && was->second == pod_uid && entry->second.claim_uid == now.claim_uid) return;
+    out->pods.push_back(entry->second.pod_key);
+    left_deleting_.erase(entry->second.claim_uid);
+    extended_claims_.erase(entry);
+    extended_owner_by_claim_.erase(was);
+  }
+  if (!extended) return;
+  out->pods.push_back(now.pod_key);
+  extended_owner_by_claim_[claim_key] = pod_uid;
+  extended_claims_[pod_uid] = std::move(now);
 }
 
 std::string DeviceClaims::DeleteLeftExtendedClaim(const k8s::PodInfo& pod) {
