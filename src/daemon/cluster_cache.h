@@ -196,7 +196,7 @@ class ClusterCache {
   // Claim writes to take back (ApiWriter::ReleaseClaims).
   std::vector<BindRequest> TakeClaimReleases() { return std::exchange(claim_releases_, {}); }
   // Claims left for pods' extended resources, to delete (DeviceClaims::DeleteLeftExtendedClaim).
-  std::vector<ClaimWrite> TakeLeftClaimDeletes() { return devices_.TakeLeftClaimDeletes(); }
+  auto TakeLeftClaimDeletes(double now) { return devices_.TakeLeftClaimDeletes(now); }
   bool WaitingForBindingConditions(const std::string& pod_key) const {
     return devices_.WaitingForBinding(pod_key);
   }

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "daemon/http_listener.h"
+#include "engine/dra/alignment.h"
 #include "k8s/yaml_json.h"
 #include "model/limits.h"
 #include "yaml/scheduler_config_yaml.h"
@@ -153,6 +154,38 @@ Status ParseDeviceClassResources(const YAML::Node& node, const std::string& sour
   return Status::Ok();
 }
 
+// deviceAlignmentAttributes: fully qualified attribute names ("domain/name"), outermost
+// first, at most AlignmentPreference::kMaxLevels; a list given replaces the default, and an
+// empty one turns the preference off.
+Status ParseAlignmentAttributes(const YAML::Node& node, const std::string& source,
+                                std::vector<dra::QualifiedName>* out) {
+  const std::string key = "deviceAlignmentAttributes";
+  if (!node.IsSequence() || node.size() > dra::AlignmentPreference::kMaxLevels) {
+    return Status::Invalid(YamlWhere(source, node, key) + ": expected a list of at most " +
+                           std::to_string(dra::AlignmentPreference::kMaxLevels) +
+                           " device attribute names (domain/name)");
+  }
+  out->clear();
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string field = key + "[" + std::to_string(i) + "]";
+    std::string name;
+    GANTRY_RETURN_IF_ERROR(Scalar(node[i], source, field, &name));
+    const size_t slash = name.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == name.size() ||
+        name.find('/', slash + 1) != std::string::npos) {
+      return Status::Invalid(YamlWhere(source, node[i], field) +
+                             ": expected a qualified attribute name (domain/name), got " +
+                             QuoteForMessage(name));
+    }
+    if (std::find(out->begin(), out->end(), name) != out->end()) {
+      return Status::Invalid(YamlWhere(source, node[i], field) + ": duplicate attribute " +
+                             QuoteForMessage(name));
+    }
+    out->push_back(std::move(name));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<double> ParseDurationSeconds(const std::string& text) {
@@ -258,6 +291,9 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
         }
         out->topology_keys.push_back(std::move(level));
       }
+    } else if (key == "deviceAlignmentAttributes") {
+      GANTRY_RETURN_IF_ERROR(
+          ParseAlignmentAttributes(value, source, &out->device_alignment_attributes));
     } else if (key == "workloadProfileHalfLife") {
       std::string text;
       GANTRY_RETURN_IF_ERROR(Scalar(value, source, key, &text));
@@ -280,7 +316,8 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
           YamlWhere(source, kv.first, key) +
           ": unknown field (schedulerName, schedulePeriod, bindWorkers, "
           "volumeBindTimeout, listenAddress, pageAddress, leaderElection, topologyKeys, "
-          "workloadProfileHalfLife, engine, deviceClassResources, deviceBindingTimeout)");
+          "workloadProfileHalfLife, engine, deviceClassResources, deviceAlignmentAttributes, "
+          "deviceBindingTimeout)");
     }
   }
   return Status::Ok();

@@ -48,6 +48,12 @@ struct DaemonConfig {
   // file replaces it.
   std::vector<dra::ClassResource> device_class_resources = {
       {.device_class = "gpu.nvidia.com", .resource = kGpu, .counter_prefix = ""}};
+  // Device attributes that say which devices work best together, outermost first
+  // (deviceAlignmentAttributes, engine/dra/alignment.h): by default Kubernetes' standard
+  // NUMA node and PCIe root. A list given in the file replaces it; an empty one turns the
+  // preference off (upstream's first devices that fit).
+  std::vector<dra::QualifiedName> device_alignment_attributes = {"resource.kubernetes.io/numaNode",
+                                                                 "resource.kubernetes.io/pcieRoot"};
 };
 // The longest workload profile half-life.
 inline constexpr double kMaxWorkloadProfileHalfLifeS = 30 * 86400.0;

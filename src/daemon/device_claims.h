@@ -169,7 +169,12 @@ class DeviceClaims {
   // served by DRA: why it waits ("" when no claim is left for it); the first time, its
   // deletion is queued (TakeLeftClaimDeletes).
   std::string DeleteLeftExtendedClaim(const k8s::PodInfo& pod);
-  std::vector<ClaimWrite> TakeLeftClaimDeletes() { return std::exchange(left_deletes_, {}); }
+  // The deletions to send at `now` (the daemon's clock, seconds): those queued since the
+  // last call, and again those sent kLeftClaimDeleteRetryS ago or more whose claim the
+  // watch still shows (a DELETE that failed, or an answer lost), until the watch shows it
+  // gone or changed.
+  std::vector<ClaimWrite> TakeLeftClaimDeletes(double now);
+  static constexpr double kLeftClaimDeleteRetryS = 30;
   // ---- Binding conditions (device_claims_binding.cc). A pod whose claims are written
   // and whose allocated devices have binding conditions waits until `deadline` (the
   // daemon's clock) with its bind, `request` (claims_written set).
@@ -243,8 +248,12 @@ class DeviceClaims {
   };
   std::unordered_map<std::string, ExtendedClaimOf> extended_claims_;
   std::unordered_map<std::string, std::string> extended_owner_by_claim_;  // claim key -> pod uid
-  std::set<std::string> left_deleting_;  // claim uids whose deletion was queued
-  std::vector<ClaimWrite> left_deletes_;
+  // By claim uid: the deletions queued, and when each was last sent (-1: not yet).
+  struct LeftDelete {
+    ClaimWrite write;
+    double sent_at = -1;
+  };
+  std::map<std::string, LeftDelete> left_deleting_;
 
   std::unordered_map<std::string, std::vector<std::string>> pods_;  // pod -> claim keys
   std::unordered_map<std::string, std::set<std::string>> pods_by_claim_;

@@ -70,18 +70,27 @@ std::string DeviceClaims::DeleteLeftExtendedClaim(const k8s::PodInfo& pod) {
   if (it == extended_claims_.end()) return "";
   const ExtendedClaimOf& left = it->second;
   const std::string name = left.claim_key.substr(left.claim_key.find('/') + 1);
-  if (left_deleting_.insert(left.claim_uid).second) {
-    ClaimWrite write;
+  if (auto [it, added] = left_deleting_.try_emplace(left.claim_uid); added) {
+    ClaimWrite& write = it->second.write;
     write.namespace_ = pod.meta.namespace_;
     write.name = name;
     write.uid = left.claim_uid;
     write.extended = true;
-    left_deletes_.push_back(std::move(write));
   }
   // kube-scheduler's words, then what happens.
   return "cannot schedule extended resource claim \"" + name +
          "\": it was made by an earlier attempt to place the pod that did not bind; it is "
          "being deleted, and the pod is placed again once it is gone";
+}
+
+std::vector<ClaimWrite> DeviceClaims::TakeLeftClaimDeletes(double now) {
+  std::vector<ClaimWrite> out;
+  for (auto& [uid, left] : left_deleting_) {
+    if (left.sent_at >= 0 && now - left.sent_at < kLeftClaimDeleteRetryS) continue;
+    left.sent_at = now;
+    out.push_back(left.write);
+  }
+  return out;
 }
 
 }  // namespace gantry

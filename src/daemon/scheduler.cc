@@ -261,6 +261,7 @@ void Scheduler::RunCycle() {
   // DRA's devices and claims, as the cache holds them with the allocations assumed (first:
   // a changed inventory updates the nodes and pods).
   DeviceInputs devices = cache_.DeviceInputsForSession();
+  devices.align_by = &config_.device_alignment_attributes;
   Snapshot snapshot(cache_.state(), &node_table_);
   snapshot.set_devices(devices);
   options.seed = seed_++;
@@ -329,7 +330,7 @@ void Scheduler::SendVolumeWork() {
   for (BindRequest& r : cache_.TakeClaimReleases()) writer_->ReleaseClaims(std::move(r));
   // Found by every replica as it resolves pods (each at most once), deleted by the leader.
   if (!leader_.load()) return;
-  if (std::vector<ClaimWrite> left = cache_.TakeLeftClaimDeletes(); !left.empty()) {
+  if (std::vector<ClaimWrite> left = cache_.TakeLeftClaimDeletes(SteadySeconds()); !left.empty()) {
     writer_->DeleteLeftClaims(std::move(left));
   }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "engine/dra/alignment.h"
 #include "engine/dra/allocator.h"
 #include "engine/dra/extended_resources.h"
 #include "engine/dra_gpus.h"
@@ -190,15 +191,18 @@ void DeviceReservations::Apply(StateChange change, TaskId task, const TaskSpec& 
 void DeviceReservations::TakeFor(StateChange change, TaskId task, const TaskSpec& spec,
                                  const Node& node, const GpuChoice& gpus) {
   Placed placed;
-  std::optional<GpuChoicePreference> preference;
+  const bool future = change == StateChange::kPipeline;
+  std::optional<GpuChoicePreference> gpu_choice;
+  std::optional<dra::AlignmentPreference> aligned;
+  const dra::DevicePreference* preference = nullptr;
   if (inputs_ != nullptr && inputs_->gpu_devices != nullptr && !gpus.devices.empty()) {
-    preference.emplace(*inputs_->gpu_devices, node, gpus);
+    preference = &gpu_choice.emplace(*inputs_->gpu_devices, node, gpus);
+  } else if (inputs_ != nullptr && inputs_->align_by != nullptr && !inputs_->align_by->empty() &&
+             inputs_->inventory != nullptr) {
+    preference = &aligned.emplace(*inputs_->align_by, *inputs_->inventory, future ? future_ : now_,
+                                  node.name, WantedBy(spec));
   }
-  if (!Filter(spec, node, change == StateChange::kPipeline, &placed.claims, &placed.extended,
-              preference ? &*preference : nullptr)
-           .ok()) {
-    return;
-  }
+  if (!Filter(spec, node, future, &placed.claims, &placed.extended, preference).ok()) return;
   const DeviceAllocations& allocations = placed.claims;
   const std::vector<const dra::ResourceClaim*>& claims = ClaimsOf(spec).claims;
   for (size_t i = 0; i < allocations.size(); ++i) {
@@ -216,6 +220,19 @@ void DeviceReservations::TakeFor(StateChange change, TaskId task, const TaskSpec
     Take(DeviceFilterMemo::kFuture, *placed.extended);
   }
   placed_[task] = std::move(placed);
+}
+
+int64_t DeviceReservations::WantedBy(const TaskSpec& spec) const {
+  std::vector<const dra::ResourceClaim*>& unallocated = to_allocate_;
+  unallocated.clear();
+  for (const dra::ResourceClaim* claim : ClaimsOf(spec).claims) {
+    if (claim != nullptr && AllocationOf(*claim) == nullptr) unallocated.push_back(claim);
+  }
+  int64_t wanted = dra::AlignmentPreference::WantedBy(unallocated);
+  for (const DeviceBackedResource& backed : spec.device_backed) {
+    wanted += backed.resource == kGpu ? spec.gpu.count : backed.count;  // kGpu's is in `gpu`
+  }
+  return wanted;
 }
 
 void DeviceReservations::GiveBack(StateChange change, TaskId task, const TaskSpec& spec) {

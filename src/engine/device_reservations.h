@@ -97,6 +97,9 @@ class DeviceReservations {
   void TakeFor(StateChange change, TaskId task, const TaskSpec& spec, const Node& node,
                const GpuChoice& gpus);
   void GiveBack(StateChange change, TaskId task, const TaskSpec& spec);
+  // How many devices the claims of `spec` not allocated yet ask for, its extended
+  // resources served by DRA included (an alignment's wanted count).
+  int64_t WantedBy(const TaskSpec& spec) const;
   // The devices of the claims of `spec` that only its task uses: they are free once the
   // task is gone. `sign` +1 gives them back in the future view, -1 takes them again.
   void ReleaseInFuture(const TaskSpec& spec, int sign) const;

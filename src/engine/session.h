@@ -75,6 +75,12 @@ class Session {
   NodeGpus searched_gpus(NodeId id) const { return state_.searched_gpus(id); }
   // A GPU node's used share of its GPUs, in milli-GPUs, in the searched room.
   Milli searched_gpu_used_milli(NodeId id) const { return state_.searched_node(id).gpu_used; }
+  // Whether the node's GPUs are DRA devices: it has no GPU devices of the engine's, and
+  // room for nvidia.com/gpu (Node::device_capacity, through the configured map from
+  // DeviceClass to resource), which a task's claims take (DraGpuRequest).
+  bool has_dra_gpus(NodeId id) const {
+    return state_.searched_node(id).gpu_count == 0 && state_.allocatable(id, kGpu) > 0;
+  }
   // ---- The room free now, whatever a search reads (actions and explanations, outside
   // searches).
   const NodeWork& free_node(NodeId id) const { return state_.free_table().nodes[id]; }

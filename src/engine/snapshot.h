@@ -9,6 +9,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "engine/node_table.h"
 #include "model/cluster.h"
@@ -33,6 +34,10 @@ struct DeviceInputs {
   // upstream's first devices that fit, but best fit among shared devices
   // (dra::AllocateOptions::pack_shared).
   const GpuDeviceMap* gpu_devices = nullptr;
+  // Device attributes that say which devices work best together (a NUMA node, a PCIe
+  // root), outermost first: where no GPU choice is known, a placement's claims get devices
+  // that share their values first (engine/dra/alignment.h). Null or empty: upstream's order.
+  const std::vector<dra::QualifiedName>* align_by = nullptr;
 };
 
 class Snapshot {

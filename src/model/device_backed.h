@@ -31,4 +31,16 @@ inline bool ServedByDraFor(std::span<const DeviceBackedResource> backed, Resourc
   return Backs(backed, resource) && ServedByDra(resource, node);
 }
 
+// What a task placed on a node whose GPUs are DRA devices takes of its nvidia.com/gpu, in
+// milli-GPUs: what its claims count as (TaskSpec::device_requests), and its nvidia.com/gpu
+// request where a DeviceClass serves it (ClusterState::Accounted counts both the same
+// way). The scorers weigh it against the node's room for nvidia.com/gpu there.
+inline Milli DraGpuRequest(const TaskSpec& spec) {
+  Milli request = spec.device_requests.Get(kGpu);
+  if (Backs(spec.device_backed, kGpu)) {
+    request += static_cast<Milli>(spec.gpu.count) * kGpuMilliWhole;
+  }
+  return request;
+}
+
 }  // namespace gantry

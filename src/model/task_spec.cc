@@ -1,6 +1,7 @@
 #include "model/task_spec.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "model/hash.h"
 
@@ -58,6 +59,20 @@ size_t TaskSpecHash::operator()(const TaskSpec& spec) const {
   // The pod rules are left out: specs that differ only there are rare, and equality
   // tells them apart.
   return h.value();
+}
+
+TaskShape TaskShape::Of(const TaskSpec& spec) {
+  TaskShape shape{spec.requests, spec.gpu};
+  const Milli claimed = spec.device_requests.Get(kGpu);
+  if (claimed <= 0 || spec.gpu.wants_gpu()) return shape;
+  constexpr Milli kWhole = 1000;  // kGpuMilliWhole, which model/node.h holds
+  if (claimed < kWhole) {
+    shape.gpu.milli = static_cast<int32_t>(claimed);
+  } else {
+    shape.gpu.count = static_cast<int32_t>(
+        std::min<Milli>((claimed + kWhole - 1) / kWhole, std::numeric_limits<int32_t>::max()));
+  }
+  return shape;
 }
 
 size_t TaskShapeHash::operator()(const TaskShape& shape) const {

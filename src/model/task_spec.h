@@ -162,7 +162,11 @@ std::vector<std::string> LabelKeysOf(const TaskSpec& spec);
 struct TaskShape {
   ResourceVector requests;
   GpuRequest gpu;
-  static TaskShape Of(const TaskSpec& spec) { return TaskShape{spec.requests, spec.gpu}; }
+  // A task whose GPUs are DRA claims (no GPU request, TaskSpec::device_requests counting
+  // nvidia.com/gpu) has them in its shape as a GPU request: whole GPUs when they count as
+  // whole ones, else a share of one (rounded up to a whole GPU above one), so that the
+  // workload profile that fgd measures fragmentation against sees it as the GPU task it is.
+  static TaskShape Of(const TaskSpec& spec);
   bool operator==(const TaskShape&) const = default;
 };
 

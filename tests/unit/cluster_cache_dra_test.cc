@@ -249,14 +249,14 @@ TEST(ClusterCacheDra, AClaimLeftForAPodsExtendedResourcesIsDeletedBeforeItIsPlac
   EXPECT_TRUE(
       Contains(m.Of("p"), "cannot schedule extended resource claim \"p-extended-resources-abcde\""))
       << m.Of("p");
-  std::vector<ClaimWrite> deletes = c.TakeLeftClaimDeletes();
+  std::vector<ClaimWrite> deletes = c.TakeLeftClaimDeletes(0);
   ASSERT_EQ(deletes.size(), 1u);
   EXPECT_EQ(deletes[0].namespace_, "ml");
   EXPECT_EQ(deletes[0].name, "p-extended-resources-abcde");
   EXPECT_EQ(deletes[0].uid, left["metadata"]["uid"]);
   // The pod seen again before the claim goes: asked once only.
   c.OnPod(EventType::kModified, pod);
-  EXPECT_TRUE(c.TakeLeftClaimDeletes().empty());
+  EXPECT_TRUE(c.TakeLeftClaimDeletes(1).empty());
 
   c.OnResourceClaim(EventType::kDeleted, left);
   const Task* t = TaskNamed(c.state(), "ml/p");

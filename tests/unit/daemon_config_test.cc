@@ -397,6 +397,7 @@ TEST(ShippedConfig, ConfigMapMatchesThePlainFile) {
   EXPECT_EQ(from_map.engine.actions, from_file.engine.actions);
   EXPECT_EQ(PluginNames(from_map.engine), PluginNames(from_file.engine));
   EXPECT_EQ(from_map.engine.nodes_to_score, from_file.engine.nodes_to_score);
+  EXPECT_EQ(from_map.device_alignment_attributes, from_file.device_alignment_attributes);
 }
 
 TEST(ShippedConfig, MissingFile) {
@@ -493,6 +494,34 @@ TEST(ParseDaemonConfig, DeviceClassResourcesErrorsNameTheEntry) {
   EXPECT_TRUE(Contains(e, "deviceClassResources[0].count: unknown field")) << e;
   e = Error("deviceClassResources: gpu\n");
   EXPECT_TRUE(Contains(e, "expected a list")) << e;
+}
+
+TEST(ParseDaemonConfig, DeviceAlignmentAttributes) {
+  DaemonConfig defaults;
+  EXPECT_EQ(defaults.device_alignment_attributes,
+            (std::vector<std::string>{"resource.kubernetes.io/numaNode",
+                                      "resource.kubernetes.io/pcieRoot"}));
+  DaemonConfig c;
+  ASSERT_TRUE(ParseDaemonConfig("deviceAlignmentAttributes: [gpu.nvidia.com/nvlinkDomain]\n",
+                                "cfg.yaml", &c)
+                  .ok());
+  EXPECT_EQ(c.device_alignment_attributes, std::vector<std::string>{"gpu.nvidia.com/nvlinkDomain"});
+  // An empty list turns the preference off.
+  ASSERT_TRUE(ParseDaemonConfig("deviceAlignmentAttributes: []\n", "cfg.yaml", &c).ok());
+  EXPECT_TRUE(c.device_alignment_attributes.empty());
+}
+
+TEST(ParseDaemonConfig, DeviceAlignmentAttributesErrorsNameTheEntry) {
+  std::string e = Error("deviceAlignmentAttributes:\n- a.io/x\n- numaNode\n");
+  EXPECT_TRUE(Contains(e, "cfg.yaml:3:")) << e;
+  EXPECT_TRUE(Contains(e, "deviceAlignmentAttributes[1]: expected a qualified attribute name"))
+      << e;
+  e = Error("deviceAlignmentAttributes: [a.io/x, a.io/x]\n");
+  EXPECT_TRUE(Contains(e, "deviceAlignmentAttributes[1]: duplicate attribute")) << e;
+  e = Error("deviceAlignmentAttributes: [a/b, c/d, e/f, g/h, i/j]\n");
+  EXPECT_TRUE(Contains(e, "at most 4")) << e;
+  e = Error("deviceAlignmentAttributes: [a/b/c]\n");
+  EXPECT_TRUE(Contains(e, "domain/name")) << e;
 }
 
 }  // namespace

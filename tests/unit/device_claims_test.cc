@@ -281,8 +281,9 @@ TEST(DeviceClaims, DevicesByNodeNameTheClaimsThatHoldThem) {
 }
 
 // Which claims are left for a pod's extended resources: the annotation "true" and the pod
-// (by uid) as the controller owner; the deletion queued once; the claim's removal resyncs
-// the pod, which then has none left.
+// (by uid) as the controller owner; the deletion queued once, and sent again while the
+// claim is still there a retry period later; the claim's removal resyncs the pod, which
+// then has none left.
 TEST(DeviceClaims, OnlyAClaimMadeForThePodsExtendedResourcesIsLeftForIt) {
   DeviceClaims d;
   const k8s::PodInfo pod = Pod(json::array());
@@ -304,7 +305,7 @@ TEST(DeviceClaims, OnlyAClaimMadeForThePodsExtendedResourcesIsLeftForIt) {
   d.OnResourceClaim(EventType::kAdded, made_for("other-pod", "u-q", true, true));
   d.OnResourceClaim(EventType::kAdded, made_for("not-controller", "u-p", true, false));
   EXPECT_EQ(d.DeleteLeftExtendedClaim(pod), "");
-  EXPECT_TRUE(d.TakeLeftClaimDeletes().empty());
+  EXPECT_TRUE(d.TakeLeftClaimDeletes(0).empty());
 
   const json left = made_for("p-extended-resources-x7k2p", "u-p", true, true);
   Resync r = d.OnResourceClaim(EventType::kAdded, left);
@@ -313,18 +314,27 @@ TEST(DeviceClaims, OnlyAClaimMadeForThePodsExtendedResourcesIsLeftForIt) {
   EXPECT_EQ(why.rfind("cannot schedule extended resource claim \"p-extended-resources-x7k2p\"", 0),
             0u)
       << why;
-  const std::vector<ClaimWrite> deletes = d.TakeLeftClaimDeletes();
+  const std::vector<ClaimWrite> deletes = d.TakeLeftClaimDeletes(100);
   ASSERT_EQ(deletes.size(), 1u);
   EXPECT_EQ(deletes[0].namespace_, "ml");
   EXPECT_EQ(deletes[0].name, "p-extended-resources-x7k2p");
   EXPECT_EQ(deletes[0].uid, "u-p-extended-resources-x7k2p");
   EXPECT_TRUE(deletes[0].extended);
   EXPECT_EQ(d.DeleteLeftExtendedClaim(pod), why);
-  EXPECT_TRUE(d.TakeLeftClaimDeletes().empty());
+  EXPECT_TRUE(d.TakeLeftClaimDeletes(100 + DeviceClaims::kLeftClaimDeleteRetryS - 1).empty());
+  // Still there after the retry period: the DELETE failed or its answer was lost; sent
+  // again, and again only a period later.
+  const std::vector<ClaimWrite> again =
+      d.TakeLeftClaimDeletes(100 + DeviceClaims::kLeftClaimDeleteRetryS);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_EQ(again[0].uid, "u-p-extended-resources-x7k2p");
+  EXPECT_TRUE(d.TakeLeftClaimDeletes(100 + DeviceClaims::kLeftClaimDeleteRetryS + 1).empty());
 
   r = d.OnResourceClaim(EventType::kDeleted, left);
   EXPECT_NE(std::find(r.pods.begin(), r.pods.end(), "ml/p"), r.pods.end());
   EXPECT_EQ(d.DeleteLeftExtendedClaim(pod), "");
+  // Gone: never sent again.
+  EXPECT_TRUE(d.TakeLeftClaimDeletes(1000).empty());
 }
 
 TEST(DeviceClaims, AClaimAllocatedAlreadyIsOnlyReserved) {

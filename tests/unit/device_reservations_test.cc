@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/device_reservations.h"
+#include "sim/policies.h"
 #include "tests/unit/engine_dra_world.h"
 #include "tests/unit/test_cluster.h"
 #include "tests/unit/test_util.h"
@@ -424,6 +425,75 @@ TEST(DeviceReservations, BinpackAndSpreadWeighTheGpusOfDraNodes) {
     EXPECT_EQ(BindsWithDevices(c, d), pack ? "new-0@n1[gpu-2]" : "new-0@n0[gpu-0]")
         << (pack ? "binpack" : "spread");
   }
+}
+
+// fgd and gantry measure the fragmentation of a node whose GPUs are DRA devices as they
+// do that of the same node with device-plugin GPUs. With 4-GPU tasks the common kind, a
+// 1-GPU task goes to n1, where one GPU is taken already (its other three are a fragment for
+// 4-GPU tasks anyway), not to the idle n0, under both APIs. (Before, both policies saw no
+// GPUs on DRA nodes, scored them alike and took the lowest: n0.)
+TEST(DeviceReservations, FgdAndGantryMeasureDraNodesAsDevicePluginNodes) {
+  const WorkloadProfile profile =
+      TypesProfile({WholeGpuType(1000, 4, 9), WholeGpuType(1000, 1, 1)});
+  for (const char* policy : {"fgd", "gantry"}) {
+    SchedulerConfig config = Must(PolicyConfig(policy));
+    config.tie_break = SchedulerConfig::TieBreak::kLowest;  // nodes alike: n0
+
+    ClusterState plugin;
+    const QueueId plugin_queue = AddQueue(plugin, "q");
+    AddGpuNode(plugin, "n0", 4);
+    const NodeId plugin_n1 = AddGpuNode(plugin, "n1", 4);
+    const JobId plugin_held = AddJob(plugin, "held", plugin_queue, GpuSpec(1, 1000), 1);
+    ASSERT_TRUE(
+        plugin.Place(plugin.job(plugin_held).tasks[0], plugin_n1, std::vector<int32_t>{0}).ok());
+    AddJob(plugin, "new", plugin_queue, GpuSpec(1, 1000), 1);
+    plugin.SetWorkloadProfile(profile);
+    const Decisions by_plugin = RunSession(plugin, config);
+    ASSERT_EQ(by_plugin.binds.size(), 1u) << policy;
+    EXPECT_EQ(plugin.node(by_plugin.binds[0].node).name, "n1") << policy;
+
+    ClusterState dra;
+    const QueueId dra_queue = AddQueue(dra, "q");
+    Devices devices;
+    for (const char* name : {"n0", "n1"}) {
+      Node node;
+      node.name = name;
+      node.allocatable = ResourceVector{{kCpu, 64000}, {kMemory, 512 * kGi}};
+      node.device_capacity = ResourceVector{{kGpu, 4 * kGpuMilliWhole}};
+      Must(dra.AddNode(std::move(node)));
+      devices.AddNodeGpus(name, 4);
+    }
+    const std::string held = devices.AddClaim("held");
+    devices.Allocate(held, "n1", "gpu-0");
+    TaskSpec running = Claiming({held});
+    running.device_requests = ResourceVector{{kGpu, kGpuMilliWhole}};
+    const JobId dra_held = AddJob(dra, "held", dra_queue, running, 1);
+    ASSERT_TRUE(dra.Place(dra.job(dra_held).tasks[0], dra.FindNode("n1"), {}).ok());
+    TaskSpec wants = Claiming({devices.AddClaim("wants")});
+    wants.device_requests = ResourceVector{{kGpu, kGpuMilliWhole}};
+    AddJob(dra, "new", dra_queue, wants, 1);
+    dra.SetWorkloadProfile(profile);
+    EXPECT_EQ(BindsWithDevices(dra, RunWithDevices(dra, devices, config)), "new-0@n1[gpu-1]")
+        << policy;
+  }
+}
+
+// The workload profile sees a task whose GPUs are DRA claims as a GPU task: whole GPUs
+// where its claims count as whole ones, a share where they count as less than one.
+TEST(DeviceReservations, ATaskShapeHasTheGpusItsClaimsCountAs) {
+  TaskSpec two = Claiming({"ml/two"}, 4000);
+  two.device_requests = ResourceVector{{kGpu, 2 * kGpuMilliWhole}};
+  EXPECT_EQ(TaskShape::Of(two).gpu.count, 2);
+  EXPECT_EQ(TaskShape::Of(two).gpu.milli, 0);
+  TaskSpec slice = Claiming({"ml/slice"});
+  slice.device_requests = ResourceVector{{kGpu, 125}};
+  EXPECT_EQ(TaskShape::Of(slice).gpu.count, 0);
+  EXPECT_EQ(TaskShape::Of(slice).gpu.milli, 125);
+  // A GPU request of its own is its shape's, whatever its claims count as.
+  TaskSpec own = GpuSpec(1, 1000);
+  own.device_requests = ResourceVector{{kGpu, 3 * kGpuMilliWhole}};
+  EXPECT_EQ(TaskShape::Of(own).gpu.count, 1);
+  EXPECT_FALSE(TaskShape::Of(Claiming({"ml/none"})).gpu.wants_gpu());
 }
 
 }  // namespace

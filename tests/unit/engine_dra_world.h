@@ -35,6 +35,8 @@ struct Devices {
   dra::ClaimTable claims;
   dra::Inventory inventory;
   DriverVerdicts verdicts;
+  // DeviceInputs::align_by (empty: upstream's order).
+  std::vector<dra::QualifiedName> align_by;
 
   void AddNodeGpus(const std::string& node, int count) {
     dra::ResourceSlice slice;
@@ -91,7 +93,9 @@ struct Devices {
   }
   DeviceInputs Inputs() {
     inventory = dra::Inventory(slices, classes);
-    return DeviceInputs{&inventory, &claims, &verdicts, nullptr};
+    DeviceInputs inputs{&inventory, &claims, &verdicts, nullptr};
+    inputs.align_by = &align_by;
+    return inputs;
   }
 };
 

@@ -31,7 +31,7 @@ class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
     // through the configured class map, in the allocatable table with its devices): the
     // node has no GPU devices of the engine's, and the task's GPUs are what its claims
     // count as, or its nvidia.com/gpu served by DRA.
-    const bool dra_gpus = w.gpu_count == 0 && s.allocatable(id, kGpu) > 0;
+    const bool dra_gpus = s.has_dra_gpus(id);
     const Milli dra_request = dra_gpus ? DraGpuRequest(spec) : 0;
     // CPU-only tasks score zero on GPU nodes, so that they go to CPU nodes when those
     // have room and leave GPU nodes' CPU and memory to GPU tasks.
@@ -81,17 +81,6 @@ class UsageScorer : public SessionCopyable<UsageScorer>, public NodeScorer {
     }
     *sum += weight * (measure * kMaxNodeScore / total);
     *weights += weight;
-  }
-
-  // What a task placed on a node whose GPUs are DRA devices takes of its nvidia.com/gpu: its
-  // claims' count (TaskSpec::device_requests), or its nvidia.com/gpu request when DRA
-  // serves it (ClusterState::Accounted counts both the same way).
-  static Milli DraGpuRequest(const TaskSpec& spec) {
-    Milli request = spec.device_requests.Get(kGpu);
-    if (Backs(spec.device_backed, kGpu)) {
-      request += static_cast<Milli>(spec.gpu.count) * kGpuMilliWhole;
-    }
-    return request;
   }
 
   // MIG devices count as GPUs do, with the GPU's weight (unless the weights name them

@@ -28,6 +28,7 @@
 #include "engine/fragmentation.h"
 #include "engine/plugins/plugins.h"
 #include "engine/session.h"
+#include "model/device_backed.h"
 #include "model/int128.h"
 
 namespace gantry {
@@ -65,24 +66,26 @@ class GantryPackingScorer : public SessionCopyable<GantryPackingScorer, FgdScore
                       double after) const override {
     constexpr int64_t kTieRange = 1'000'000;  // tie-breakers stay below one FGD step
     const int64_t fgd = FgdScore(before, after) * kTieRange;
-    const NodeWork& w = s.searched_node(node);
-    if (!spec.gpu.wants_gpu()) {
+    const GpuRoom room = RoomOf(s, spec, node);
+    if (!room.wanted) {
       if (!cpu_only_minority_) return fgd;
-      const Milli gpu_free = static_cast<Milli>(w.gpu_count) * kGpuMilliWhole - w.gpu_used;
+      const Milli gpu_free = room.total - room.used;
       const Milli cpu_free = s.searched_free(node, kCpu);
       // CPU per free milli-GPU; a node without free GPUs is best of all.
       return fgd + (gpu_free <= 0 ? kTieRange - 1
                                   : static_cast<Milli>(std::min<Int128>(
                                         kTieRange - 2, MulDiv(cpu_free, 1000, gpu_free))));
     }
-    const double cosine = cpu_only_minority_ ? ShapeCosine(s, spec, node) : 0;
+    const double cosine = cpu_only_minority_ ? ShapeCosine(s, spec, node, room) : 0;
     // Nodes in use: [kTieRange / 2, kTieRange); idle nodes below them.
-    if (w.gpu_used > 0) {
+    if (room.used > 0) {
       return fgd + kTieRange / 2 +
              static_cast<int64_t>(cosine * static_cast<double>(kTieRange / 2 - 1));
     }
     if (rare_capability_[s.cluster().node(node).shape_class]) return fgd;
-    if (largest_gpus_ > 0 && w.gpu_count >= largest_gpus_) return fgd + 1;
+    if (largest_gpus_ > 0 && room.total >= static_cast<Milli>(largest_gpus_) * kGpuMilliWhole) {
+      return fgd + 1;
+    }
     return fgd + 2 + static_cast<int64_t>(cosine * static_cast<double>(kTieRange / 2 - 3));
   }
 
@@ -93,19 +96,43 @@ class GantryPackingScorer : public SessionCopyable<GantryPackingScorer, FgdScore
   // A task type that at most this share (%) of the nodes can host makes them worth keeping.
   static constexpr int64_t kRareCapabilityPercent = 5;
 
+  // A node's GPUs and what a task takes of them, in milli-GPUs: its GPU devices and the
+  // task's GPU request, or, where its GPUs are DRA devices (fgd.cc), what the devices and
+  // the task's claims count as.
+  struct GpuRoom {
+    Milli total = 0;
+    Milli used = 0;
+    Milli request = 0;
+    bool wanted = false;  // the task takes GPUs there
+  };
+  static GpuRoom RoomOf(const Session& s, const TaskSpec& spec, NodeId node) {
+    GpuRoom room;
+    if (s.has_dra_gpus(node)) [[unlikely]] {
+      room.total = s.allocatable(node, kGpu);
+      room.used = room.total - s.searched_free(node, kGpu);
+      room.request = DraGpuRequest(spec);
+      room.wanted = room.request > 0;
+      return room;
+    }
+    const NodeWork& w = s.searched_node(node);
+    room.total = static_cast<Milli>(w.gpu_count) * kGpuMilliWhole;
+    room.used = w.gpu_used;
+    room.request =
+        spec.gpu.shared() ? spec.gpu.milli : static_cast<Milli>(spec.gpu.count) * kGpuMilliWhole;
+    room.wanted = spec.gpu.wants_gpu();
+    return room;
+  }
+
   // Cosine similarity of the node's free (CPU, GPU) and the task's request, each as a
   // share of the node's capacity.
-  static double ShapeCosine(const Session& s, const TaskSpec& spec, NodeId node) {
-    const NodeWork& w = s.searched_node(node);
-    const Milli gpu_total = static_cast<Milli>(w.gpu_count) * kGpuMilliWhole;
+  static double ShapeCosine(const Session& s, const TaskSpec& spec, NodeId node,
+                            const GpuRoom& room) {
     const double cpu_cap = static_cast<double>(std::max<Milli>(1, s.allocatable(node, kCpu)));
-    const double gpu_cap = static_cast<double>(std::max<Milli>(1, gpu_total));
+    const double gpu_cap = static_cast<double>(std::max<Milli>(1, room.total));
     const double c = static_cast<double>(s.searched_free(node, kCpu)) / cpu_cap;
-    const double g = static_cast<double>(gpu_total - w.gpu_used) / gpu_cap;
+    const double g = static_cast<double>(room.total - room.used) / gpu_cap;
     const double rc = static_cast<double>(spec.requests.Get(kCpu)) / cpu_cap;
-    const double rg =
-        static_cast<double>(spec.gpu.shared() ? spec.gpu.milli : spec.gpu.count * kGpuMilliWhole) /
-        gpu_cap;
+    const double rg = static_cast<double>(room.request) / gpu_cap;
     const double norms = std::sqrt(c * c + g * g) * std::sqrt(rc * rc + rg * rg);
     return norms > 0 ? (c * rc + g * rg) / norms : 0;
   }

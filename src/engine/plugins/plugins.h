@@ -121,6 +121,9 @@ class FgdScorer : public SessionCopyable<FgdScorer>,
 
  protected:
   double FragOf(const Session& s, NodeId node) const;
+  // Fills `free` with each device's free share on `node` (its DRA GPUs' where its GPUs
+  // are DRA devices, fgd.cc) and returns the devices' model.
+  GpuModelId NodeFree(const Session& s, NodeId node, std::vector<int32_t>* free) const;
   // The score of placing `spec` on `node` on exactly these devices.
   int64_t ScoreChoice(const Session& s, const TaskSpec& spec, NodeId node,
                       const GpuChoice& choice) const;
