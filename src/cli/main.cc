@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   sim_cmd
       ->add_option("--gpu-api", sim.gpu_api,
                    "How pods ask for GPUs: device-plugin (nvidia.com/gpu, the default) or dra "
-                   "(GPUs published as DRA devices, requests as ResourceClaims; protocol only)")
+                   "(GPUs published as DRA devices, requests as ResourceClaims)")
       ->type_name("API");
   sim_cmd->add_option("--policy", sim.policies, "Comma-separated policies")->capture_default_str();
   sim_cmd->add_option("--seeds", sim.seeds, "Seeds: 42, 42-51 or 1,5,9")->capture_default_str();

@@ -77,7 +77,8 @@ Result<SimInputs> LoadInputs(const SimOptions& o, const SimSettings& settings) {
     auto snapshot = LoadScenario(o.snapshot, &device_objects);
     if (!snapshot.ok()) return snapshot.status();
     if (!snapshot->devices.empty()) {
-      // Replays have no DRA devices yet (as --gpu-api dra): pods with claims stay pending.
+      // A snapshot's own DRA objects are not replayed (--gpu-api dra publishes the
+      // cluster's GPUs instead): pods with claims stay pending.
       std::fprintf(stderr,
                    "gantry sim: warning: %s: its DRA objects are read but not replayed; tasks "
                    "that name ResourceClaims stay pending\n",
@@ -134,6 +135,9 @@ Status Simulate(const SimSettings& settings, const SimInputs& in, const Schedule
     ro.period_s = settings.period_s;
     if (settings.datasets) ro.datasets = settings.datasets->cache;
     ro.movable = settings.movable;
+    ro.gpu_api = settings.gpu_api;
+    std::optional<RunVerdicts> verdicts;  // this run's CEL (not thread-safe: one per run)
+    if (settings.gpu_api == GpuApi::kDra) ro.dra_verdicts = verdicts.emplace().get();
     auto r = RunReplay(in.cluster, in.jobs, config, run->seed, ro);
     if (!r.ok()) return r.status();
     run->replay = std::move(r).value();

@@ -71,6 +71,11 @@ class PublishedGpus final : public GpuDeviceMap {
 
   const dra::Inventory& inventory() const { return inventory_; }
   const dra::ClaimTable& claims() const { return claims_; }
+  // The claim of `key`, to allocate or deallocate (sim/replay_devices.h); null when none.
+  dra::ResourceClaim* FindClaim(const std::string& key) {
+    auto it = claims_.find(key);
+    return it == claims_.end() ? nullptr : &it->second;
+  }
 
  private:
   dra::Inventory inventory_;

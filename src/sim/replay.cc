@@ -1,6 +1,7 @@
 #include "sim/replay.h"
 
 #include <algorithm>
+#include <optional>
 #include <queue>
 #include <span>
 #include <tuple>
@@ -12,6 +13,7 @@
 #include "model/usage_memory.h"
 #include "sim/fairness.h"
 #include "sim/idle_gpus.h"
+#include "sim/replay_devices.h"
 
 namespace gantry {
 
@@ -113,6 +115,12 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
   ClusterState cluster = nodes;
   const int64_t capacity = cluster.capacity().Get(kGpu);
   if (capacity <= 0) return Status::Invalid("the cluster has no GPUs");
+  std::optional<ReplayDevices> devices;  // --gpu-api dra
+  if (options.gpu_api == GpuApi::kDra) {
+    auto made = ReplayDevices::Make(cluster, options.dra_verdicts);
+    if (!made.ok()) return made.status();
+    devices.emplace(std::move(made).value());
+  }
   // A profile the caller gives (a snapshot's, as the daemon kept it) is the one the
   // daemon packs by; else the whole workload's, tasks waiting at the start included.
   if (cluster.workload_profile().total == 0) {
@@ -265,6 +273,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
         continue;
       }
       cluster.Release(end.task);
+      if (devices) GANTRY_RETURN_IF_ERROR(devices->Released(cluster, end.task));
       --running;
       count_wait(end.task);
       const JobId job = cluster.task(end.task).job;
@@ -304,7 +313,15 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
           sj.movable ||
           SelectsMovable(options.movable, sj, static_cast<size_t>(&sj - jobs_in.data()), seed);
       for (int32_t p = 0; p < sj.pods; ++p) {
-        auto task = cluster.AddTask(*job_id, it->second, sj.name + "-" + std::to_string(p));
+        SpecId spec = it->second;
+        if (devices && sj.spec.gpu.wants_gpu()) {
+          // Its own claim (as one made from a template): a spec of its own.
+          auto with_claim =
+              devices->WithClaim(sj.spec, cluster.job(*job_id).name + "-" + std::to_string(p));
+          if (!with_claim.ok()) return with_claim.status();
+          spec = cluster.AddSpec(std::move(with_claim).value());
+        }
+        auto task = cluster.AddTask(*job_id, spec, sj.name + "-" + std::to_string(p));
         if (!task.ok()) return task.status();
         cluster.SetTaskMovable(*task, movable);
         result.movable_tasks += movable ? 1 : 0;
@@ -322,7 +339,9 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
     for (const PipelineDecision& p : nominated) {
       if (cluster.task(p.task).state != TaskState::kPending) continue;
       Status placed = place(p.task, p.node, p.gpus);
-      (void)placed;  // refused: the task is still pending, and the session places it
+      // Refused: the task is still pending, and the session places it.
+      if (placed.ok() && devices)
+        GANTRY_RETURN_IF_ERROR(devices->BoundOutside(cluster, p.task, p.node, p.gpus));
     }
     nominated.clear();
     // One session when something waits.
@@ -334,6 +353,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       Decisions decisions;
       {
         Snapshot snapshot(cluster, &node_table);
+        if (devices) snapshot.set_devices(devices->Inputs());
         Session session(snapshot, *policy,
                         SessionOptions{t, seed + static_cast<uint64_t>(result.sessions)});
         decisions = session.Run();
@@ -356,6 +376,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
         if (e.cause == EvictionCause::kDefragment) ++result.defragment_evictions;
         RememberEviction(cluster, e, t);  // the engine's memory against loops, and the budget's
         cluster.Unplace(e.task);
+        if (devices) GANTRY_RETURN_IF_ERROR(devices->Released(cluster, e.task));
         --running;
         ++pending_tasks;
         task_runs[e.task].pending_since = t;  // its end event is stale from here
@@ -377,6 +398,7 @@ Result<ReplayResult> RunReplay(const ClusterState& nodes, const std::vector<SimJ
       }
       for (const BindDecision& b : decisions.binds) {
         GANTRY_RETURN_IF_ERROR(place(b.task, b.node, b.gpus));
+        if (devices) GANTRY_RETURN_IF_ERROR(devices->Bound(cluster, b));
       }
       // A job's first reservation: it should start once what runs on its nodes has ended.
       for (const Reservation& held : decisions.reservations) {

@@ -10,6 +10,7 @@
 #include "engine/config.h"
 #include "model/cluster.h"
 #include "sim/dataset_cache.h"
+#include "sim/dra_gpus.h"
 #include "sim/gang_spans.h"
 #include "sim/workload.h"
 
@@ -25,6 +26,11 @@ struct ReplayOptions {
   DatasetCacheOptions datasets = {};
   // ---- Defragmentation: jobs made movable beyond those that say so (SimJob::movable).
   MovableSelection movable = {};
+  // ---- How pods ask for GPUs (--gpu-api): with kDra the GPUs are DRA devices and each GPU
+  // pod has a claim (sim/replay_devices.h), allocated with CEL's verdicts from
+  // `dra_verdicts` (required then; it outlives the run).
+  GpuApi gpu_api = GpuApi::kDevicePlugin;
+  const dra::SelectorVerdicts* dra_verdicts = nullptr;
 };
 inline constexpr int64_t kMaxReplayRows = 1'000'000;
 

@@ -274,12 +274,6 @@ Result<SimSettings> ParseSimOptions(const SimOptions& o) {
     s.arrival_scale = *v;
   }
   if (o.gpu_api == "dra") {
-    // A replay's claims would have to be released as pods leave, sessions apart: not yet.
-    if (!s.protocol) {
-      return Status::Invalid(
-          "--gpu-api dra applies to --protocol fgd-atc23 only (not yet to "
-          "replays)");
-    }
     s.gpu_api = GpuApi::kDra;
   } else if (!o.gpu_api.empty() && o.gpu_api != "device-plugin") {
     return Status::Invalid("--gpu-api: unknown API " + Quoted(o.gpu_api) +

@@ -392,5 +392,57 @@ TEST(Dra, AClaimThatCannotBeWrittenKeepsThePodUnboundAndUndoesTheOthers) {
                    "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/" + test);
 }
 
+// Devices that work best together (engine/dra/alignment.h), in the default configuration:
+// a node whose four GPUs publish resource.kubernetes.io/numaNode 0, 0, 1, 1. A pod with a
+// one-GPU claim gets gpu-0; then a pod with a two-GPU claim gets gpu-2 and gpu-3, the NUMA
+// node that holds both, where upstream's first devices that fit would be gpu-1 and gpu-2.
+TEST(Dra, AClaimsDevicesShareANumaNode) {
+  const std::string test = "dra-numa", node = test + "-node-0", device_class = test + "-gpu";
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  json devices = json::array();
+  for (int i = 0; i < 4; ++i) {
+    devices.push_back(Device("gpu-" + std::to_string(i),
+                             {{"resource.kubernetes.io/numaNode", {{"int", i / 2}}}}));
+  }
+  ASSERT_NO_FATAL_FAILURE(CreateNodeWithDevices(node, devices));
+  auto cls = Env().Call("POST", std::string(kResource) + "/deviceclasses",
+                        DeviceClass(device_class, "device.driver == \"gpu.example.com\""));
+  ASSERT_TRUE(cls.ok()) << cls.status().message();
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  // Places a pod with a claim of `count` GPUs and returns the devices its claim got.
+  auto place = [&](const std::string& name, int count) {
+    auto claim = Env().Call(
+        "POST", std::string(kResource) + "/namespaces/" + test + "/resourceclaims",
+        {{"apiVersion", "resource.k8s.io/v1"},
+         {"kind", "ResourceClaim"},
+         {"metadata", {{"name", name}}},
+         {"spec",
+          {{"devices",
+            {{"requests",
+              {{{"name", "gpu"},
+                {"exactly", {{"deviceClassName", device_class}, {"count", count}}}}}}}}}}});
+    EXPECT_TRUE(claim.ok()) << claim.status().message();
+    auto pod = Env().Apply(ClaimPod(test, name, name, "gantry-" + test, node));
+    EXPECT_TRUE(pod.ok()) << pod.status().message();
+    std::set<std::string> got;
+    const bool bound = TestEnv::WaitFor(
+        [&] {
+          auto p = Env().Call("GET", "/api/v1/namespaces/" + test + "/pods/" + name);
+          auto c = Env().Call("GET", ClaimPath(test, name));
+          if (!p.ok() || !c.ok() || (*p)["spec"].value("nodeName", "").empty()) return false;
+          got.clear();
+          for (const json& r : (*c)["status"]["allocation"]["devices"]["results"]) {
+            got.insert(r.value("device", ""));
+          }
+          return true;
+        },
+        seconds(30));
+    EXPECT_TRUE(bound) << name << "\n" << daemon.Log();
+    return got;
+  };
+  EXPECT_EQ(place("one", 1), (std::set<std::string>{"gpu-0"}));
+  EXPECT_EQ(place("two", 2), (std::set<std::string>{"gpu-2", "gpu-3"}));
+}
+
 }  // namespace
 }  // namespace gantry::testing
