@@ -56,6 +56,17 @@ inline nlohmann::json DeviceClass(const std::string& name, const std::string& ex
           {"spec", {{"selectors", {{{"cel", {{"expression", expression}}}}}}}}};
 }
 
+// A ResourceClaim `name` of one request "gpu" for `count` devices of `device_class`.
+inline nlohmann::json GpuClaim(const std::string& name, const std::string& device_class,
+                               int count = 1) {
+  nlohmann::json exactly = {{"deviceClassName", device_class}};
+  if (count != 1) exactly["count"] = count;
+  return {{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "ResourceClaim"},
+          {"metadata", {{"name", name}}},
+          {"spec", {{"devices", {{"requests", {{{"name", "gpu"}, {"exactly", exactly}}}}}}}}};
+}
+
 inline nlohmann::json Cel(const std::string& expression) {
   return {{{"cel", {{"expression", expression}}}}};
 }

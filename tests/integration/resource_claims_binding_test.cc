@@ -41,15 +41,8 @@ void NodeWithAttachableGpu(const std::string& node) {
 void NodeClaimPod(const std::string& ns, const std::string& node, const std::string& name,
                   const std::string& scheduler, const std::string& device_class) {
   ASSERT_NO_FATAL_FAILURE(NodeWithAttachableGpu(node));
-  auto c =
-      Env().Call("POST", std::string(kResource) + "/namespaces/" + ns + "/resourceclaims",
-                 {{"apiVersion", "resource.k8s.io/v1"},
-                  {"kind", "ResourceClaim"},
-                  {"metadata", {{"name", name}}},
-                  {"spec",
-                   {{"devices",
-                     {{"requests",
-                       {{{"name", "gpu"}, {"exactly", {{"deviceClassName", device_class}}}}}}}}}}});
+  auto c = Env().Call("POST", std::string(kResource) + "/namespaces/" + ns + "/resourceclaims",
+                      GpuClaim(name, device_class));
   ASSERT_TRUE(c.ok()) << c.status().message();
   json pod = {
       {"apiVersion", "v1"},

@@ -89,15 +89,8 @@ Outcome ThreePodsTwoDevices(const std::string& ns, const std::string& node,
   const std::vector<std::string> pods = {"p-0", "p-1", "p-2"};
   for (size_t i = 0; i < pods.size(); ++i) {
     const std::string claim = "claim-" + std::to_string(i);
-    auto c = Env().Call(
-        "POST", std::string(kResource) + "/namespaces/" + ns + "/resourceclaims",
-        {{"apiVersion", "resource.k8s.io/v1"},
-         {"kind", "ResourceClaim"},
-         {"metadata", {{"name", claim}}},
-         {"spec",
-          {{"devices",
-            {{"requests",
-              {{{"name", "gpu"}, {"exactly", {{"deviceClassName", device_class}}}}}}}}}}});
+    auto c = Env().Call("POST", std::string(kResource) + "/namespaces/" + ns + "/resourceclaims",
+                        GpuClaim(claim, device_class));
     EXPECT_TRUE(c.ok()) << c.status().message();
     auto p = Env().Apply(ClaimPod(ns, pods[i], claim, scheduler, node));
     EXPECT_TRUE(p.ok()) << p.status().message();
@@ -411,16 +404,9 @@ TEST(Dra, AClaimsDevicesShareANumaNode) {
   DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
   // Places a pod with a claim of `count` GPUs and returns the devices its claim got.
   auto place = [&](const std::string& name, int count) {
-    auto claim = Env().Call(
-        "POST", std::string(kResource) + "/namespaces/" + test + "/resourceclaims",
-        {{"apiVersion", "resource.k8s.io/v1"},
-         {"kind", "ResourceClaim"},
-         {"metadata", {{"name", name}}},
-         {"spec",
-          {{"devices",
-            {{"requests",
-              {{{"name", "gpu"},
-                {"exactly", {{"deviceClassName", device_class}, {"count", count}}}}}}}}}}});
+    auto claim =
+        Env().Call("POST", std::string(kResource) + "/namespaces/" + test + "/resourceclaims",
+                   GpuClaim(name, device_class, count));
     EXPECT_TRUE(claim.ok()) << claim.status().message();
     auto pod = Env().Apply(ClaimPod(test, name, name, "gantry-" + test, node));
     EXPECT_TRUE(pod.ok()) << pod.status().message();

@@ -386,6 +386,19 @@ TEST(DeviceReservations, QueuesCountDevicesAsTheResourceTheyStandFor) {
   EXPECT_EQ(BindsWithDevices(open, RunWithDevices(open, devices)), "a-0@n0[gpu-0] b-0@n0[gpu-1]");
 }
 
+// Nodes n0 and n1 whose four GPUs are DRA devices: none in Node::gpus, four counted as
+// nvidia.com/gpu in Node::device_capacity, published in `devices`.
+void AddDraGpuNodes(ClusterState& c, Devices& devices, Milli memory = 64 * kGi) {
+  for (const char* name : {"n0", "n1"}) {
+    Node node;
+    node.name = name;
+    node.allocatable = ResourceVector{{kCpu, 64000}, {kMemory, memory}};
+    node.device_capacity = ResourceVector{{kGpu, 4 * kGpuMilliWhole}};
+    Must(c.AddNode(std::move(node)));
+    devices.AddNodeGpus(name, 4);
+  }
+}
+
 // binpack and spread see the GPUs that DRA devices give a node (Node::device_capacity as
 // nvidia.com/gpu) and what a task's claims count as: with n1 half full of GPUs and n0's
 // CPU busier, binpack packs the one-GPU claim onto n1 and spread onto n0. (Before, their
@@ -395,14 +408,7 @@ TEST(DeviceReservations, BinpackAndSpreadWeighTheGpusOfDraNodes) {
     ClusterState c;
     const QueueId q = AddQueue(c, "q");
     Devices devices;
-    for (const char* name : {"n0", "n1"}) {
-      Node node;
-      node.name = name;
-      node.allocatable = ResourceVector{{kCpu, 64000}, {kMemory, 64 * kGi}};
-      node.device_capacity = ResourceVector{{kGpu, 4 * kGpuMilliWhole}};
-      Must(c.AddNode(std::move(node)));
-      devices.AddNodeGpus(name, 4);
-    }
+    AddDraGpuNodes(c, devices);
     const JobId cpu = AddJob(c, "cpu", q, CpuSpec(8000), 1);
     ASSERT_TRUE(c.Place(c.job(cpu).tasks[0], c.FindNode("n0"), {}).ok());
     const std::string held_0 = devices.AddClaim("held-0");
@@ -455,14 +461,7 @@ TEST(DeviceReservations, FgdAndGantryMeasureDraNodesAsDevicePluginNodes) {
     ClusterState dra;
     const QueueId dra_queue = AddQueue(dra, "q");
     Devices devices;
-    for (const char* name : {"n0", "n1"}) {
-      Node node;
-      node.name = name;
-      node.allocatable = ResourceVector{{kCpu, 64000}, {kMemory, 512 * kGi}};
-      node.device_capacity = ResourceVector{{kGpu, 4 * kGpuMilliWhole}};
-      Must(dra.AddNode(std::move(node)));
-      devices.AddNodeGpus(name, 4);
-    }
+    AddDraGpuNodes(dra, devices, 512 * kGi);
     const std::string held = devices.AddClaim("held");
     devices.Allocate(held, "n1", "gpu-0");
     TaskSpec running = Claiming({held});
