@@ -8,15 +8,21 @@
 //
 // CEL is upstream's (src/dra/), its verdicts cached per (expression, device) across the
 // sessions of a run as the daemon caches them; the first session pays for them.
+//
+// The third argument is the daemon's device alignment (deviceAlignmentAttributes): 0 off;
+// 1 on, as by default, with devices that publish no NUMA node (what most drivers publish
+// today); 2 on, with devices on two NUMA nodes (resource.kubernetes.io/numaNode).
 //   dra_session_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "dra/selector_cache.h"
+#include "engine/dra/alignment.h"
 #include "engine/session.h"
 
 namespace gantry {
@@ -26,6 +32,8 @@ constexpr const char* kDriver = "gpu.example.com";
 constexpr const char* kClassSelector = R"(device.driver == "gpu.example.com")";
 constexpr int kDevicesPerNode = 10;  // room for every pod: 10 x 500 = 5,000
 
+enum Alignment { kAlignmentOff = 0, kAlignmentOnNoAttributes = 1, kAlignmentOnNumaNodes = 2 };
+
 struct Workload {
   ClusterState cluster;
   std::vector<dra::ResourceSlice> slices;
@@ -33,10 +41,11 @@ struct Workload {
   dra::Inventory inventory;
   dra::SelectorCache cache;
   std::unique_ptr<dra::CelVerdicts> verdicts;
+  std::vector<dra::QualifiedName> align_by;
   DeviceInputs inputs;
 };
 
-std::unique_ptr<Workload> MakeWorkload(int nodes, int pods) {
+std::unique_ptr<Workload> MakeWorkload(int nodes, int pods, Alignment alignment) {
   auto w = std::make_unique<Workload>();
   ClusterState& c = w->cluster;
   for (int i = 0; i < nodes; ++i) {
@@ -55,6 +64,9 @@ std::unique_ptr<Workload> MakeWorkload(int nodes, int pods) {
       dra::Device device;
       device.name = "gpu-" + std::to_string(d);
       device.attributes[std::string(kDriver) + "/index"] = int64_t{d};
+      if (alignment == kAlignmentOnNumaNodes) {
+        device.attributes[std::string(dra::kNumaNodeAttribute)] = int64_t{d % 2};
+      }
       slice.devices.push_back(std::move(device));
     }
     w->slices.push_back(std::move(slice));
@@ -90,15 +102,20 @@ std::unique_ptr<Workload> MakeWorkload(int nodes, int pods) {
   w->inventory = dra::Inventory(w->slices, {dra::DeviceClass{"gpu", {kClassSelector}, {}, {}}});
   w->verdicts = std::make_unique<dra::CelVerdicts>(w->cache);
   w->inputs = DeviceInputs{&w->inventory, &w->claims, w->verdicts.get(), nullptr};
+  if (alignment != kAlignmentOff) {
+    w->align_by = {std::string(dra::kNumaNodeAttribute), std::string(dra::kPcieRootAttribute)};
+    w->inputs.align_by = &w->align_by;
+  }
   return w;
 }
 
 void BM_SchedulingWithResourceClaimTemplate(benchmark::State& state) {
-  static std::map<std::pair<int, int>, std::unique_ptr<Workload>> workloads;
+  static std::map<std::tuple<int, int, int>, std::unique_ptr<Workload>> workloads;
   const int nodes = static_cast<int>(state.range(0));
   const int pods = static_cast<int>(state.range(1));
-  auto& w = workloads[{nodes, pods}];
-  if (!w) w = MakeWorkload(nodes, pods);
+  const auto alignment = static_cast<Alignment>(state.range(2));
+  auto& w = workloads[{nodes, pods, alignment}];
+  if (!w) w = MakeWorkload(nodes, pods, alignment);
   const Policy policy = Policy::Compile(SchedulerConfig::Default()).value();
   Snapshot snapshot(w->cluster);
   snapshot.set_devices(w->inputs);
@@ -115,8 +132,11 @@ void BM_SchedulingWithResourceClaimTemplate(benchmark::State& state) {
   state.counters["cel_evaluations"] = static_cast<double>(w->cache.evaluations());
 }
 BENCHMARK(BM_SchedulingWithResourceClaimTemplate)
-    ->Args({500, 5000})
-    ->Args({5000, 5000})
+    ->ArgNames({"nodes", "pods", "align"})
+    ->Args({500, 5000, kAlignmentOff})
+    ->Args({500, 5000, kAlignmentOnNoAttributes})
+    ->Args({500, 5000, kAlignmentOnNumaNodes})
+    ->Args({5000, 5000, kAlignmentOff})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -187,13 +187,18 @@ Resync DeviceClaims::OnResourceClaim(k8s::EventType type, const nlohmann::json& 
 }
 
 void DeviceClaims::Refresh(const std::string& key) {
+  if (auto old = table_.find(key); old != table_.end() && old->second.allocation) {
+    allocated_.Remove(*old->second.allocation);
+  }
+  const dra::ResourceClaim* now = nullptr;
   if (auto a = assumed_.find(key); a != assumed_.end()) {
-    table_[key] = a->second.claim;
+    now = &(table_[key] = a->second.claim);
   } else if (auto o = observed_.find(key); o != observed_.end()) {
-    table_[key] = o->second;
+    now = &(table_[key] = o->second);
   } else {
     table_.erase(key);
   }
+  if (now != nullptr && now->allocation) allocated_.Add(*now->allocation);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -421,6 +426,7 @@ DeviceInputs DeviceClaims::Inputs() {
   DeviceInputs in;
   in.inventory = &inventory_;
   in.claims = &table_;
+  in.allocated = &allocated_;
 #if GANTRY_DRA_CEL
   in.verdicts = &cel_->verdicts;
 #endif

@@ -234,7 +234,8 @@ class DeviceClaims {
   std::map<std::string, dra::ResourceClaim> observed_;  // as read, by claim key
   std::map<std::string, AssumedClaim> assumed_;         // by claim key
   std::unordered_map<std::string, std::vector<std::string>> assumed_by_pod_;
-  dra::ClaimTable table_;  // what sessions see
+  dra::ClaimTable table_;          // what sessions see
+  dra::AllocatedState allocated_;  // table_'s allocations, kept by Refresh
 
   // The assumed extended resources claims (keys no object can have), by the pod's uid.
   std::unordered_map<std::string, std::string> extended_by_pod_uid_;

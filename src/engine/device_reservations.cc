@@ -52,16 +52,22 @@ DeviceReservations::SpecClaims& DeviceReservations::ClaimsOf(const TaskSpec& spe
   return *resolved;
 }
 
-// GatherAllocatedState over every claim; the claims of the tasks being released (their
-// pods terminating when the session opened) are free in the future view.
+// GatherAllocatedState over every claim (read from the owner's where it keeps one: both
+// views then hold only what the session changes); the claims of the tasks being released
+// (their pods terminating when the session opened) are free in the future view.
 void DeviceReservations::Gather() const {
   if (gathered_) return;
   gathered_ = true;
   if (inputs_ == nullptr || inputs_->claims == nullptr) return;
-  for (const auto& [key, claim] : *inputs_->claims) {
-    if (!claim.allocation) continue;
-    Take(DeviceFilterMemo::kNow, *claim.allocation);
-    Take(DeviceFilterMemo::kFuture, *claim.allocation);
+  if (inputs_->allocated != nullptr) {
+    now_ = dra::AllocatedState(inputs_->allocated);
+    future_ = dra::AllocatedState(inputs_->allocated);
+  } else {
+    for (const auto& [key, claim] : *inputs_->claims) {
+      if (!claim.allocation) continue;
+      Take(DeviceFilterMemo::kNow, *claim.allocation);
+      Take(DeviceFilterMemo::kFuture, *claim.allocation);
+    }
   }
   for (TaskId task : cluster_->releasing_tasks()) {
     ReleaseInFuture(cluster_->spec(cluster_->task(task).spec), +1);
@@ -198,7 +204,9 @@ void DeviceReservations::TakeFor(StateChange change, TaskId task, const TaskSpec
   if (inputs_ != nullptr && inputs_->gpu_devices != nullptr && !gpus.devices.empty()) {
     preference = &gpu_choice.emplace(*inputs_->gpu_devices, node, gpus);
   } else if (inputs_ != nullptr && inputs_->align_by != nullptr && !inputs_->align_by->empty() &&
-             inputs_->inventory != nullptr) {
+             inputs_->inventory != nullptr &&
+             dra::AlignmentPreference::AppliesTo(*inputs_->align_by, *inputs_->inventory,
+                                                 node.name)) {
     preference = &aligned.emplace(*inputs_->align_by, *inputs_->inventory, future ? future_ : now_,
                                   node.name, WantedBy(spec));
   }

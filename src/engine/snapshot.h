@@ -38,6 +38,11 @@ struct DeviceInputs {
   // root), outermost first: where no GPU choice is known, a placement's claims get devices
   // that share their values first (engine/dra/alignment.h). Null or empty: upstream's order.
   const std::vector<dra::QualifiedName>* align_by = nullptr;
+  // Every allocation of `claims` (dra::AllocatedState::FromClaims), kept by whoever owns
+  // the claims as they change, so that a session reads it rather than gathering it again
+  // (work per allocated device, on every session). Null: gathered per session.
+  // REQUIRES: it is `claims`' allocations exactly.
+  const dra::AllocatedState* allocated = nullptr;
 };
 
 class Snapshot {

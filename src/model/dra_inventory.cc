@@ -61,22 +61,33 @@ AllocatedState AllocatedState::FromClaims(std::span<const ResourceClaim> claims)
   return state;
 }
 
+AllocatedState::DeviceUse& AllocatedState::Own(std::string key) {
+  auto it = devices_.find(key);
+  if (it != devices_.end()) return it->second;
+  const DeviceUse* below = base_ == nullptr ? nullptr : base_->Find(key);
+  return devices_.emplace(std::move(key), below == nullptr ? DeviceUse{} : *below).first->second;
+}
+
+void AllocatedState::Forget(std::map<std::string, DeviceUse, std::less<>>::iterator it) {
+  // A free entry over a base that has the device taken says "freed here": kept.
+  if (!it->second.Free()) return;
+  if (base_ != nullptr && base_->Find(it->first) != nullptr) return;
+  devices_.erase(it);
+}
+
 // foreachAllocatedDevice with DRAConsumableCapacity on: admin access takes nothing; a
 // result with a share ID is a share (its consumed capacity added when it has one); any
 // other result takes the whole device.
 void AllocatedState::Add(const Allocation& allocation) {
   for (const AllocationResult& result : allocation.results) {
     if (result.admin_access) continue;
-    std::string key = DeviceKey(result.driver, result.pool, result.device);
+    DeviceUse& use = Own(DeviceKey(result.driver, result.pool, result.device));
     if (result.share_id) {
-      if (!result.consumed_capacity.empty()) {
-        std::map<QualifiedName, Milli>& sum = capacity_[key];
-        for (const auto& [name, value] : result.consumed_capacity) sum[name] += value;
-      }
-      shares_[std::move(key)].insert(*result.share_id);
+      for (const auto& [name, value] : result.consumed_capacity) use.capacity[name] += value;
+      ++use.share_ids[*result.share_id];
       continue;
     }
-    dedicated_.insert(std::move(key));
+    ++use.dedicated;
   }
 }
 
@@ -84,25 +95,25 @@ void AllocatedState::Remove(const Allocation& allocation) {
   for (const AllocationResult& result : allocation.results) {
     if (result.admin_access) continue;
     const std::string key = DeviceKey(result.driver, result.pool, result.device);
+    if (Find(key) == nullptr) continue;  // not added: nothing to undo
+    Own(key);
+    auto it = devices_.find(key);
+    DeviceUse& use = it->second;
     if (!result.share_id) {
-      dedicated_.erase(key);
+      if (use.dedicated > 0) --use.dedicated;
+      Forget(it);
       continue;
     }
-    if (!result.consumed_capacity.empty()) {
-      if (auto it = capacity_.find(key); it != capacity_.end()) {
-        for (const auto& [name, value] : result.consumed_capacity) {
-          auto sum = it->second.find(name);
-          if (sum == it->second.end()) continue;
-          sum->second -= value;
-          if (sum->second == 0) it->second.erase(sum);
-        }
-        if (it->second.empty()) capacity_.erase(it);
-      }
+    for (const auto& [name, value] : result.consumed_capacity) {
+      auto sum = use.capacity.find(name);
+      if (sum == use.capacity.end()) continue;
+      sum->second -= value;
+      if (sum->second == 0) use.capacity.erase(sum);
     }
-    if (auto it = shares_.find(key); it != shares_.end()) {
-      it->second.erase(*result.share_id);
-      if (it->second.empty()) shares_.erase(it);
+    if (auto share = use.share_ids.find(*result.share_id); share != use.share_ids.end()) {
+      if (--share->second == 0) use.share_ids.erase(share);
     }
+    Forget(it);
   }
 }
 
@@ -111,17 +122,6 @@ std::string ClaimKey(std::string_view name_space, std::string_view name) {
   key.reserve(name_space.size() + name.size() + 1);
   key.append(name_space).append("/").append(name);
   return key;
-}
-
-const std::map<QualifiedName, Milli>* AllocatedState::ConsumedCapacity(
-    const std::string& key) const {
-  auto it = capacity_.find(key);
-  return it == capacity_.end() ? nullptr : &it->second;
-}
-
-const std::set<std::string>* AllocatedState::ShareIds(const std::string& key) const {
-  auto it = shares_.find(key);
-  return it == shares_.end() ? nullptr : &it->second;
 }
 
 }  // namespace gantry::dra

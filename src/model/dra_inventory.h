@@ -57,8 +57,19 @@ class Inventory {
 // Which devices are taken (upstream's AllocatedState): devices allocated whole, shares of
 // devices that allow multiple allocations, and the capacity those shares consume. Results
 // with admin access take nothing.
+//
+// Allocations are counted, so that Remove undoes exactly one Add even where two claims
+// hold one device (two schedulers raced): the device stays taken until both are gone.
+//
+// A state may read another one below its own changes (a session's over the cluster's): it
+// then keeps only the devices it changed, each copied from the base on its first change,
+// and costs nothing to make however many devices the cluster has allocated.
 class AllocatedState {
  public:
+  AllocatedState() = default;
+  // REQUIRES: `base` outlives this state and does not change while this one is used.
+  explicit AllocatedState(const AllocatedState* base) : base_(base) {}
+
   // GatherAllocatedState: every claim's status.allocation, whoever wrote it.
   static AllocatedState FromClaims(std::span<const ResourceClaim> claims);
   // Adds an allocation (one not written yet, in flight).
@@ -67,23 +78,53 @@ class AllocatedState {
   // placements are undone in reverse order).
   void Remove(const Allocation& allocation);
 
-  bool empty() const { return dedicated_.empty() && shares_.empty() && capacity_.empty(); }
-  bool Dedicated(const std::string& key) const { return dedicated_.count(key) > 0; }
+  // True only where no device is taken; may be false where none is (a fast path's test).
+  bool empty() const { return devices_.empty() && (base_ == nullptr || base_->empty()); }
+  bool Dedicated(std::string_view key) const {
+    const DeviceUse* use = Find(key);
+    return use != nullptr && use->dedicated > 0;
+  }
   // A share of the device is allocated (with or without consumed capacity).
-  bool Shared(const std::string& key) const { return shares_.count(key) > 0; }
+  bool Shared(std::string_view key) const {
+    const DeviceUse* use = Find(key);
+    return use != nullptr && !use->share_ids.empty();
+  }
   // The capacity the allocated shares of the device consume, or null when none recorded.
-  const std::map<QualifiedName, Milli>* ConsumedCapacity(const std::string& key) const;
-  // The share IDs allocated on the device (so that a new one differs).
-  const std::set<std::string>* ShareIds(const std::string& key) const;
+  const std::map<QualifiedName, Milli>* ConsumedCapacity(std::string_view key) const {
+    const DeviceUse* use = Find(key);
+    return use == nullptr || use->capacity.empty() ? nullptr : &use->capacity;
+  }
+  // A share with this ID is allocated on the device (so that a new one differs).
+  bool HasShareId(std::string_view key, const std::string& share_id) const {
+    const DeviceUse* use = Find(key);
+    return use != nullptr && use->share_ids.count(share_id) > 0;
+  }
   // IsDeviceAllocated: whole, shared, or with consumed capacity.
-  bool Allocated(const std::string& key) const {
-    return Dedicated(key) || Shared(key) || capacity_.count(key) > 0;
+  bool Allocated(std::string_view key) const {
+    const DeviceUse* use = Find(key);
+    return use != nullptr && !use->Free();
   }
 
  private:
-  std::set<std::string, std::less<>> dedicated_;
-  std::map<std::string, std::set<std::string>> shares_;  // device key -> share IDs
-  std::map<std::string, std::map<QualifiedName, Milli>> capacity_;
+  struct DeviceUse {
+    int dedicated = 0;                        // allocations that take it whole
+    std::map<std::string, int> share_ids;     // share ID -> allocations with it
+    std::map<QualifiedName, Milli> capacity;  // what the shares consume
+    bool Free() const { return dedicated == 0 && share_ids.empty() && capacity.empty(); }
+  };
+  // This state's entry for the device, else the base's; null: the device is free.
+  const DeviceUse* Find(std::string_view key) const {
+    auto it = devices_.find(key);
+    if (it != devices_.end()) return &it->second;
+    return base_ == nullptr ? nullptr : base_->Find(key);
+  }
+  // This state's entry, copied from the base's on the first change.
+  DeviceUse& Own(std::string key);
+  // Drops an entry that says no more than the base does.
+  void Forget(std::map<std::string, DeviceUse, std::less<>>::iterator it);
+
+  const AllocatedState* base_ = nullptr;
+  std::map<std::string, DeviceUse, std::less<>> devices_;
 };
 
 // A claim's key: "namespace/name".

@@ -54,6 +54,7 @@ Status ReplayDevices::Allocated(const ClusterState& cluster, TaskId task, NodeId
   }
   dra::ResourceClaim& claim = *ClaimOf(cluster, task);
   if (claim.allocation) return Status::Failed(where + ": its claim is allocated already");
+  allocated_.Add(allocation);
   claim.allocation = std::move(allocation);
   claim.reserved_for = {
       dra::ConsumerReference{"", "pods", cluster.task(task).name, "uid-" + std::to_string(task)}};
@@ -73,10 +74,6 @@ Status ReplayDevices::BoundOutside(const ClusterState& cluster, TaskId task, Nod
                                    std::span<const int32_t> gpus) {
   const dra::ResourceClaim* claim = ClaimOf(cluster, task);
   if (claim == nullptr) return Status::Ok();
-  dra::AllocatedState taken;
-  for (const auto& [key, other] : published_.claims()) {
-    if (other.allocation) taken.Add(*other.allocation);
-  }
   const Node& node = cluster.node(node_id);
   GpuChoice choice;
   choice.devices.assign(gpus.begin(), gpus.end());
@@ -86,7 +83,7 @@ Status ReplayDevices::BoundOutside(const ClusterState& cluster, TaskId task, Nod
   options.pack_shared = true;
   const dra::ResourceClaim* const claims[] = {claim};
   auto result = dra::Allocate(published_.inventory(), dra::NodeRef{node.name, node.labels}, claims,
-                              taken, *verdicts_, options);
+                              allocated_, *verdicts_, options);
   const std::string where = "pod " + cluster.task(task).name + " on node " + node.name;
   if (!result.ok()) return result.status().WithPrefix(where);
   if (!result->has_value()) {
@@ -101,6 +98,7 @@ Status ReplayDevices::Released(const ClusterState& cluster, TaskId task) {
   if (!claim->allocation) {
     return Status::Failed("pod " + cluster.task(task).name + " ran without its claim allocated");
   }
+  allocated_.Remove(*claim->allocation);
   claim->allocation.reset();
   claim->reserved_for.clear();
   return Status::Ok();

@@ -32,7 +32,11 @@ class ReplayDevices {
   // for none.
   Result<TaskSpec> WithClaim(TaskSpec spec, const std::string& name);
   // What a session reads. REQUIRES: this outlives the session and is not changed during it.
-  DeviceInputs Inputs() const { return published_.Inputs(verdicts_); }
+  DeviceInputs Inputs() const {
+    DeviceInputs inputs = published_.Inputs(verdicts_);
+    inputs.allocated = &allocated_;
+    return inputs;
+  }
 
   // A session placed the task: its claim gets what the session allocated, which must be
   // the GPUs the engine chose.
@@ -57,6 +61,7 @@ class ReplayDevices {
 
   PublishedGpus published_;
   const dra::SelectorVerdicts* verdicts_;
+  dra::AllocatedState allocated_;  // every claim's allocation, kept as they change
 };
 
 }  // namespace gantry

@@ -81,6 +81,39 @@ dra::Allocation Gpu(const std::string& device) {
   return a;
 }
 
+// The allocated devices a session reads are those of the claims it reads, on every change.
+void ExpectAllocatedAsTheClaims(const DeviceInputs& in) {
+  ASSERT_NE(in.allocated, nullptr);
+  ASSERT_NE(in.claims, nullptr);
+  std::vector<dra::ResourceClaim> claims;
+  for (const auto& [key, claim] : *in.claims) claims.push_back(claim);
+  const dra::AllocatedState want = dra::AllocatedState::FromClaims(claims);
+  for (int i = 0; i < 4; ++i) {
+    const std::string key = dra::DeviceKey("gpu.example.com", "node-1", "gpu-" + std::to_string(i));
+    EXPECT_EQ(in.allocated->Allocated(key), want.Allocated(key)) << key;
+  }
+}
+
+TEST(DeviceClaims, TheAllocatedDevicesFollowTheClaimsAsRead) {
+  DeviceClaims d;
+  const std::string gpu0 = dra::DeviceKey("gpu.example.com", "node-1", "gpu-0");
+  const std::string gpu1 = dra::DeviceKey("gpu.example.com", "node-1", "gpu-1");
+  d.OnResourceClaim(EventType::kAdded, Claim("c1"));
+  EXPECT_FALSE(d.Inputs().allocated->Allocated(gpu0));
+  d.OnResourceClaim(EventType::kModified, Written(Claim("c1"), "gpu-0", "u-other"));
+  d.OnResourceClaim(EventType::kAdded, Written(Claim("c2"), "gpu-1", "u-other"));
+  EXPECT_TRUE(d.Inputs().allocated->Allocated(gpu0));
+  EXPECT_TRUE(d.Inputs().allocated->Allocated(gpu1));
+  ExpectAllocatedAsTheClaims(d.Inputs());
+  d.OnResourceClaim(EventType::kModified, Written(Claim("c1"), "gpu-1", "u-other"));  // moved
+  EXPECT_FALSE(d.Inputs().allocated->Allocated(gpu0));
+  d.OnResourceClaim(EventType::kDeleted, Written(Claim("c2"), "gpu-1", "u-other"));
+  EXPECT_TRUE(d.Inputs().allocated->Allocated(gpu1));    // c1 holds it still
+  d.OnResourceClaim(EventType::kModified, Claim("c1"));  // deallocated
+  EXPECT_FALSE(d.Inputs().allocated->Allocated(gpu1));
+  ExpectAllocatedAsTheClaims(d.Inputs());
+}
+
 TEST(DeviceClaims, TheInventoryIsRebuiltOnlyWhenSlicesClassesOrRulesChange) {
   DeviceClaims d;
   EXPECT_TRUE(d.OnDeviceClass(EventType::kAdded, Class("gpu")).problems.empty());
@@ -209,6 +242,8 @@ TEST(DeviceClaims, AnAllocationIsAssumedUntilTheWatchShowsItWritten) {
   EXPECT_EQ(assumed.allocation, Gpu("gpu-1"));
   ASSERT_EQ(assumed.reserved_for.size(), 1u);
   EXPECT_EQ(assumed.reserved_for[0], (dra::ConsumerReference{"", "pods", "p", "u-p"}));
+  EXPECT_TRUE(in.allocated->Allocated(dra::DeviceKey("gpu.example.com", "node-1", "gpu-1")));
+  ExpectAllocatedAsTheClaims(in);
   EXPECT_TRUE(d.Assumed("ml/p"));
   // The finalizer's write is seen first: still assumed.
   json finalized = Claim("c1");
@@ -222,6 +257,7 @@ TEST(DeviceClaims, AnAllocationIsAssumedUntilTheWatchShowsItWritten) {
   EXPECT_FALSE(d.Assumed("ml/p"));
   EXPECT_EQ(d.Inputs().claims->at("ml/c1").allocation, Gpu("gpu-1"));
   EXPECT_TRUE(d.Inputs().claims->at("ml/c1").has_finalizer);
+  ExpectAllocatedAsTheClaims(d.Inputs());
 }
 
 TEST(DeviceClaims, AForgottenAssumptionGivesTheDeviceBack) {
@@ -240,6 +276,9 @@ TEST(DeviceClaims, AForgottenAssumptionGivesTheDeviceBack) {
   const dra::ResourceClaim& back = d.Inputs().claims->at("ml/c1");
   EXPECT_FALSE(back.allocation.has_value());
   EXPECT_TRUE(back.reserved_for.empty());
+  EXPECT_FALSE(
+      d.Inputs().allocated->Allocated(dra::DeviceKey("gpu.example.com", "node-1", "gpu-0")));
+  ExpectAllocatedAsTheClaims(d.Inputs());
   EXPECT_EQ(d.sizes().assumed, 0u);
   // A decision without an allocation for a claim that is not allocated assumes nothing.
   b.devices = {std::nullopt};

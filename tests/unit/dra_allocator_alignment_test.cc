@@ -136,6 +136,31 @@ TEST(DeviceAlignment, DevicesWithoutTheAttributeComeLast) {
   EXPECT_LT(preference.Rank(n0, n0.devices[0]), preference.Rank(n1, n1.devices[1]));
 }
 
+// The preference is built for a node only where one of its own devices has a configured
+// attribute: a node whose driver publishes none is allocated in upstream's order without it.
+TEST(DeviceAlignment, AppliesOnlyWhereTheNodesDevicesHaveTheAttributes) {
+  auto slice_of = [](const std::string& node, bool numa) {
+    dra::ResourceSlice slice;
+    slice.name = node + "-gpus";
+    slice.driver = engine_dra::kDriver;
+    slice.pool = {node, 1, 1};
+    slice.node_selection = dra::NodeSelection{};
+    slice.node_selection->node_name = node;
+    slice.devices.resize(2);
+    slice.devices[0].name = "gpu-0";
+    slice.devices[1].name = "gpu-1";
+    if (numa) slice.devices[1].attributes[kPcieRoot] = std::string("pci0000:00");
+    return slice;
+  };
+  const dra::Inventory inventory({slice_of("plain", false), slice_of("aligned", true)}, {});
+  EXPECT_TRUE(dra::AlignmentPreference::AppliesTo(kStandard, inventory, "aligned"));
+  EXPECT_FALSE(dra::AlignmentPreference::AppliesTo(kStandard, inventory, "plain"));
+  EXPECT_FALSE(dra::AlignmentPreference::AppliesTo(kStandard, inventory, "no-slices"));
+  const std::vector<dra::QualifiedName> numa_only = {kNuma};
+  EXPECT_FALSE(dra::AlignmentPreference::AppliesTo(numa_only, inventory, "aligned"));
+  EXPECT_FALSE(dra::AlignmentPreference::AppliesTo({}, inventory, "aligned"));
+}
+
 TEST(DeviceAlignment, WantedCountsExactCountsAndFirstAvailablesFirstChoice) {
   dra::ResourceClaim claim;
   dra::DeviceRequest exact;

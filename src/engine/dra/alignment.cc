@@ -97,6 +97,22 @@ AlignmentPreference::AlignmentPreference(std::span<const QualifiedName> attribut
   }
 }
 
+bool AlignmentPreference::AppliesTo(std::span<const QualifiedName> attributes,
+                                    const Inventory& inventory, std::string_view node) {
+  const std::span<const QualifiedName> used =
+      attributes.first(std::min(attributes.size(), kMaxLevels));
+  bool applies = false;
+  inventory.ForEachSliceForNode(node, [&](const ResourceSlice& slice) {
+    for (const Device& device : slice.devices) {
+      if (applies || !OnNode(slice, device, node)) continue;
+      applies = std::ranges::any_of(used, [&](const QualifiedName& attribute) {
+        return device.attributes.contains(attribute);
+      });
+    }
+  });
+  return applies;
+}
+
 int64_t AlignmentPreference::Rank(const ResourceSlice& /*slice*/, const Device& device) const {
   auto it = rank_.find(&device);
   return it == rank_.end() ? std::numeric_limits<int64_t>::max() : it->second;

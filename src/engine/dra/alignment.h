@@ -45,6 +45,12 @@ class AlignmentPreference final : public DevicePreference {
 
   static constexpr size_t kMaxLevels = 4;
 
+  // Whether any device of `node`'s own slices has one of `attributes` (the first
+  // kMaxLevels): where none has, the preference would rank every device alike, and
+  // building it is work for nothing on every placement.
+  static bool AppliesTo(std::span<const QualifiedName> attributes, const Inventory& inventory,
+                        std::string_view node);
+
   // How many devices the claims ask for with ExactCount (a firstAvailable request: its
   // first subrequest's; allocationMode All: none).
   static int64_t WantedBy(std::span<const ResourceClaim* const> claims);

@@ -374,12 +374,11 @@ Result<std::vector<Allocation>> DeviceSearch::Results() const {
       result.binding_failure_conditions = c.device->binding_failure_conditions;
       if (found.shared) {
         const std::string key = c.Key();
-        const std::set<std::string>* taken = allocated_.ShareIds(key);
         std::set<std::string>& made = new_share_ids[key];
         const std::string seed = claims_[claim]->uid + "|" + ClaimName(static_cast<int>(claim)) +
                                  "|" + std::to_string(i) + "|" + key;
         std::string id = ShareIdFrom(seed);
-        for (int attempt = 1; (taken && taken->count(id) > 0) || made.count(id) > 0; ++attempt) {
+        for (int attempt = 1; allocated_.HasShareId(key, id) || made.count(id) > 0; ++attempt) {
           id = ShareIdFrom(seed + "#" + std::to_string(attempt));
         }
         made.insert(id);
