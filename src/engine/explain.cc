@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "engine/dra/shortfall.h"
 #include "engine/statement.h"
 #include "model/quantity.h"
 
@@ -49,7 +50,8 @@ std::string AskOf(const TaskSpec& spec) {
 // all its tasks, in the session's final view).
 class PendingExplainer {
  public:
-  explicit PendingExplainer(Session& session) : session_(session) {}
+  PendingExplainer(Session& session, const Decisions& decisions)
+      : session_(session), decisions_(decisions) {}
   PendingExplanation Explain(JobId job, const std::string& reason,
                              const std::vector<Reservation>& reservations);
 
@@ -70,8 +72,16 @@ class PendingExplainer {
   // to `wanted`: placed in a statement that is discarded.
   int32_t PlaceableNow(const std::vector<TaskId>& tasks, int32_t wanted, const SearchScope& scope);
   std::optional<QueueLimitFact> QueueLimitOf(JobId job);
+  // Why the claims of `spec` get no devices on node `n` (dra/shortfall.h), and how many
+  // devices short it is (nodes where none match last); "" where each request alone fits.
+  std::pair<std::string, int64_t> DeviceShortfall(const TaskSpec& spec, NodeId n);
+  // The devices taken once the session's binds are done: every claim's, and the binds'.
+  const dra::AllocatedState& DevicesTaken();
 
   Session& session_;
+  const Decisions& decisions_;
+  dra::AllocatedState claims_taken_;  // where the inputs keep none (DeviceInputs::allocated)
+  std::optional<dra::AllocatedState> devices_taken_;
   std::unordered_map<SpecId, SpecFacts> facts_;
 };
 
@@ -108,6 +118,40 @@ PendingExplainer::Rejections PendingExplainer::CountRejections(const TaskSpec& s
   return out;
 }
 
+const dra::AllocatedState& PendingExplainer::DevicesTaken() {
+  if (devices_taken_) return *devices_taken_;
+  const DeviceInputs& in = session_.devices();
+  const dra::AllocatedState* base = in.allocated;
+  if (base == nullptr) {
+    for (const auto& [key, claim] : *in.claims) {
+      if (claim.allocation) claims_taken_.Add(*claim.allocation);
+    }
+    base = &claims_taken_;
+  }
+  devices_taken_.emplace(base);
+  for (const BindDecision& bind : decisions_.binds) {
+    for (const std::optional<dra::Allocation>& allocation : bind.devices) {
+      if (allocation) devices_taken_->Add(*allocation);
+    }
+    if (bind.extended_devices) devices_taken_->Add(*bind.extended_devices);
+  }
+  return *devices_taken_;
+}
+
+std::pair<std::string, int64_t> PendingExplainer::DeviceShortfall(const TaskSpec& spec, NodeId n) {
+  const DeviceInputs& in = session_.devices();
+  if (in.inventory == nullptr || in.claims == nullptr || in.verdicts == nullptr) return {};
+  std::vector<const dra::ResourceClaim*> claims;
+  for (const std::string& key : spec.resource_claims) {
+    auto it = in.claims->find(key);
+    if (it != in.claims->end()) claims.push_back(&it->second);
+  }
+  const Node& node = session_.cluster().node(n);
+  dra::Shortfall shortfall = dra::DescribeShortfall(
+      *in.inventory, dra::NodeRef{node.name, node.labels}, claims, DevicesTaken(), *in.verdicts);
+  return {std::move(shortfall.words), shortfall.devices_short};
+}
+
 std::vector<NodeShortfall> PendingExplainer::ClosestNodes(const TaskSpec& spec, SpecId spec_id) {
   const ClusterState& c = session_.cluster();
   // Closest first: fewest whole GPUs short, then fewest resources short, then the least
@@ -117,6 +161,11 @@ std::vector<NodeShortfall> PendingExplainer::ClosestNodes(const TaskSpec& spec, 
   for (NodeId n = 0; n < c.nodes().size(); ++n) {
     if (session_.free_node(n).removed) continue;
     const FilterResult r = session_.Filter(spec, spec_id, n);
+    if (r.code == FilterCode::kDeviceClaimsUnallocatable) {
+      auto [lacks, devices_short] = DeviceShortfall(spec, n);
+      if (!lacks.empty()) close.emplace_back(Key{devices_short, 0, 0, n}, std::move(lacks));
+      continue;
+    }
     if (!RoomRejection(r.code)) continue;
     // Too small even when empty: never close, however little it lacks now.
     if (!FilterByCapacity(spec.requests, spec.gpu, c.node(n), spec.device_backed).ok()) continue;
@@ -308,7 +357,7 @@ PendingExplanation PendingExplainer::Explain(JobId job_id, const std::string& re
 
 std::vector<PendingExplanation> ExplainPending(Session& session, const Decisions& decisions,
                                                size_t max_jobs) {
-  PendingExplainer explainer(session);
+  PendingExplainer explainer(session, decisions);
   std::vector<PendingExplanation> out;
   for (size_t i = 0; i < decisions.pending.size() && i < max_jobs; ++i) {
     const PendingJob& p = decisions.pending[i];

@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -40,6 +42,22 @@ std::string DaemonConfig(const std::string& scheduler_name, const std::string& l
 std::string GantryBinary() {
   const char* binary = std::getenv("GANTRY_BINARY");
   return binary != nullptr && *binary != '\0' ? binary : GANTRY_BINARY;
+}
+
+int PagePort(const DaemonProcess& daemon) {
+  std::smatch m;
+  const std::string log = daemon.Log();
+  if (!std::regex_search(log, m, std::regex(R"(page on \S+ \(port (\d+)\))"))) return 0;
+  return std::stoi(m[1]);
+}
+
+std::pair<int, std::string> HttpGet(int port, const std::string& path) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(2);
+  client.set_read_timeout(10);
+  httplib::Result res = client.Get(path);
+  if (!res) return {0, ""};
+  return {res->status, res->body};
 }
 
 std::string SanitizerReport(const std::string& log) {

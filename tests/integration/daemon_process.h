@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 
 namespace gantry::testing {
 
@@ -41,5 +42,11 @@ std::string SanitizerReport(const std::string& log);
 // A daemon configuration for tests: its own scheduler name, and short leader election
 // times when `lease` is not empty (else leader election is off).
 std::string DaemonConfig(const std::string& scheduler_name, const std::string& lease = "");
+
+// The daemon's page port, from its log ("page on 127.0.0.1:0 (port N)"), or 0 when it has
+// not said yet (a configuration with `pageAddress: 127.0.0.1:0`).
+int PagePort(const DaemonProcess& daemon);
+// GET http://127.0.0.1:port/path: the status and body; status 0 when nothing answered.
+std::pair<int, std::string> HttpGet(int port, const std::string& path);
 
 }  // namespace gantry::testing

@@ -11,7 +11,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 
@@ -60,14 +59,6 @@ Output RunCommand(const std::string& program, const std::string& args) {
   return r;
 }
 
-// The daemon's page port, from its log ("page on 127.0.0.1:0 (port N)"), or 0.
-int PagePort(const DaemonProcess& daemon) {
-  std::smatch m;
-  const std::string log = daemon.Log();
-  if (!std::regex_search(log, m, std::regex(R"(page on \S+ \(port (\d+)\))"))) return 0;
-  return std::stoi(m[1]);
-}
-
 json Pod(const std::string& name, int gpus, const std::string& selector,
          json annotations = json::object()) {
   json requests = {{"cpu", "500m"}, {"memory", "1Gi"}, {"nvidia.com/gpu", std::to_string(gpus)}};
@@ -110,7 +101,7 @@ std::string DaemonConfigWithPage() {
 // `gantry explain TARGET --server URL` until its output holds `want` (the daemon explains
 // at most once a second), or the timeout; the last run.
 Output ExplainUntil(const std::string& program, const std::string& target, const std::string& url,
-                 const std::string& want) {
+                    const std::string& want) {
   Output last;
   TestEnv::WaitFor(
       [&] {

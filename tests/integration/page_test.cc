@@ -4,7 +4,6 @@
 // scripts/setup.sh) loads the page, and the test reads the DOM it built from the JSON and
 // saves a screenshot. Also: the page's listener is on the loopback interface by default,
 // and the two listeners serve only their own paths.
-#include <httplib.h>
 #include <stdlib.h>
 
 #include <gtest/gtest.h>
@@ -164,16 +163,6 @@ int PortFromLog(const std::string& log, const std::string& pattern) {
   return std::stoi(m[1]);
 }
 
-// GET http://127.0.0.1:port/path; status 0 when nothing answered.
-std::pair<int, std::string> Get(int port, const std::string& path) {
-  httplib::Client client("127.0.0.1", port);
-  client.set_connection_timeout(2);
-  client.set_read_timeout(10);
-  httplib::Result res = client.Get(path);
-  if (!res) return {0, ""};
-  return {res->status, res->body};
-}
-
 // The local addresses (hex "0100007F" for 127.0.0.1) of the IPv4 sockets listening on
 // `port`, from /proc/net/tcp.
 std::vector<std::string> ListeningAddresses(int port) {
@@ -328,18 +317,18 @@ TEST(Page, ABrowserShowsTheClusterTheQueuesAndWhyJobsWait) {
     EXPECT_EQ(page_port, 10260);
   }
   EXPECT_EQ(ListeningAddresses(page_port), std::vector<std::string>{"0100007F"});
-  EXPECT_EQ(Get(page_port, "/metrics").first, 404);
-  EXPECT_EQ(Get(page_port, "/healthz").first, 404);
-  EXPECT_EQ(Get(status_port, "/api/cluster").first, 404);
-  EXPECT_EQ(Get(status_port, "/").first, 404);
-  EXPECT_EQ(Get(status_port, "/metrics").first, 200);
+  EXPECT_EQ(HttpGet(page_port, "/metrics").first, 404);
+  EXPECT_EQ(HttpGet(page_port, "/healthz").first, 404);
+  EXPECT_EQ(HttpGet(status_port, "/api/cluster").first, 404);
+  EXPECT_EQ(HttpGet(status_port, "/").first, 404);
+  EXPECT_EQ(HttpGet(status_port, "/metrics").first, 200);
 
   // The page's view has caught up with what the API server shows (it is published about
   // once a second).
   json pending;
   ASSERT_TRUE(TestEnv::WaitFor(
       [&] {
-        auto [status, body] = Get(page_port, "/api/pending");
+        auto [status, body] = HttpGet(page_port, "/api/pending");
         if (status != 200) return false;
         pending = json::parse(body);
         for (const json& job : pending["jobs"]) {

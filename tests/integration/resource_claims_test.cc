@@ -158,7 +158,11 @@ void ExpectClaimsWrittenForTheBoundPods(const Outcome& out, const std::string& n
 
 TEST(Dra, TwoDevicesForThreeClaimsBindTwoPodsWithTheirClaimsWrittenFirst) {
   const std::string test = "dra";
-  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  std::string config = DaemonConfig("gantry-" + test);
+  const std::string no_page = "pageAddress: \"\"\n";
+  ASSERT_NE(config.find(no_page), std::string::npos);
+  config.replace(config.find(no_page), no_page.size(), "pageAddress: 127.0.0.1:0\n");
+  DaemonProcess daemon(test, config, "d-" + test);
   const Outcome out = ThreePodsTwoDevices(test, test + "-node-0", test + "-gpu", "gantry-" + test,
                                           [&] { return daemon.Log(); });
   ASSERT_EQ(out.bound.size(), 2u);
@@ -169,6 +173,21 @@ TEST(Dra, TwoDevicesForThreeClaimsBindTwoPodsWithTheirClaimsWrittenFirst) {
   auto p = Env().Call("GET", "/api/v1/namespaces/" + test + "/pods/" + out.waiting[0]);
   ASSERT_TRUE(p.ok());
   EXPECT_FALSE((*p)["spec"].contains("nodeName"));
+  // `gantry explain` names the node, and what the pod's claim lacks there.
+  const int port = PagePort(daemon);
+  ASSERT_GT(port, 0) << daemon.Log();
+  const std::string claim = "claim-" + out.waiting[0].substr(out.waiting[0].rfind('-') + 1);
+  const std::string lacks =
+      "claim " + test + "/" + claim + ", request gpu: 0 of 2 matching devices free, needs 1";
+  std::string body;
+  EXPECT_TRUE(TestEnv::WaitFor(
+      [&] {
+        body = HttpGet(port, "/api/explain/" + test + "/" + out.waiting[0]).second;
+        return body.find(lacks) != std::string::npos;
+      },
+      seconds(30), std::chrono::milliseconds(300)))
+      << body;
+  EXPECT_NE(body.find(test + "-node-0"), std::string::npos) << body;
 }
 
 // The same case for kube-scheduler (the reference) and gantry, each on a node of its own:
