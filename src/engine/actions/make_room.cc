@@ -20,18 +20,67 @@ struct NodeTrial {
   Placement placement;
 };
 
-// Evicts the node's victims in order until `task` fits the node's future room: true with
-// the trial filled, the evictions left in the statement (the caller rolls them back).
-// Gives up once more than `limit` tasks would go.
+// kube-scheduler's reprieve (SelectVictimsOnNode): of the units evicted before the one
+// that made room, the most important first, each is given back where the task still fits
+// without it, so that no victim goes whom the others' leaving makes unnecessary (a
+// half-GPU task is not evicted beside the one-GPU task whose GPU alone is enough). A unit
+// whose job has another unit among them is kept: the later unit was chosen with it gone
+// (a gang that goes whole). Leaves the statement with the evictions kept, from `start`,
+// and the trial filled for them; false where the task no longer fits (it should).
+bool Reprieve(Session& s, Statement& st, EvictionCause cause, TaskId task, size_t start,
+              const std::vector<std::vector<TaskId>>& units, const std::string& reason,
+              const SearchScope& scope, NodeTrial* trial) {
+  const ClusterState& c = s.cluster();
+  std::vector<bool> kept(units.size(), true);
+  auto evict_kept = [&] {
+    st.Rollback(start);
+    for (size_t u = 0; u < units.size(); ++u) {
+      if (!kept[u]) continue;
+      for (TaskId t : units[u]) {
+        if (!st.Evict(t, reason, c.task(task).job, cause).ok()) return false;
+      }
+    }
+    return true;
+  };
+  auto job_of = [&](size_t u) { return c.task(units[u].front()).job; };
+  for (size_t i = units.size() - 1; i-- > 0;) {
+    bool shares_job = false;
+    for (size_t u = 0; u < units.size(); ++u) shares_job |= u != i && job_of(u) == job_of(i);
+    if (shares_job) continue;
+    kept[i] = false;
+    Placement placement;
+    std::string why_not;
+    if (!evict_kept() || !s.FindPlacement(task, scope, &placement, &why_not)) kept[i] = true;
+  }
+  if (!evict_kept()) return false;
+  trial->evicted.clear();
+  trial->top_priority = std::numeric_limits<int32_t>::min();
+  for (size_t u = 0; u < units.size(); ++u) {
+    if (!kept[u]) continue;
+    for (TaskId t : units[u]) {
+      trial->evicted.push_back(t);
+      trial->top_priority = std::max(trial->top_priority, c.job(c.task(t).job).priority);
+    }
+  }
+  std::string why_not;
+  return s.FindPlacement(task, scope, &trial->placement, &why_not);
+}
+
+// Evicts the node's victims in order until `task` fits the node's future room, then
+// reprieves those the others make unnecessary: true with the trial filled, the evictions
+// left in the statement (the caller rolls them back). Gives up once more than `limit`
+// tasks would go.
 bool EvictOnNode(Session& s, Statement& st, EvictionCause cause, TaskId task,
                  const std::vector<TaskId>& on_node, size_t limit, const std::string& reason,
                  NodeTrial* trial) {
   const ClusterState& c = s.cluster();
   const std::vector<NodeId> nodes = {trial->node};
   const SearchScope scope{&nodes, /*future=*/true};
+  const size_t start = st.Checkpoint();
+  std::vector<std::vector<TaskId>> units;
   for (TaskId victim : on_node) {
     if (s.task_status(victim) != TaskStatus::kRunning) continue;  // gone with its gang
-    const std::vector<TaskId> unit = EvictionUnit(s, cause, task, victim);
+    std::vector<TaskId> unit = EvictionUnit(s, cause, task, victim);
     if (unit.empty()) continue;
     if (trial->evicted.size() + unit.size() > limit) return false;
     for (TaskId t : unit) {
@@ -39,8 +88,11 @@ bool EvictOnNode(Session& s, Statement& st, EvictionCause cause, TaskId task,
       trial->evicted.push_back(t);
       trial->top_priority = std::max(trial->top_priority, c.job(c.task(t).job).priority);
     }
+    units.push_back(std::move(unit));
     std::string why_not;
-    if (s.FindPlacement(task, scope, &trial->placement, &why_not)) return true;
+    if (s.FindPlacement(task, scope, &trial->placement, &why_not)) {
+      return units.size() < 2 || Reprieve(s, st, cause, task, start, units, reason, scope, trial);
+    }
   }
   return false;
 }
