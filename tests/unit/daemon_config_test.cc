@@ -363,7 +363,8 @@ TEST(ShippedConfig, GantryConfigLoads) {
   EXPECT_DOUBLE_EQ(c.leader_election.lease_duration_s, 15.0);
   EXPECT_DOUBLE_EQ(c.leader_election.renew_deadline_s, 10.0);
   EXPECT_DOUBLE_EQ(c.leader_election.retry_period_s, 2.0);
-  EXPECT_EQ(c.engine.actions, (std::vector<std::string>{"enqueue", "allocate", "backfill"}));
+  EXPECT_EQ(c.engine.actions,
+            (std::vector<std::string>{"enqueue", "allocate", "preempt", "backfill"}));
   EXPECT_EQ(PluginNames(c.engine),
             (std::vector<std::string>{"gang", "priority", "drf", "proportion", "disruptionbudget",
                                       "predicates", "nodeports", "nodevolumelimits", "numa",
