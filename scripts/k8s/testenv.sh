@@ -210,6 +210,11 @@ start_etcd() {
 
 # ---- kube-apiserver --------------------------------------------------------------------
 
+# Kubernetes' own gang API (scheduling.k8s.io/v1beta1 Workload and PodGroup, Kubernetes
+# 1.37, off by default): served by the API server, read by kube-scheduler's GangScheduling
+# and TopologyAware plugins, and written by the Job controller for Jobs with spec.scheduling.
+WORKLOAD_GATES=GenericWorkload=true,TopologyAwareWorkloadScheduling=true,WorkloadWithJob=true
+
 write_apiserver_args() {
   local extra=()
   # shellcheck disable=SC2206
@@ -229,6 +234,8 @@ write_apiserver_args() {
     "--authorization-mode=RBAC" \
     "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition" \
     "--shutdown-send-retry-after=true" \
+    "--runtime-config=scheduling.k8s.io/v1beta1=true" \
+    "--feature-gates=$WORKLOAD_GATES" \
     "${extra[@]}" >"$D/kube-apiserver.args"
 }
 
@@ -406,6 +413,7 @@ cmd_start_scheduler() {
     --leader-elect=false \
     --bind-address=127.0.0.1 --secure-port="$port" \
     --cert-dir="$D/scheduler-pki" \
+    --feature-gates="$WORKLOAD_GATES" \
     "$@"
   local pid=$PID
   echo "export GANTRY_SCHEDULER_PID='$pid'" >>"$D/env"
@@ -474,6 +482,7 @@ cmd_start_controller_manager() {
     "${controllers[@]}" \
     --bind-address=127.0.0.1 --secure-port="$port" \
     --cert-dir="$D/controller-manager-pki" \
+    --feature-gates="$WORKLOAD_GATES" \
     "$@"
   local pid=$PID
   echo "export GANTRY_CONTROLLER_MANAGER_PID='$pid'" >>"$D/env"

@@ -100,9 +100,10 @@ std::string CheckObject(const json& o, const std::string& where,
     if (api.rfind("scheduling.x-k8s.io/", 0) == 0) {
       return message(k8s::ParsePodGroup(o, k8s::GroupApi::kCoscheduling).status());
     }
+    if (api == "scheduling.k8s.io/v1beta1") return message(k8s::ParseNativePodGroup(o).status());
     return fail("/apiVersion", "apiVersion " + ShowName(api) +
-                                   ": gantry reads PodGroups of scheduling.volcano.sh and "
-                                   "scheduling.x-k8s.io");
+                                   ": gantry reads PodGroups of scheduling.k8s.io/v1beta1, "
+                                   "scheduling.volcano.sh and scheduling.x-k8s.io");
   }
   if (kind == "Queue" && api.rfind("scheduling.volcano.sh/", 0) == 0) {
     auto q = k8s::ParseQueue(o);

@@ -26,6 +26,7 @@ inline std::string Bounded(std::string text, size_t limit) {
 // The API version of a PodGroup of `api`, for events about it.
 inline const char* GroupApiVersion(k8s::GroupApi api) {
   return api == k8s::GroupApi::kCoscheduling ? "scheduling.x-k8s.io/v1alpha1"
+         : api == k8s::GroupApi::kNative     ? "scheduling.k8s.io/v1beta1"
                                              : "scheduling.volcano.sh/v1beta1";
 }
 
@@ -155,7 +156,15 @@ struct GroupStatus {
   int32_t running = 0;
   int32_t succeeded = 0;
   int32_t failed = 0;
+  int32_t placed = 0;                 // pods placed: bound (running or since finished), or assumed
   std::string unschedulable_message;  // empty: schedulable
+  // A native PodGroup's PodGroupInitiallyScheduled condition, as kube-scheduler writes it:
+  // status True (reason Scheduled) or False (reason Unschedulable, or SchedulerError for
+  // what it refuses to try); lastTransitionTime only when the status changes.
+  bool scheduled = false;
+  bool scheduler_error = false;
+  bool transition = false;
+  int64_t generation = 0;
 };
 
 }  // namespace gantry

@@ -20,9 +20,8 @@ std::string PodPath(const std::string& namespace_, const std::string& name) {
 }
 
 std::string GroupPath(k8s::GroupApi api, const std::string& namespace_, const std::string& name) {
-  std::string group = api == k8s::GroupApi::kCoscheduling ? "/apis/scheduling.x-k8s.io/v1alpha1"
-                                                          : "/apis/scheduling.volcano.sh/v1beta1";
-  return group + "/namespaces/" + namespace_ + "/podgroups/" + name;
+  return std::string("/apis/") + GroupApiVersion(api) + "/namespaces/" + namespace_ +
+         "/podgroups/" + name;
 }
 
 }  // namespace
@@ -315,6 +314,7 @@ void ApiWriter::WriteCondition(PodCondition c) {
 }
 
 void ApiWriter::WriteGroupStatus(GroupStatus s) {
+  if (s.api == k8s::GroupApi::kNative) return WriteNativeGroupCondition(std::move(s));
   status_.Submit([this, s = std::move(s)] {
     json status = {{"phase", s.phase},
                    {"running", s.running},
@@ -339,6 +339,24 @@ void ApiWriter::WriteGroupStatus(GroupStatus s) {
       response = client_.Request("PATCH", path, k8s::JsonText(patch), kMergePatch);
     }
     Check(response, "podgroup status");
+  });
+}
+
+void ApiWriter::WriteNativeGroupCondition(GroupStatus s) {
+  status_.Submit([this, s = std::move(s)] {
+    json condition = {{"type", k8s::kInitiallyScheduledCondition},
+                      {"status", s.scheduled ? "True" : "False"},
+                      {"reason", s.scheduled         ? "Scheduled"
+                                 : s.scheduler_error ? "SchedulerError"
+                                                     : "Unschedulable"},
+                      {"message", s.unschedulable_message},
+                      {"observedGeneration", s.generation}};
+    // A strategic merge keeps the other conditions, and the transition time unless set.
+    if (s.transition) condition["lastTransitionTime"] = NowRfc3339();
+    json patch = {{"status", {{"conditions", json::array({condition})}}}};
+    Check(client_.Request("PATCH", GroupPath(s.api, s.namespace_, s.name) + "/status",
+                          k8s::JsonText(patch), kStrategicPatch),
+          "podgroup condition");
   });
 }
 

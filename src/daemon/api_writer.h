@@ -137,6 +137,8 @@ class ApiWriter {
   // finalizer of each claim it allocated.
   static std::vector<ClaimWritten> AllWritten(const BindRequest& request);
   EvictResult DoEvict(const EvictRequest& request);
+  // A native PodGroup's status is its PodGroupInitiallyScheduled condition alone.
+  void WriteNativeGroupCondition(GroupStatus status);
   VolumeWriteResult DoWriteVolumes(const VolumeWrites& writes);
   void Check(const Result<k8s::Response>& response, const std::string& what);
 

@@ -149,7 +149,7 @@ ClusterCache::Sizes ClusterCache::sizes() const {
   Sizes s;
   s.pods = pods_.size();
   s.jobs = jobs_.size();
-  s.groups = groups_.size() + bad_groups_.size();
+  s.groups = groups_.size();
   for (const auto& [node, keys] : waiting_for_node_) s.waiting_for_node += keys.size();
   s.specs = specs_.size();
   s.status_dirty = status_.changed();

@@ -68,6 +68,7 @@
 #include "daemon/eviction_tracker.h"
 #include "daemon/node_topology.h"
 #include "daemon/pending_reasons.h"
+#include "daemon/pod_groups.h"
 #include "daemon/queue_objects.h"
 #include "daemon/resync.h"
 #include "daemon/status_reporter.h"
@@ -275,6 +276,8 @@ class ClusterCache {
   static void Uncount(JobRecord& job, const PodRecord& pod);
   // Why a job's pending pods are not scheduled; empty when they are.
   std::string HoldReason(const JobRecord& job) const;
+  // Syncs the job's pods again when whether it is held changed (a pod or group changed).
+  void ReconsiderHold(const std::string& job_key);
   const k8s::PodGroupInfo* GroupOf(const JobRecord& job) const;
   std::string QueueNameOf(const JobRecord& job) const;
   // Makes the job exist in ClusterState with its current gang size, priority, queue and
@@ -286,8 +289,8 @@ class ClusterCache {
   // Puts a ClusterState job in line at `created` (see cache::JobLine).
   void FileJob(JobId id, int64_t created) { job_line_.File(id, job_of_id_[id], created, state_); }
   void RemoveStateJob(JobId id);
-  // Its gang's topology request: its Volcano PodGroup's networkTopology, else its pods'
-  // Kueue annotations (cluster_cache_topology.cc).
+  // Its gang's topology request: its native PodGroup's topology constraint, its Volcano
+  // PodGroup's networkTopology, else its pods' Kueue annotations (cluster_cache_topology.cc).
   TopologyRequest TopologyOf(const JobRecord& job) const;
 
   // ---- Nodes (cluster_cache_nodes.cc, cluster_cache_topology.cc, cluster_cache_datasets.cc).
@@ -331,9 +334,7 @@ class ClusterCache {
   int64_t pod_records_visited_ = 0;
   cache::SpecTable specs_;
   cache::JobLine job_line_;
-  // PodGroups by "api|namespace/name": read, or why they could not be.
-  std::unordered_map<std::string, k8s::PodGroupInfo> groups_;
-  std::unordered_map<std::string, std::string> bad_groups_;
+  PodGroups groups_;
   QueueObjects queues_;
   // Priority classes and disruption budgets as read.
   std::unordered_map<std::string, int32_t> priority_classes_;

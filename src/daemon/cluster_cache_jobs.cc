@@ -12,7 +12,7 @@ namespace {
 using json = nlohmann::json;
 
 std::string GroupKey(k8s::GroupApi api, const std::string& namespace_, const std::string& name) {
-  return (api == k8s::GroupApi::kCoscheduling ? "xk|" : "vc|") + namespace_ + "/" + name;
+  return PodGroups::Key(api, namespace_, name);
 }
 
 }  // namespace
@@ -97,8 +97,7 @@ void ClusterCache::ForgetJobIfEmpty(const std::string& key) {
 
 const k8s::PodGroupInfo* ClusterCache::GroupOf(const JobRecord& job) const {
   if (job.group.empty()) return nullptr;
-  auto it = groups_.find(GroupKey(job.api, job.namespace_, job.group));
-  return it == groups_.end() ? nullptr : &it->second;
+  return groups_.Find(GroupKey(job.api, job.namespace_, job.group));
 }
 
 std::string ClusterCache::QueueNameOf(const JobRecord& job) const {
@@ -115,10 +114,12 @@ std::string ClusterCache::HoldReason(const JobRecord& job) const {
     std::string gk = GroupKey(job.api, job.namespace_, job.group);
     std::string name =
         "PodGroup " + job.namespace_ + "/" + job.group + " (" + GroupApiVersion(job.api) + ")";
-    if (auto bad = bad_groups_.find(gk); bad != bad_groups_.end()) {
-      return name + " is invalid: " + bad->second;
+    if (const std::string* bad = groups_.WhyInvalid(gk)) return name + " is invalid: " + *bad;
+    if (!groups_.Find(gk)) return "waiting for " + name + " to exist";
+    if (std::string conflict = groups_.Conflict(gk, job.priorities, scheduler_name_);
+        !conflict.empty()) {
+      return conflict;
     }
-    if (!groups_.count(gk)) return "waiting for " + name + " to exist";
   }
   if (std::string queue = QueueNameOf(job); queues_.Refused(queue, state_)) {
     return "queue \"" + Bounded(queue, 100) + "\" has no Queue object, and pods and PodGroups " +
@@ -133,7 +134,9 @@ void ClusterCache::RefreshJob(JobRecord& job) {
   const k8s::PodGroupInfo* group = GroupOf(job);
   int32_t min_member = group ? group->min_member : 1;
   int32_t priority = job.priorities.empty() ? 0 : job.priorities.rbegin()->first;
-  if (group && !group->priority_class_name.empty()) {
+  if (group && group->api == k8s::GroupApi::kNative) {
+    priority = group->priority.value_or(0);  // resolved by the API server's admission
+  } else if (group && !group->priority_class_name.empty()) {
     auto pc = priority_classes_.find(group->priority_class_name);
     if (pc != priority_classes_.end()) priority = pc->second;
   }
@@ -147,6 +150,9 @@ void ClusterCache::RefreshJob(JobRecord& job) {
   }
   if (TopologyRequest topology = TopologyOf(job); topology != current.topology) {
     state_.SetJobTopology(job.id, std::move(topology));
+  }
+  if (const bool whole = group && group->disrupt_whole; whole != current.disrupt_whole) {
+    state_.SetJobDisruptsWhole(job.id, whole);
   }
   FileJob(job.id, CreatedOf(job));
 }
@@ -182,41 +188,29 @@ void ClusterCache::OnPodGroup(k8s::GroupApi api, k8s::EventType type, const json
   auto meta = k8s::ParseMeta(object);
   if (!meta.ok()) return;
   const std::string gk = GroupKey(api, meta->namespace_, meta->name);
+  if (auto problem = groups_.On(api, type, object, *meta)) Problem(std::move(*problem));
   auto job = jobs_.find(gk);
-  const bool held_before = job != jobs_.end() && !HoldReason(job->second).empty();
-  if (type == k8s::EventType::kDeleted) {
-    groups_.erase(gk);
-    bad_groups_.erase(gk);
-  } else {
-    auto group = k8s::ParsePodGroup(object, api);
-    if (group.ok()) {
-      groups_[gk] = std::move(group).value();
-      bad_groups_.erase(gk);
-    } else {
-      groups_.erase(gk);
-      std::string message = Bounded(group.status().message(), kMaxMessage);
-      std::string& known = bad_groups_[gk];
-      if (known != message) {
-        known = message;
-        Problem({GroupApiVersion(api), "PodGroup", meta->namespace_, meta->name, meta->uid,
-                 "Warning", "InvalidPodGroup", known});
-      }
-    }
-  }
   if (job == jobs_.end()) return;
   status_.MarkChanged(gk);
-  // Only a change between held and not held changes which pods are tasks; anything else
-  // (gang size, queue, priority class, and the status we write ourselves) is the job's.
-  if (held_before != !HoldReason(job->second).empty()) {
-    std::vector<std::string> keys(job->second.pods.begin(), job->second.pods.end());
-    for (const std::string& key : keys) {
-      pod_records_visited_++;
-      SyncPod(key);
-    }
-    job = jobs_.find(gk);
-    if (job == jobs_.end()) return;
+  // Gang size, queue, priority and the status we write ourselves are the job's; only a
+  // change between held and not held changes which pods are tasks.
+  ReconsiderHold(gk);
+  job = jobs_.find(gk);
+  if (job != jobs_.end()) RefreshJob(job->second);
+}
+
+void ClusterCache::ReconsiderHold(const std::string& job_key) {
+  auto job = jobs_.find(job_key);
+  if (job == jobs_.end()) return;
+  const bool held = !HoldReason(job->second).empty();
+  if (held == job->second.held) return;
+  job->second.held = held;
+  status_.MarkChanged(job_key);
+  std::vector<std::string> keys(job->second.pods.begin(), job->second.pods.end());
+  for (const std::string& key : keys) {
+    pod_records_visited_++;
+    SyncPod(key);
   }
-  RefreshJob(job->second);
 }
 
 }  // namespace gantry

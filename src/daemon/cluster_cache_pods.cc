@@ -277,6 +277,8 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
     if (pod.assumed) assumed_--;
     if (pod.held_until > 0) held_.erase({pod.held_until, key});
     WaitFor(pod, key, "");
+    ReconsiderHold(groups_.TrackForeignPod(key, "", ""));
+    const std::string job_key = pod.job_key;
     LeaveJob(pod);
     Apply(volumes_.ForgetPod(key, state_));
     Apply(devices_.ForgetPod(key));
@@ -284,6 +286,7 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
     evictions_.ForgetPod(key);
     status_.ForgetPod(key);
     pods_.erase(key);
+    ReconsiderHold(job_key);
     return;
   }
   auto it = pods_.find(key);
@@ -313,7 +316,17 @@ void ClusterCache::OnPod(k8s::EventType type, const json& object) {
     if (pod.held_until > 0) held_.erase({pod.held_until, key});
     pod.held_until = 0;
   }
+  const std::string job_before = pod.job_key;
   SyncPod(key);
+  if (auto synced = pods_.find(key); synced != pods_.end()) {
+    // Another scheduler's pod in a native group holds the group (PodGroups::Conflict).
+    const k8s::PodInfo& info = synced->second.info;
+    const std::string group = !Ours(info) && !info.finished() ? PodGroups::NativeKeyOf(info) : "";
+    ReconsiderHold(groups_.TrackForeignPod(key, group, info.scheduler_name));
+    ReconsiderHold(group);
+    if (synced->second.job_key != job_before) ReconsiderHold(job_before);
+    ReconsiderHold(synced->second.job_key);
+  }
   // Its shape joins the profile once, as it arrived (a pod held for its group, once it
   // has a task).
   if (auto synced = pods_.find(key); arrival_profile_ && synced != pods_.end()) {

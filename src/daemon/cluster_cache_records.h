@@ -52,6 +52,8 @@ struct JobRecord {
   // (level, required) of the pods' Kueue topology annotations.
   std::map<std::pair<std::string, bool>, int32_t> topologies;
   JobId id = kNone;
+  // Whether HoldReason said to hold it when its pods were last synced.
+  bool held = false;
 };
 
 }  // namespace gantry::cache

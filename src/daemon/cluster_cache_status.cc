@@ -40,6 +40,7 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
       if (info.phase == "Succeeded") counts.succeeded++;
       if (info.phase == "Failed") counts.failed++;
       if (!info.node_name.empty() && !info.finished()) counts.running++;
+      if (!info.node_name.empty() || pod.assumed) counts.placed++;
       bool waiting =
           info.node_name.empty() && !pod.assumed && !info.meta.deleting && !info.finished();
       // A gated pod says so, as kube-scheduler does. A pod that cannot be scheduled as
@@ -57,6 +58,10 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
     counts.api = job.api;
     counts.namespace_ = job.namespace_;
     counts.name = job.group;
+    counts.scheduler_error = !groups_
+                                  .Conflict(PodGroups::Key(job.api, job.namespace_, job.group),
+                                            job.priorities, scheduler_name_)
+                                  .empty();
     status_.ReportGroup(job_key, std::move(counts), *group, reason, out);
   }
 }

@@ -50,6 +50,10 @@ void ClusterCache::ApplyTopologyKeys() {
 }
 
 TopologyRequest ClusterCache::TopologyOf(const JobRecord& job) const {
+  // A native PodGroup's schedulingConstraints.topology: required, by its label key.
+  if (const k8s::PodGroupInfo* group = GroupOf(job); group && !group->topology_key.empty()) {
+    return TopologyRequest{group->topology_key, /*required=*/true};
+  }
   if (const k8s::PodGroupInfo* group = GroupOf(job); group && group->network_topology_tier > 0) {
     const std::vector<std::string>& keys = state_.topology_keys();
     if (topology_.LevelsAreTiers(keys)) {

@@ -31,6 +31,9 @@ void StatusReporter::ReportPod(const std::string& key, const k8s::PodInfo& pod,
 void StatusReporter::ReportGroup(const std::string& job_key, GroupStatus status,
                                  const k8s::PodGroupInfo& group, const std::string& reason,
                                  const StatusWrites& out) {
+  if (status.api == k8s::GroupApi::kNative) {
+    return ReportNativeGroup(job_key, std::move(status), group, reason, out);
+  }
   const bool volcano = status.api != k8s::GroupApi::kCoscheduling;
   if (status.succeeded >= group.min_member) {
     status.phase = volcano ? "Completed" : "Finished";
@@ -54,6 +57,30 @@ void StatusReporter::ReportGroup(const std::string& job_key, GroupStatus status,
   }
   written.phase = status.phase;
   written.running = status.running;
+  written.message = status.unschedulable_message;
+  out.groups->push_back(std::move(status));
+}
+
+void StatusReporter::ReportNativeGroup(const std::string& job_key, GroupStatus status,
+                                       const k8s::PodGroupInfo& group, const std::string& reason,
+                                       const StatusWrites& out) {
+  if (group.initially_scheduled) return;  // terminal
+  // As kube-scheduler says it once the group's cycle placed it: placed (assumed or bound,
+  // however soon they finish), not running.
+  status.scheduled = status.placed >= group.min_member;
+  if (!status.scheduled && reason.empty()) return;  // not tried yet: nothing to say
+  status.phase = status.scheduled ? "True" : "False";
+  status.unschedulable_message = status.scheduled ? "" : reason;
+  status.generation = group.generation;
+  Written& written = groups_[job_key];
+  if (status.phase == written.phase && status.unschedulable_message == written.message) return;
+  status.transition = status.phase != written.phase;
+  if (!status.scheduled) {
+    out.events->push_back({GroupApiVersion(status.api), "PodGroup", status.namespace_, status.name,
+                           group.meta.uid, "Warning", "Unschedulable",
+                           status.unschedulable_message});
+  }
+  written.phase = status.phase;
   written.message = status.unschedulable_message;
   out.groups->push_back(std::move(status));
 }

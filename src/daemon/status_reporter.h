@@ -42,6 +42,9 @@ class StatusReporter {
   // The status of a job's PodGroup `group`: `status` names the group and has its pods'
   // counts; its phase and condition follow from them and the job's reason to wait ("" when
   // it has none). Written, with an Unschedulable event on a new reason, when it changed.
+  // A native group's status is kube-scheduler's PodGroupInitiallyScheduled condition:
+  // False while it waits with a reason (SchedulerError when `status.scheduler_error`),
+  // True once min_member of its pods are placed, and never written again after that.
   void ReportGroup(const std::string& job_key, GroupStatus status, const k8s::PodGroupInfo& group,
                    const std::string& reason, const StatusWrites& out);
 
@@ -49,6 +52,10 @@ class StatusReporter {
   size_t remembered() const { return pods_.size() + groups_.size(); }
 
  private:
+  void ReportNativeGroup(const std::string& job_key, GroupStatus status,
+                         const k8s::PodGroupInfo& group, const std::string& reason,
+                         const StatusWrites& out);
+
   struct Written {
     std::string phase;
     std::string message;

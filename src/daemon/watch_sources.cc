@@ -20,6 +20,9 @@ const std::vector<WatchSource>& WatchSources() {
       {WatchKind::kFluidDataset, "/apis/data.fluid.io/v1alpha1/datasets"},
       {WatchKind::kVolcanoGroup, "/apis/scheduling.volcano.sh/v1beta1/podgroups"},
       {WatchKind::kCoschedulingGroup, "/apis/scheduling.x-k8s.io/v1alpha1/podgroups"},
+      // Kubernetes' own, where the API server serves scheduling.k8s.io/v1beta1 (the
+      // GenericWorkload gate); a 404 elsewhere, and the informer looks again later.
+      {WatchKind::kNativeGroup, "/apis/scheduling.k8s.io/v1beta1/podgroups"},
       {WatchKind::kStorageClass, "/apis/storage.k8s.io/v1/storageclasses"},
       {WatchKind::kPersistentVolume, "/api/v1/persistentvolumes"},
       {WatchKind::kClaim, "/api/v1/persistentvolumeclaims"},
@@ -60,6 +63,9 @@ void ApplyWatchObject(ClusterCache& cache, WatchKind kind, k8s::EventType type,
       break;
     case WatchKind::kCoschedulingGroup:
       cache.OnPodGroup(k8s::GroupApi::kCoscheduling, type, object);
+      break;
+    case WatchKind::kNativeGroup:
+      cache.OnPodGroup(k8s::GroupApi::kNative, type, object);
       break;
     case WatchKind::kQueue:
       cache.OnQueue(type, object);

@@ -17,6 +17,7 @@ enum class WatchKind {
   kNode,
   kVolcanoGroup,
   kCoschedulingGroup,
+  kNativeGroup,
   kQueue,
   kPriorityClass,
   kNamespace,

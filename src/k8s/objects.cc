@@ -13,6 +13,7 @@ namespace gantry::k8s {
 using json = nlohmann::json;
 
 Result<PodGroupInfo> ParsePodGroup(const json& object, GroupApi api) {
+  if (api == GroupApi::kNative) return ParseNativePodGroup(object);
   auto meta = ParseMeta(object);
   if (!meta.ok()) return meta.status();
   PodGroupInfo group;

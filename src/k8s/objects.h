@@ -2,14 +2,16 @@
 // few fields scheduling needs, with errors that name the object and the field.
 //
 // Pods (pod_object.cc), Nodes (node_object.cc) and PriorityClasses (core), Volcano's
-// scheduling.volcano.sh/v1beta1 PodGroup and Queue, and scheduler-plugins'
-// scheduling.x-k8s.io/v1alpha1 PodGroup (objects.cc). What every object has is in
+// scheduling.volcano.sh/v1beta1 PodGroup and Queue, scheduler-plugins'
+// scheduling.x-k8s.io/v1alpha1 PodGroup (objects.cc), and Kubernetes' own
+// scheduling.k8s.io/v1beta1 PodGroup (native_group.cc). What every object has is in
 // object_meta.h, resource lists in resource_list.h; volumes, NUMA, topology, datasets and
 // workloads in their own files.
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,10 @@ inline constexpr const char* kVolcanoGroupAnnotation = "scheduling.volcano.sh/gr
 inline constexpr const char* kCoschedulingGroupLabel = "scheduling.x-k8s.io/pod-group";
 inline constexpr const char* kQueueAnnotation = "gantry.dev/queue";
 inline constexpr const char* kVolcanoQueueAnnotation = "scheduling.volcano.sh/queue-name";
+// The condition kube-scheduler keeps on a native PodGroup: whether the gang was placed
+// (terminal once True), and the one that says the scheduler is about to evict it.
+inline constexpr const char* kInitiallyScheduledCondition = "PodGroupInitiallyScheduled";
+inline constexpr const char* kDisruptionTargetCondition = "DisruptionTarget";
 // Kueue's topology-aware scheduling: the pod set stays inside one domain of the level whose
 // node label the value names.
 inline constexpr const char* kKueueRequiredTopologyAnnotation =
@@ -44,7 +50,9 @@ inline constexpr const char* kMovableAnnotation = "gantry.dev/movable";
 inline constexpr const char* kGpuProductLabel = "nvidia.com/gpu.product";
 inline constexpr const char* kGpuMemoryLabel = "nvidia.com/gpu.memory";  // MiB per device
 
-enum class GroupApi { kNone, kVolcano, kCoscheduling };
+// Which API a pod's group is of: Volcano's, scheduler-plugins' (coscheduling), or
+// Kubernetes' own (scheduling.k8s.io/v1beta1, named by the pod's spec.schedulingGroup).
+enum class GroupApi { kNone, kVolcano, kCoscheduling, kNative };
 
 // The controllers whose selectors kube-scheduler's default topology spreading reads
 // (helper.DefaultSelector): v1 ReplicationController, apps/v1 ReplicaSet and StatefulSet.
@@ -109,6 +117,22 @@ struct PodGroupInfo {
   // hard, preferred when soft. Tier 0: none.
   int32_t network_topology_tier = 0;
   bool network_topology_hard = false;
+
+  // ---- Kubernetes' own PodGroup (scheduling.k8s.io/v1beta1); min_member is
+  // spec.schedulingPolicy.gang.minCount, or 1 for a basic group (placed pod by pod).
+  bool gang = true;  // false: schedulingPolicy.basic
+  // spec.priority as the API server's Priority admission resolved it (nil: 0), which every
+  // pod of the group must share, as kube-scheduler requires.
+  std::optional<int32_t> priority;
+  bool preempt_never = false;  // spec.preemptionPolicy: Never
+  // spec.disruptionMode.all: preemption and reclaim take every pod of the group or none.
+  bool disrupt_whole = false;
+  // spec.schedulingConstraints.topology[0].key: the group stays in one domain of it.
+  std::string topology_key;
+  // status.conditions[PodGroupInitiallyScheduled].status is "True": terminal, never
+  // written False again. metadata.generation, for the condition's observedGeneration.
+  bool initially_scheduled = false;
+  int64_t generation = 0;
 };
 
 struct QueueInfo {
@@ -143,7 +167,13 @@ Result<PodInfo> ParsePod(const nlohmann::json& object);
 // A node and its GPUs: nvidia.com/gpu in status.allocatable gives the device count, GPU
 // feature discovery's labels give the model and memory.
 Result<Node> ParseNode(const nlohmann::json& object);
+// A Volcano, coscheduling or native PodGroup (native: ParseNativePodGroup).
 Result<PodGroupInfo> ParsePodGroup(const nlohmann::json& object, GroupApi api);
+// A scheduling.k8s.io/v1beta1 PodGroup. One of a CompositePodGroup is an error (not
+// scheduled yet), as is anything the API server would refuse that Gantry reads.
+Result<PodGroupInfo> ParseNativePodGroup(const nlohmann::json& object);
+// A pod's spec.schedulingGroup.podGroupName: its native PodGroup; "" when none.
+std::string SchedulingGroupOf(const nlohmann::json& spec);
 Result<QueueInfo> ParseQueue(const nlohmann::json& object);
 // The annotation gantry.dev/movable of an object's metadata.annotations: false when absent,
 // "true" or "false" as said, anything else an error naming `where`, the annotation and

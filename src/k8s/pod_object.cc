@@ -391,7 +391,10 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
     fail(Status::Invalid(where + ": " + unsupported));
   }
 
-  if (std::string g = String(annotations, kGroupAnnotation); !g.empty()) {
+  // Kubernetes' own group first: kube-scheduler gangs the pod by it whatever else it says.
+  if (std::string n = SchedulingGroupOf(spec); !n.empty()) {
+    pod.group = n, pod.group_api = GroupApi::kNative;
+  } else if (std::string g = String(annotations, kGroupAnnotation); !g.empty()) {
     pod.group = g, pod.group_api = GroupApi::kVolcano;
   } else if (std::string v = String(annotations, kVolcanoGroupAnnotation); !v.empty()) {
     pod.group = v, pod.group_api = GroupApi::kVolcano;

@@ -106,6 +106,9 @@ struct Job {
   // through a chain did: it is never evicted again, nor evicts.
   bool eviction_memory_full = false;
   TopologyRequest topology;
+  // Preempt, reclaim and defragment take every running task of it or none (a native
+  // PodGroup's disruptionMode: all); else a task at a time while it keeps min_member.
+  bool disrupt_whole = false;
   std::vector<TaskId> tasks;
   // Kept by ClusterState:
   int32_t running = 0;
@@ -205,6 +208,7 @@ class ClusterState {
   // the new queue.
   Status UpdateJob(JobId job, int32_t min_member, int32_t priority, QueueId queue);
   // The topology domain its gang must (or would rather) stay in.
+  void SetJobDisruptsWhole(JobId job, bool whole) { jobs_[job].disrupt_whole = whole; }
   void SetJobTopology(JobId job, TopologyRequest topology) {
     jobs_[job].topology = std::move(topology);
   }

@@ -208,7 +208,7 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs,
     const std::string f = "jobs[" + std::to_string(i) + "]";
     GANTRY_RETURN_IF_ERROR(r.Map(j, f,
                                  {"name", "queue", "priority", "preemptionPolicy", "minMember",
-                                  "waited", "topology", "tasks", "movable"}));
+                                  "disruptionMode", "waited", "topology", "tasks", "movable"}));
     Job job;
     if (!j["name"]) return r.Error(j, f + ".name", "required");
     GANTRY_RETURN_IF_ERROR(r.Name(j["name"], f + ".name", &job.name));
@@ -238,6 +238,16 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs,
     }
     job.priority = static_cast<int32_t>(priority);
     job.min_member = static_cast<int32_t>(min_member);
+    // A native PodGroup's disruptionMode: "all" is evicted whole or not at all.
+    if (const YAML::Node& mode = j["disruptionMode"]) {
+      std::string value;
+      GANTRY_RETURN_IF_ERROR(r.Name(mode, f + ".disruptionMode", &value));
+      if (value != "all" && value != "single") {
+        return r.Error(mode, f + ".disruptionMode",
+                       QuoteForMessage(value) + " is not single or all");
+      }
+      job.disrupt_whole = value == "all";
+    }
     job.creation = static_cast<int64_t>(i);
     if (j["waited"]) {  // seconds before the session (at time 0) that the job was created
       int64_t waited = 0;

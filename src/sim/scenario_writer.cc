@@ -333,6 +333,7 @@ void EmitJobs(YAML::Emitter& out, const ClusterState& cluster, int64_t now,
     out << YAML::Key << "queue" << YAML::Value << cluster.queue(job.queue).name;
     if (job.priority != 0) out << YAML::Key << "priority" << YAML::Value << job.priority;
     if (job.min_member != 1) out << YAML::Key << "minMember" << YAML::Value << job.min_member;
+    if (job.disrupt_whole) out << YAML::Key << "disruptionMode" << YAML::Value << "all";
     if (now > job.submitted) out << YAML::Key << "waited" << YAML::Value << now - job.submitted;
     EmitTopology(out, cluster, job.topology, left_out);
     out << YAML::Key << "tasks" << YAML::Value << YAML::BeginSeq;

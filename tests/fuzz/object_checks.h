@@ -134,7 +134,7 @@ inline void CheckObjectCodecs(const nlohmann::json& object) {
     auto added = cluster.AddNode(*node);
     if (added.ok()) CheckCluster(cluster);
   }
-  for (GroupApi api : {GroupApi::kVolcano, GroupApi::kCoscheduling}) {
+  for (GroupApi api : {GroupApi::kVolcano, GroupApi::kCoscheduling, GroupApi::kNative}) {
     Result<PodGroupInfo> group = ParsePodGroup(object, api);
     CheckRefusal(group);
     if (group.ok()) {

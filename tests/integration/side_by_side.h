@@ -71,6 +71,9 @@ struct Case {
   // they must not: then each pod both leave pending reads the same, bar kube-scheduler's
   // PostFilter part (preemption, which gantry's daemon does not do).
   std::string words_differ = "";
+  // Namespaced objects made in the run's namespace before the pods (e.g. PodGroups), with
+  // "{ns}" replaced and metadata.namespace set.
+  std::vector<json> objects = {};
 };
 
 // A node of the case (label sbs-case=NAME), with taints when given.
@@ -165,6 +168,12 @@ inline std::map<std::string, json> Schedule(const Case& c, const std::string& sc
     claim["kind"] = "PersistentVolumeClaim";
     claim["metadata"]["namespace"] = ns;
     auto r = Env().Call("POST", "/api/v1/namespaces/" + ns + "/persistentvolumeclaims", claim);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+  }
+  for (const json& case_object : c.objects) {
+    json object = InNamespace(case_object, ns);
+    object["metadata"]["namespace"] = ns;
+    auto r = Env().Apply(object);
     EXPECT_TRUE(r.ok()) << r.status().message();
   }
   auto all_settled = [&](const std::map<std::string, json>& pods) {

@@ -89,7 +89,7 @@ std::vector<TaskId> EvictionUnit(const Session& s, EvictionCause cause, TaskId p
   const ClusterState& c = s.cluster();
   const JobId job = c.task(victim).job;
   std::vector<TaskId> unit;
-  if (s.ready_tasks(job) - 1 >= c.job(job).min_member) {
+  if (!c.job(job).disrupt_whole && s.ready_tasks(job) - 1 >= c.job(job).min_member) {
     unit.push_back(victim);
   } else {
     for (TaskId t : c.job(job).tasks) {

@@ -23,9 +23,9 @@ std::vector<TaskId> EvictionCandidates(const Session& session, EvictionCause cau
                                        TaskId preemptor);
 
 // The tasks that go if `victim` goes: itself, or, when its job would fall below its
-// minMember, every running task of the job (a gang goes whole). Asked of the victim
-// filters again in the state as it is now (earlier victims gone): all or none. Empty
-// when they do not all go.
+// minMember or is disrupted whole (Job::disrupt_whole), every running task of the job. Asked of the
+// victim filters again in the state as it is now (earlier victims gone): all or none. Empty when
+// they do not all go.
 std::vector<TaskId> EvictionUnit(const Session& session, EvictionCause cause, TaskId preemptor,
                                  TaskId victim);
 

@@ -2,7 +2,7 @@
 // scheduling cycles in between, as `gantry serve` runs it. The input is lines:
 //
 //   <kind><event> <json>   kind: N node, P pod, V Volcano PodGroup, C scheduler-plugins
-//                          PodGroup, Q Queue, R PriorityClass, L PersistentVolumeClaim,
+//                          PodGroup, I native (scheduling.k8s.io) PodGroup, Q Queue, R PriorityClass, L PersistentVolumeClaim,
 //                          W PersistentVolume, K StorageClass, E Service, O
 //                          ReplicationController, X ReplicaSet, T StatefulSet, H Volcano
 //                          HyperNode, U Kueue Topology, Z NodeResourceTopology, G Fluid
@@ -72,6 +72,9 @@ class Harness {
         break;
       case 'C':
         cache_.OnPodGroup(k8s::GroupApi::kCoscheduling, type, object);
+        break;
+      case 'I':
+        cache_.OnPodGroup(k8s::GroupApi::kNative, type, object);
         break;
       case 'Q':
         cache_.OnQueue(type, object);

@@ -69,6 +69,64 @@ TEST(Operators, JobOfParallelismEightRunsToComplete) {
   }
 }
 
+// Kubernetes' own gangs end to end (the WorkloadWithJob gate, which testenv.sh turns on): a
+// Job with spec.scheduling gets its Workload and PodGroup from the Job controller, which
+// names the PodGroup in its pods' spec.schedulingGroup; Gantry places the gang whole or not
+// at all, and says so on the PodGroup (PodGroupInitiallyScheduled).
+TEST(Operators, JobWithGangSchedulingIsPlacedWholeThroughItsNativePodGroup) {
+  const std::string test = "op-native-gang";
+  ASSERT_TRUE(StartControllersAndKwok().ok());
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  // One node of 4 GPUs: three of the four 2-GPU pods short; none may bind.
+  Status nodes = CreateNodes(test, 0, 1, 4, /*kwok=*/true);
+  ASSERT_TRUE(nodes.ok()) << nodes.message();
+  json job_template = Template(test, {{"app", "gang"}}, Container("train", "1", 2));
+  job_template["spec"]["restartPolicy"] = "Never";
+  const json job = {{"apiVersion", "batch/v1"},
+                    {"kind", "Job"},
+                    {"metadata", {{"name", "gang"}, {"namespace", test}}},
+                    {"spec",
+                     {{"parallelism", 4},
+                      {"completions", 4},
+                      {"backoffLimit", 0},
+                      {"scheduling", {{"schedulingPolicy", {{"gang", {{"minCount", 4}}}}}}},
+                      {"template", job_template}}}};
+  auto created = Env().Apply(job);
+  ASSERT_TRUE(created.ok()) << created.status().message();
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  const std::string groups = "/apis/scheduling.k8s.io/v1beta1/namespaces/" + test + "/podgroups";
+  json group;
+  ASSERT_TRUE(TestEnv::WaitFor(
+      [&] {
+        json list = Get(groups);
+        if (!list.contains("items") || list["items"].empty()) return false;
+        group = list["items"][0];
+        return Condition(group, "PodGroupInitiallyScheduled") == "False";
+      },
+      seconds(60), std::chrono::milliseconds(250)))
+      << Get(groups).dump(1) << "\n"
+      << daemon.Log();
+  EXPECT_EQ(group.value("/spec/schedulingPolicy/gang/minCount"_json_pointer, 0), 4);
+  std::vector<json> pods = PodsIn(test, "app%3Dgang");
+  ASSERT_EQ(pods.size(), 4u);
+  for (const json& pod : pods) {
+    EXPECT_EQ(pod.value("/spec/schedulingGroup/podGroupName"_json_pointer, std::string()),
+              group["metadata"]["name"].get<std::string>());
+    EXPECT_EQ(NodeName(pod), "") << "bound with the gang short";
+  }
+  // Room for all four: the gang goes, runs and completes.
+  nodes = CreateNodes(test, 1, 1, 4, /*kwok=*/true);
+  ASSERT_TRUE(nodes.ok()) << nodes.message();
+  const std::string path = "/apis/batch/v1/namespaces/" + test + "/jobs/gang";
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return Condition(Get(path), "Complete") == "True"; },
+                               seconds(120), std::chrono::milliseconds(250)))
+      << Get(path).dump(1) << "\n"
+      << daemon.Log();
+  const std::string group_path = groups + "/" + group["metadata"]["name"].get<std::string>();
+  EXPECT_EQ(Condition(Get(group_path), "PodGroupInitiallyScheduled"), "True")
+      << Get(group_path).dump(1);
+}
+
 TEST(Operators, DeploymentWithRequiredAntiAffinityAndItsGarbageCollection) {
   const std::string test = "op-deploy";
   ASSERT_TRUE(StartControllersAndKwok().ok());

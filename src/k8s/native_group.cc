@@ -1,0 +1,129 @@
+// Kubernetes' own gang API (scheduling.k8s.io/v1beta1 PodGroup, Kubernetes 1.37 with the
+// GenericWorkload gate): what a PodGroup asks of the scheduler, decoded as Gantry's other
+// PodGroups are, into PodGroupInfo.
+#include <nlohmann/json.hpp>
+
+#include "k8s/json_fields.h"
+#include "k8s/json_text.h"
+#include "k8s/objects.h"
+#include "model/limits.h"
+
+namespace gantry::k8s {
+namespace {
+
+using json = nlohmann::json;
+
+// spec.schedulingPolicy: exactly one of basic and gang (the API server's rule).
+Status ReadSchedulingPolicy(const json& spec, const std::string& where, PodGroupInfo* group) {
+  const json& policy = Field(spec, "schedulingPolicy");
+  const json& gang = Field(policy, "gang");
+  const bool basic = !Field(policy, "basic").is_null();
+  if (basic == !gang.is_null()) {
+    return Status::Invalid(where + ": spec.schedulingPolicy: exactly one of basic and gang " +
+                           "must be set");
+  }
+  if (basic) {
+    group->gang = false;
+    group->min_member = 1;
+    return Status::Ok();
+  }
+  auto min_count = ReadInteger(gang, "minCount", where + ": spec.schedulingPolicy.gang", 0);
+  if (!min_count.ok()) return min_count.status();
+  if (*min_count < 1 || *min_count > 1000000) {
+    return Status::Invalid(where + ": spec.schedulingPolicy.gang.minCount: " +
+                           std::to_string(*min_count) + " is out of range (1..1000000)");
+  }
+  group->min_member = static_cast<int32_t>(*min_count);
+  return Status::Ok();
+}
+
+Status ReadDisruptionAndPreemption(const json& spec, const std::string& where,
+                                   PodGroupInfo* group) {
+  const json& mode = Field(spec, "disruptionMode");
+  if (!mode.is_null()) {
+    const bool all = !Field(mode, "all").is_null();
+    if (all == !Field(mode, "single").is_null()) {
+      return Status::Invalid(where + ": spec.disruptionMode: exactly one of single and all " +
+                             "must be set");
+    }
+    group->disrupt_whole = all;
+  }
+  const json& preemption = Field(spec, "preemptionPolicy");
+  if (!preemption.is_null()) {
+    const std::string value = preemption.is_string() ? preemption.get<std::string>() : "";
+    if (value != "Never" && value != "PreemptLowerPriority") {
+      return Status::Invalid(where + ": spec.preemptionPolicy: " + JsonPrefix(preemption, 64) +
+                             " is not PreemptLowerPriority or Never");
+    }
+    group->preempt_never = value == "Never";
+  }
+  if (!Field(spec, "priority").is_null()) {
+    auto priority = ReadInt32(spec, "priority", where + ": spec", 0);
+    if (!priority.ok()) return priority.status();
+    group->priority = *priority;
+  }
+  group->priority_class_name = String(spec, "priorityClassName");
+  return Status::Ok();
+}
+
+Status ReadTopology(const json& spec, const std::string& where, PodGroupInfo* group) {
+  const json& topology = Field(Field(spec, "schedulingConstraints"), "topology");
+  if (topology.is_null()) return Status::Ok();
+  if (!topology.is_array() || topology.size() > 1) {
+    return Status::Invalid(where + ": spec.schedulingConstraints.topology: expected at most " +
+                           "one constraint, got " + JsonPrefix(topology, 128));
+  }
+  if (topology.empty()) return Status::Ok();
+  const std::string key = String(topology[0], "key");
+  if (key.empty() || key.size() > kMaxNameLength) {
+    return Status::Invalid(where + ": spec.schedulingConstraints.topology[0].key: expected a " +
+                           "node label key, got " + JsonPrefix(Field(topology[0], "key"), 64));
+  }
+  group->topology_key = key;
+  return Status::Ok();
+}
+
+// status.conditions: whether PodGroupInitiallyScheduled is True (terminal once it is).
+bool InitiallyScheduled(const json& object) {
+  const json& conditions = Field(Field(object, "status"), "conditions");
+  for (size_t i = 0; conditions.is_array() && i < conditions.size(); ++i) {
+    if (String(conditions[i], "type") == kInitiallyScheduledCondition) {
+      return String(conditions[i], "status") == "True";
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<PodGroupInfo> ParseNativePodGroup(const json& object) {
+  auto meta = ParseMeta(object);
+  if (!meta.ok()) return meta.status();
+  PodGroupInfo group;
+  group.meta = std::move(meta).value();
+  group.api = GroupApi::kNative;
+  const std::string where = DescribeObject(group.meta, "podgroup");
+  GANTRY_RETURN_IF_ERROR(ReadCreationTimestamp(object, where, &group.meta));
+  const json& spec = Field(object, "spec");
+  if (!Field(spec, "parentCompositePodGroupName").is_null()) {
+    return Status::Invalid(
+        where + ": spec.parentCompositePodGroupName: Gantry does not schedule groups of " +
+        "CompositePodGroups (scheduling.k8s.io/v1alpha3) yet");
+  }
+  GANTRY_RETURN_IF_ERROR(ReadSchedulingPolicy(spec, where, &group));
+  GANTRY_RETURN_IF_ERROR(ReadDisruptionAndPreemption(spec, where, &group));
+  GANTRY_RETURN_IF_ERROR(ReadTopology(spec, where, &group));
+  const json& metadata = Field(object, "metadata");
+  group.queue = String(Field(metadata, "annotations"), kQueueAnnotation);
+  auto generation = ReadInteger(metadata, "generation", where + ": metadata", 0);
+  if (!generation.ok()) return generation.status();
+  group.generation = *generation;
+  group.initially_scheduled = InitiallyScheduled(object);
+  return group;
+}
+
+std::string SchedulingGroupOf(const json& spec) {
+  return String(Field(spec, "schedulingGroup"), "podGroupName");
+}
+
+}  // namespace gantry::k8s

@@ -1,0 +1,204 @@
+// Side by side with kube-scheduler (side_by_side.h): Kubernetes' own gang API
+// (scheduling.k8s.io/v1beta1 PodGroup, a pod's spec.schedulingGroup; Kubernetes 1.37 with
+// the GenericWorkload and TopologyAwareWorkloadScheduling gates, which testenv.sh turns on
+// for the API server and kube-scheduler). A gang that fits and one that does not, a missing
+// PodGroup, minCount lowered and raised, a group over two schedulers, a topology constraint.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/integration/side_by_side.h"
+
+namespace gantry::testing {
+namespace {
+
+using json = nlohmann::json;
+using std::chrono::seconds;
+
+json NativeGroup(const std::string& name, int min_count, json extra = json::object()) {
+  json spec = {{"schedulingPolicy", {{"gang", {{"minCount", min_count}}}}}};
+  spec.merge_patch(extra);
+  return {{"apiVersion", "scheduling.k8s.io/v1beta1"},
+          {"kind", "PodGroup"},
+          {"metadata", {{"name", name}}},
+          {"spec", spec}};
+}
+
+json Member(const std::string& test, const std::string& name, const std::string& group,
+            const std::string& cpu) {
+  return CasePod(test, name, {{"schedulingGroup", {{"podGroupName", group}}}}, cpu);
+}
+
+std::string GroupPath(const std::string& ns, const std::string& name) {
+  return "/apis/scheduling.k8s.io/v1beta1/namespaces/" + ns + "/podgroups/" + name;
+}
+
+void SetMinCount(const std::string& ns, const std::string& group, int min_count) {
+  auto r = Env().Call("PATCH", GroupPath(ns, group),
+                      json{{"spec", {{"schedulingPolicy", {{"gang", {{"minCount", min_count}}}}}}}},
+                      "application/merge-patch+json");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+}
+
+// The side-by-side daemon, with the zone as its one topology level (as a cluster with
+// zones and no Kueue Topology or HyperNodes of its own would name it).
+class SideBySideGang : public SideBySide {
+ protected:
+  static void SetUpTestSuite() {
+    Status started = Env().StartKubeScheduler(kReference);
+    ASSERT_TRUE(started.ok()) << started.message();
+    daemon_ = new DaemonProcess("side-by-side-gang",
+                                ShippedEngineConfig() + "topologyKeys: [" + kZone + "]\n",
+                                "side-by-side-gang");
+  }
+};
+
+TEST_F(SideBySideGang, AGangThatFitsIsPlacedWhole) {
+  const std::string t = "sbs-gang-fits";
+  CaseNode(t, t + "-0", "2");
+  CaseNode(t, t + "-1", "2");
+  Case c{.name = t, .words_differ = "all placed", .objects = {NativeGroup("train", 3)}};
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "w" + std::to_string(i);
+    c.pods.push_back(Member(t, name, "train", "1"));
+    c.expect.push_back({name, {t + "-0", t + "-1"}, "", ""});
+  }
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
+}
+
+// Room for two of the three: neither scheduler binds any (all or nothing).
+TEST_F(SideBySideGang, AGangThatDoesNotFitBindsNothing) {
+  const std::string t = "sbs-gang-too-big";
+  CaseNode(t, t + "-0", "2");
+  CaseNode(t, t + "-1", "2");
+  Case c{.name = t,
+         .words_differ =
+             "kube-scheduler names the pod group's placement, gantry the gang's "
+             "shortfall",
+         .objects = {NativeGroup("train", 3)}};
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "w" + std::to_string(i);
+    c.pods.push_back(Member(t, name, "train", "1500m"));
+    c.expect.push_back({name, {}, "Unschedulable", "minMember 3"});
+  }
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
+}
+
+// A pod whose PodGroup does not exist waits (kube-scheduler's PreEnqueue holds it without
+// a condition; gantry says what it waits for).
+TEST_F(SideBySideGang, APodWhosePodGroupIsMissingWaits) {
+  const std::string t = "sbs-gang-missing";
+  CaseNode(t, t + "-0", "2");
+  Case c{.name = t, .words_differ = "kube-scheduler writes no condition"};
+  c.pods.push_back(Member(t, "lonely", "absent", "100m"));
+  c.expect.push_back({"lonely", {}, "", ""});
+  c.check = [](const std::map<std::string, json>& pods) -> std::string {
+    auto it = pods.find("lonely");
+    if (it == pods.end()) return "no pod";
+    const std::string scheduler = it->second["spec"]["schedulerName"];
+    const std::string message = PendingMessage(it->second);
+    if (scheduler == kGantry && message.find("waiting for PodGroup") == std::string::npos) {
+      return "gantry's message does not say what it waits for: " + message;
+    }
+    return "";
+  };
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
+}
+
+// minCount is mutable: two pods of a group of three wait; lowered to two, both go.
+TEST_F(SideBySideGang, LoweringMinCountLetsTheGangGo) {
+  const std::string t = "sbs-gang-lowered";
+  CaseNode(t, t + "-0", "2");
+  CaseNode(t, t + "-1", "2");
+  Case c{.name = t, .words_differ = "all placed", .objects = {NativeGroup("train", 3)}};
+  for (const char* name : {"w0", "w1"}) {
+    c.pods.push_back(Member(t, name, "train", "1"));
+    c.expect.push_back({name, {t + "-0", t + "-1"}, "", ""});
+  }
+  c.after_create = [](const std::string& ns, const std::string& pod) {
+    if (pod != "w1") return;
+    std::this_thread::sleep_for(seconds(3));  // a wrong bind would show now
+    for (const auto& [name, p] : PodsOf(ns)) {
+      EXPECT_EQ(NodeOf(p), "") << ns << "/" << name << " bound below minCount";
+    }
+    SetMinCount(ns, "train", 2);
+  };
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
+}
+
+// Raised from two to three after the first pod came: the two pods wait for a third.
+TEST_F(SideBySideGang, RaisingMinCountHoldsTheGang) {
+  const std::string t = "sbs-gang-raised";
+  CaseNode(t, t + "-0", "2");
+  CaseNode(t, t + "-1", "2");
+  Case c{.name = t,
+         .words_differ = "kube-scheduler holds the pods without a condition",
+         .objects = {NativeGroup("train", 2)}};
+  for (const char* name : {"w0", "w1"}) {
+    c.pods.push_back(Member(t, name, "train", "1"));
+    c.expect.push_back({name, {}, "", ""});
+  }
+  c.after_create = [](const std::string& ns, const std::string& pod) {
+    if (pod != "w0") return;
+    SetMinCount(ns, "train", 3);
+    std::this_thread::sleep_for(seconds(2));  // both schedulers see it before w1 comes
+  };
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
+}
+
+// A group whose pods name two schedulers is scheduled by neither (kube-scheduler's
+// validatePodGroup; gantry says so in its words).
+TEST_F(SideBySideGang, AGroupOverTwoSchedulersIsRefused) {
+  const std::string t = "sbs-gang-two-schedulers";
+  CaseNode(t, t + "-0", "4");
+  Case c{.name = t,
+         .words_differ = "kube-scheduler may hold the pod before it validates the group",
+         .objects = {NativeGroup("train", 2)}};
+  c.pods.push_back(Member(t, "ours", "train", "100m"));
+  c.expect.push_back({"ours", {}, "", ""});
+  c.expect.push_back({"theirs", {}, "", ""});
+  c.after_create = [t](const std::string& ns, const std::string& pod) {
+    if (pod != "ours") return;
+    json theirs = Member(t, "theirs", "train", "100m");
+    theirs["apiVersion"] = "v1";
+    theirs["kind"] = "Pod";
+    theirs["metadata"]["namespace"] = ns;
+    theirs["spec"]["schedulerName"] = "nobody-schedules-this";
+    auto r = Env().Apply(theirs);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  };
+  c.check = [](const std::map<std::string, json>& pods) -> std::string {
+    auto it = pods.find("ours");
+    if (it == pods.end()) return "no pod";
+    const std::string message = PendingMessage(it->second);
+    if (it->second["spec"]["schedulerName"] == kGantry &&
+        message.find("should have the same .spec.schedulerName") == std::string::npos) {
+      return "gantry's message does not name the two schedulers: " + message;
+    }
+    return "";
+  };
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
+}
+
+// schedulingConstraints.topology: the group stays in one zone. Only zone 1 holds all three
+// (zone 2's two nodes hold one each).
+TEST_F(SideBySideGang, ATopologyConstraintKeepsTheGangInOneZone) {
+  const std::string t = "sbs-gang-topology";
+  CaseNode(t, t + "-z1", "2", {{kZone, t + "-z1"}});
+  CaseNode(t, t + "-z2a", "1", {{kZone, t + "-z2"}});
+  CaseNode(t, t + "-z2b", "1", {{kZone, t + "-z2"}});
+  json constraint = {{"schedulingConstraints", {{"topology", {{{"key", kZone}}}}}}};
+  Case c{.name = t, .words_differ = "all placed", .objects = {NativeGroup("train", 3, constraint)}};
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "w" + std::to_string(i);
+    c.pods.push_back(Member(t, name, "train", "600m"));
+    c.expect.push_back({name, {t + "-z1"}, "", ""});
+  }
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
+}
+
+}  // namespace
+}  // namespace gantry::testing
