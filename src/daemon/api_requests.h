@@ -87,6 +87,9 @@ struct EvictRequest {
   std::string reason;  // the engine's: names the preemptor
   // ---- Why: the eviction metric's cause label and the pod event's reason.
   EvictionCause cause = EvictionCause::kPreempt;
+  // The pod's native PodGroup (same namespace), on the first of a session's evictions of its
+  // pods: it is told first (DisruptionTarget), as kube-scheduler tells it. "" else.
+  std::string native_group;
 };
 
 // A pod's status.nominatedNodeName to write: the node whose room being released it waits

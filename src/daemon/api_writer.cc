@@ -264,6 +264,18 @@ std::string EvictResult::Result() const {
 EvictResult ApiWriter::DoEvict(const EvictRequest& r) {
   EvictResult result;
   result.request = r;
+  if (!r.native_group.empty()) {
+    json condition = {{"type", k8s::kDisruptionTargetCondition},
+                      {"status", "True"},
+                      {"reason", "PreemptionByScheduler"},
+                      {"message", r.reason},
+                      {"lastTransitionTime", NowRfc3339()}};
+    json patch = {{"status", {{"conditions", json::array({condition})}}}};
+    Check(client_.Request(
+              "PATCH", GroupPath(k8s::GroupApi::kNative, r.namespace_, r.native_group) + "/status",
+              k8s::JsonText(patch), kStrategicPatch),
+          "podgroup DisruptionTarget");
+  }
   // The uid precondition: should the name belong to another pod now, nothing is evicted.
   json eviction = {{"apiVersion", "policy/v1"},
                    {"kind", "Eviction"},

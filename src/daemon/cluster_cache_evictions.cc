@@ -1,6 +1,8 @@
 // Preempt, reclaim and defragment in the daemon's cluster cache: PodDisruptionBudgets into the
 // model, the evictions and nominated nodes a session decided (the EvictionTracker remembers
 // what is in flight and what was written), and what the API server answered.
+#include <set>
+
 #include "daemon/cluster_cache.h"
 #include "engine/eviction_memory.h"
 #include "k8s/json_fields.h"
@@ -53,6 +55,7 @@ void ClusterCache::OnDisruptionBudget(k8s::EventType type, const nlohmann::json&
 
 std::vector<EvictRequest> ClusterCache::TakeEvictions(const Decisions& decisions, int64_t now) {
   std::vector<EvictRequest> out;
+  std::set<std::string> groups_told;  // native PodGroups whose first eviction says so
   for (const EvictDecision& e : decisions.evictions) {
     if (e.task >= pod_of_task_.size()) continue;
     auto it = pods_.find(pod_of_task_[e.task]);
@@ -63,7 +66,11 @@ std::vector<EvictRequest> ClusterCache::TakeEvictions(const Decisions& decisions
     // it is: the task is the decision's).
     RememberEviction(state_, e, now);
     out.push_back({pod.info.meta.namespace_, pod.info.meta.name, pod.info.meta.uid,
-                   Bounded(e.reason, kMaxMessage), e.cause});
+                   Bounded(e.reason, kMaxMessage), e.cause, ""});
+    if (std::string group = PodGroups::NativeKeyOf(pod.info);
+        !group.empty() && groups_told.insert(group).second) {
+      out.back().native_group = pod.info.group;
+    }
   }
   return out;
 }

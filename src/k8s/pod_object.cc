@@ -9,6 +9,7 @@
 #include "k8s/json_text.h"
 #include "k8s/numa_objects.h"
 #include "k8s/objects.h"
+#include "k8s/pod_requests.h"
 #include "k8s/pod_rules.h"
 #include "model/limits.h"
 #include "model/quantity.h"
@@ -42,131 +43,6 @@ Status ParseTolerations(const json& list, const std::string& where, std::vector<
     out->push_back(std::move(tol));
   }
   return Status::Ok();
-}
-
-// *sum += add, resource by resource; a sum that overflows makes that resource unreadable.
-void AddChecked(const ResourceVector& add, const std::string& where, ResourceVector* sum,
-                UnreadableRequests* unreadable, Status* problem) {
-  for (const auto& e : add.entries()) {
-    Milli total = 0;
-    if (CheckedAdd(sum->Get(e.id), e.amount, &total)) {
-      sum->Set(e.id, total);
-      continue;
-    }
-    unreadable->AddId(e.id);
-    if (problem->ok()) {
-      *problem = Status::OutOfRange(where + "." + ResourceName(e.id) +
-                                    ": the sum of the pod's requests overflows (more than " +
-                                    FormatQuantity(kMilliMax) + ")");
-    }
-  }
-}
-
-// What one container asks for: its requests, with limits standing in for requests that
-// are missing.
-void ContainerRequests(const json& c, const std::string& at, ResourceVector* out,
-                       UnreadableRequests* unreadable, Status* problem) {
-  const json& resources = Field(c, "resources");
-  const json& given = Field(resources, "requests");
-  ResourceVector requests, limits;
-  UnreadableRequests unread_requests, unread_limits;
-  ReadResourceList(Field(resources, "limits"), at + ".resources.limits", NameSource::kWorkload,
-                   &limits, &unread_limits, problem);
-  ReadResourceList(given, at + ".resources.requests", NameSource::kWorkload, &requests,
-                   &unread_requests, problem);
-  // Only a request that is absent takes the limit; an explicit "0" stays 0.
-  auto absent = [&](const std::string& name) {
-    return !given.is_object() || !given.contains(name);
-  };
-  for (const auto& e : limits.entries()) {
-    if (absent(ResourceName(e.id))) requests.Set(e.id, e.amount);
-  }
-  unread_limits.all = unread_limits.all && !unread_requests.all;
-  if (unread_limits.all) unread_requests.all = true;
-  for (ResourceId id : unread_limits.ids) {
-    if (absent(ResourceName(id))) unread_requests.AddId(id);
-  }
-  for (const std::string& name : unread_limits.names) {
-    if (absent(name)) unread_requests.AddName(name);
-  }
-  // Whole GPUs per container (two containers of 0.5 are not one GPU).
-  for (const auto& [list, name] : {std::pair{&limits, "limits"}, {&requests, "requests"}}) {
-    if (list->Get(kGpu) % kMilliPerUnit == 0) continue;
-    unread_requests.AddId(kGpu);
-    if (problem->ok()) {
-      *problem = Status::Invalid(at + ".resources." + name + "." + std::string(kGpuResourceName) +
-                                 ": " + FormatQuantity(list->Get(kGpu)) +
-                                 " is not a whole number of GPUs; ask for a share of one with "
-                                 "the annotation " +
-                                 std::string(kGpuFractionAnnotation));
-    }
-  }
-  for (ResourceId id : unread_requests.ids) requests.Set(id, 0);
-  *out = std::move(requests);
-  unreadable->Merge(unread_requests);
-}
-
-// What a pod asks for: the sum of its containers, or the largest init container if that
-// is more, plus the pod overhead (kube-scheduler's rule). Sums are checked: one that
-// overflows is unreadable, never undefined.
-void PodRequests(const json& spec, const std::string& where, ResourceVector* out,
-                 UnreadableRequests* unreadable, Status* problem) {
-  ResourceVector sum;
-  const json& containers = Field(spec, "containers");
-  for (size_t i = 0; containers.is_array() && i < containers.size(); ++i) {
-    ResourceVector r;
-    ContainerRequests(containers[i], where + ".containers[" + std::to_string(i) + "]", &r,
-                      unreadable, problem);
-    AddChecked(r, where + ".containers[" + std::to_string(i) + "].resources", &sum, unreadable,
-               problem);
-  }
-  // Init containers, as kube-scheduler counts them (component-helpers' PodRequests): each
-  // runs alone after the sidecars started before it (restartPolicy Always), which keep
-  // running beside the app containers; the pod needs the most any of those moments take.
-  const json& inits = Field(spec, "initContainers");
-  ResourceVector sidecars, init_peak;
-  auto raise_to = [](const ResourceVector& r, ResourceVector* peak) {
-    for (const auto& e : r.entries()) {
-      if (e.amount > peak->Get(e.id)) peak->Set(e.id, e.amount);
-    }
-  };
-  for (size_t i = 0; inits.is_array() && i < inits.size(); ++i) {
-    const std::string at = where + ".initContainers[" + std::to_string(i) + "]";
-    ResourceVector r;
-    ContainerRequests(inits[i], at, &r, unreadable, problem);
-    if (String(inits[i], "restartPolicy") == "Always") {
-      AddChecked(r, at + ".resources", &sum, unreadable, problem);
-      AddChecked(r, at + ".resources", &sidecars, unreadable, problem);
-      raise_to(sidecars, &init_peak);
-    } else {
-      ResourceVector moment = sidecars;
-      AddChecked(r, at + ".resources", &moment, unreadable, problem);
-      raise_to(moment, &init_peak);
-    }
-  }
-  raise_to(init_peak, &sum);
-  // Pod-level resources (spec.resources) replace the containers' sum for the resources
-  // they may set: cpu, memory and hugepages; a request absent takes the limit.
-  const json& pod_resources = Field(spec, "resources");
-  if (!pod_resources.is_null()) {
-    ResourceVector pod_level;
-    ContainerRequests(json{{"resources", pod_resources}}, where, &pod_level, unreadable, problem);
-    for (const auto& e : pod_level.entries()) {
-      const std::string name = ResourceName(e.id);
-      if (e.id == kCpu || e.id == kMemory || name.rfind("hugepages-", 0) == 0) {
-        sum.Set(e.id, e.amount);
-      } else if (problem->ok()) {
-        *problem = Status::Invalid(where + ".resources.requests." + KeyText(name) +
-                                   ": pod-level resources may only set cpu, memory and hugepages");
-      }
-    }
-  }
-  ResourceVector overhead;
-  ReadResourceList(Field(spec, "overhead"), where + ".overhead", NameSource::kWorkload, &overhead,
-                   unreadable, problem);
-  AddChecked(overhead, where + ".overhead", &sum, unreadable, problem);
-  for (ResourceId id : unreadable->ids) sum.Set(id, 0);
-  *out = std::move(sum);
 }
 
 // The GPUs a pod asks for, from its requests (whole devices) and annotations (a share of
@@ -282,7 +158,7 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
 
   // What it asks for, first: a bound pod counts with this whatever else is wrong.
   ResourceVector requests;
-  PodRequests(spec, where + ": spec", &requests, &pod.unreadable, &problem);
+  PodRequests(spec, status, where + ": spec", &requests, &pod.unreadable, &problem);
   Milli gpus = requests.Get(kGpu);
   requests.Set(kGpu, 0);
   requests.Set(kPods, kMilliPerUnit);

@@ -250,6 +250,49 @@ TEST(Preempt, AGangVictimIsEvictedWhole) {
       << daemon.Log();
 }
 
+// A native PodGroup (scheduling.k8s.io/v1beta1) with disruptionMode: all, one 4-GPU pod on
+// each of two nodes, minCount 1: a high-priority pod needs one node, and one pod's going
+// would keep the group at its minCount, but the group is disrupted whole; it is told first
+// (DisruptionTarget), as kube-scheduler tells it.
+TEST(Preempt, ANativeGroupThatIsDisruptedWholeLosesAllItsPods) {
+  const std::string test = "preempt-native-all";
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  for (int i = 0; i < 2; ++i) {
+    const std::string node = test + "-node-" + std::to_string(i);
+    ASSERT_TRUE(Env().CreateNode(node, 4, "32", "256Gi", {{"gantry-test", test}}).ok());
+  }
+  MustCreate({{"apiVersion", "scheduling.k8s.io/v1beta1"},
+              {"kind", "PodGroup"},
+              {"metadata", {{"name", "wide"}, {"namespace", test}}},
+              {"spec",
+               {{"schedulingPolicy", {{"gang", {{"minCount", 1}}}}},
+                {"disruptionMode", {{"all", json::object()}}}}}});
+  DaemonProcess daemon(test, Config(test), "d-" + test);
+  for (int i = 0; i < 2; ++i) {
+    json pod = Pod(test, "wide-" + std::to_string(i), 4);
+    pod["spec"]["schedulingGroup"] = {{"podGroupName", "wide"}};
+    MustCreate(pod);
+  }
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundAndRunning(test).size() == 2; }, seconds(20)))
+      << daemon.Log();
+  PriorityClass(test + "-high", 1000);
+  MustCreate(Pod(test, "high", 4, json::object(), json::object(), test + "-high"));
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return TerminatingIn(test).size() == 2; }, seconds(20)))
+      << daemon.Log() << TerminatingIn(test).size();
+  auto group =
+      Env().Call("GET", "/apis/scheduling.k8s.io/v1beta1/namespaces/" + test + "/podgroups/wide");
+  ASSERT_TRUE(group.ok()) << group.status().message();
+  bool told = false;
+  for (const json& c : group->value("/status/conditions"_json_pointer, json::array())) {
+    told |= c.value("type", "") == "DisruptionTarget" && c.value("status", "") == "True" &&
+            c.value("reason", "") == "PreemptionByScheduler";
+  }
+  EXPECT_TRUE(told) << group->dump(1);
+  FinishTerminating(test);
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return Bound(PodNamed(test, "high")); }, seconds(20)))
+      << daemon.Log();
+}
+
 TEST(Reclaim, AQueueTakesBackExactlyItsDeservedShareFromOneThatBorrowedTheCluster) {
   const std::string test = "reclaim";
   const Status crds = Env().EnsureGantryCrds();
