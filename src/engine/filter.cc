@@ -89,6 +89,8 @@ std::string DescribeFilter(const FilterResult& result, const TaskSpec& spec) {
              "not success)";
     case FilterCode::kTooManyPods:
       return "Too many pods";
+    case FilterCode::kDeclaredFeatures:
+      return "node(s) didn't match Pod's required features";
     case FilterCode::kExtension:
       return "node(s) were rejected by a plugin";
     case FilterCode::kPodAffinity:

@@ -22,6 +22,7 @@ enum class FilterCode : uint8_t {
   kInsufficientGpus,  // fewer free whole GPUs than the task asks for
   kNoGpuShareFits,    // no single device has the share (and memory) a shared task asks for
   kMigNotReady,       // the task wants MIG devices and the node's MIG manager is re-cutting
+  kDeclaredFeatures,  // the node does not declare every feature the task needs
   kTooManyPods,       // the node's pod limit is reached
   kExtension,         // a plugin's own reason; detail: index of the plugin in the session
   // Rules about other pods (InterPodAffinity, PodTopologySpread, NodePorts), worded as

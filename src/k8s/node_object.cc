@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "k8s/datasets.h"
+#include "k8s/declared_features.h"
 #include "k8s/json_fields.h"
 #include "k8s/json_text.h"
 #include "k8s/objects.h"
@@ -27,6 +28,7 @@ Result<Node> ParseNode(const json& object) {
   node.labels = LabelsOf(Field(Field(object, "metadata"), "labels"));
   node.unschedulable =
       Field(spec, "unschedulable").is_boolean() && Field(spec, "unschedulable").get<bool>();
+  node.declared_features = DeclaredFeatures(object);
   const json& taints = Field(spec, "taints");
   for (size_t i = 0; taints.is_array() && i < taints.size(); ++i) {
     Taint t;

@@ -5,6 +5,7 @@
 
 #include "k8s/csi_translation.h"
 #include "k8s/datasets.h"
+#include "k8s/declared_features.h"
 #include "k8s/json_fields.h"
 #include "k8s/json_text.h"
 #include "k8s/numa_objects.h"
@@ -168,6 +169,7 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
   fail(CheckMigRequests(pod.spec.requests, where + ": spec.containers[*].resources.requests"));
   PodGpus(gpus, annotations, where, &pod, &problem);
   pod.spec.numa = NumaDemandOf(spec);
+  pod.spec.required_features = RequiredFeatures(spec);
 
   // Then how it is scheduled.
   auto priority = ReadInt32(spec, "priority", where + ": spec", 0);

@@ -89,6 +89,9 @@ struct Node {
   // engine's node table counts it in the node's room, as the tasks using the devices have
   // it in `used`.
   ResourceVector device_capacity;
+  // status.declaredFeatures (NodeDeclaredFeatures, GA in Kubernetes 1.37): the features its
+  // kubelet says it has, sorted, each once. A pod that needs one it lacks is refused.
+  std::vector<std::string> declared_features;
 };
 
 }  // namespace gantry

@@ -17,6 +17,7 @@ size_t ShapeClassTable::NodeShapeHash::operator()(const NodeShape& shape) const 
         .Add(static_cast<uint64_t>(g.numa_node));
   }
   h.Add(static_cast<uint64_t>(shape.unschedulable));
+  h.Add(shape.declared_features);
   const NodeMig& mig = shape.mig;
   h.Add(static_cast<uint64_t>(mig.strategy)).Add(mig.unready_state);
   h.Add(static_cast<uint64_t>(mig.gpus)).Add(static_cast<uint64_t>(mig.devices.size()));
@@ -34,7 +35,7 @@ ShapeClassTable::NodeShape ShapeClassTable::ShapeOf(const Node& node) const {
   // tests/unit/shape_class_test.cc checks them against the node alone.
   [[maybe_unused]] const auto& [name, allocatable, labels, taints, gpus, unschedulable, csi, mig,
                                 numa, removed, topology, shape_class, used, task_count,
-                                cached_datasets, device_capacity] = node;
+                                cached_datasets, device_capacity, declared_features] = node;
   // Not in the key, and why:
   //  - csi: its drivers' limits and attachments are read by nodevolumelimits' FilterDynamic;
   //  - numa: its zones are read by the numa plugin's FilterDynamic and score (each GPU's
@@ -74,6 +75,8 @@ ShapeClassTable::NodeShape ShapeClassTable::ShapeOf(const Node& node) const {
   // no MIG pod; its twin that is done does. The layout too, without who holds each device.
   shape.mig = mig;
   for (MigDevice& d : shape.mig.devices) d.holder = kNoMigHolder;
+  // The predicates' FilterStatic refuses a pod needing a feature the node does not declare.
+  shape.declared_features = declared_features;
   return shape;
 }
 

@@ -60,6 +60,7 @@ class ShapeClassTable {
     std::vector<GpuDevice> gpus;  // usage zeroed
     bool unschedulable = false;
     NodeMig mig;  // strategy, readiness and layout; holders cleared
+    std::vector<std::string> declared_features;
     bool operator==(const NodeShape&) const = default;
   };
   struct NodeShapeHash {

@@ -56,6 +56,7 @@ size_t TaskSpecHash::operator()(const TaskSpec& spec) const {
     h.Add(c.requests).Add(static_cast<uint64_t>(c.holds));
   }
   h.Add(spec.datasets);
+  h.Add(spec.required_features);
   // The pod rules are left out: specs that differ only there are rare, and equality
   // tells them apart.
   return h.value();

@@ -132,6 +132,9 @@ struct TaskSpec {
   // claims of Fluid datasets; a scenario task's datasets). A scorer reads it; no
   // predicate does, so it reads no node label through LabelKeysOf.
   std::vector<std::string> datasets;
+  // The node features it needs (NodeDeclaredFeatures: what its spec uses that only a
+  // kubelet declaring the feature runs), sorted, each once; a node must declare them all.
+  std::vector<std::string> required_features;
   bool operator==(const TaskSpec&) const = default;
 
   // Whether default spread constraints apply to it (see default_spread_selector).

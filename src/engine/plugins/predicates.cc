@@ -53,6 +53,11 @@ class PredicatesPlugin : public SessionCopyable<PredicatesPlugin>,
     if (!VolumeZonesAllow(spec.volume_zones, node.labels)) {
       return FilterResult::Fail(FilterCode::kVolumeZone);
     }
+    // NodeDeclaredFeatures, last in kube-scheduler's profile too; both lists are sorted.
+    if (!std::includes(node.declared_features.begin(), node.declared_features.end(),
+                       spec.required_features.begin(), spec.required_features.end())) {
+      return FilterResult::Fail(FilterCode::kDeclaredFeatures);
+    }
     return FilterResult::Ok();
   }
 

@@ -1,7 +1,8 @@
-// Side by side with kube-scheduler (side_by_side.h): pods counted as the kubelet counts them
-// after an in-place resize (GA in Kubernetes 1.35). A bound pod counts as the largest of its
-// spec and what its status says was allocated or is actuated, so a pod that fits only if
-// the resize were ignored waits.
+// Side by side with kube-scheduler (side_by_side.h): pods counted and admitted as the kubelet
+// counts and admits them. After an in-place resize (GA in Kubernetes 1.35) a bound pod
+// counts as the largest of its spec and what its status says was allocated or is actuated,
+// so a pod that fits only if the resize were ignored waits. A pod that needs a node feature
+// (NodeDeclaredFeatures, GA in 1.37) goes only where the node declares it.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -63,6 +64,33 @@ TEST_F(SideBySide, AResizedPodCountsAsTheLargestOfItsSpecAndStatus) {
            }
            return "";
          }};
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
+}
+
+// A container rule that restarts all containers needs RestartAllContainersOnContainerExits:
+// of two nodes alike, only the one whose status declares it takes the pod; with neither
+// declaring it, it waits in kube-scheduler's words.
+TEST_F(SideBySide, APodNeedingANodeFeatureGoesWhereItIsDeclared) {
+  const std::string t = "sbs-features";
+  CaseNode(t, t + "-plain", "4");
+  CaseNode(t, t + "-declaring", "4");
+  auto declared =
+      Env().Call("PATCH", "/api/v1/nodes/" + t + "-declaring/status",
+                 json{{"status", {{"declaredFeatures", {"RestartAllContainersOnContainerExits"}}}}},
+                 "application/merge-patch+json");
+  ASSERT_TRUE(declared.ok()) << declared.status().message();
+  json restarts = CasePod(t, "restarts-all");
+  restarts["spec"]["containers"][0]["restartPolicy"] = "Never";
+  restarts["spec"]["containers"][0]["restartPolicyRules"] = {
+      {{"action", "RestartAllContainers"}, {"exitCodes", {{"operator", "In"}, {"values", {42}}}}}};
+  json elsewhere = restarts;
+  elsewhere["metadata"]["name"] = "restarts-all-elsewhere";
+  elsewhere["spec"]["nodeSelector"]["kubernetes.io/hostname"] = t + "-plain";
+  Case c{.name = t,
+         .pods = {restarts, elsewhere, CasePod(t, "plain")},
+         .expect = {{"restarts-all", {t + "-declaring"}, "", ""},
+                    {"restarts-all-elsewhere", {}, "Unschedulable", "required features"},
+                    {"plain", {t + "-plain", t + "-declaring"}, "", ""}}};
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
