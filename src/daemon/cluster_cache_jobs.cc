@@ -106,6 +106,7 @@ std::string ClusterCache::QueueNameOf(const JobRecord& job) const {
   if (group && !group->queue.empty()) return group->queue;
   // The alphabetically first that any pod names: the same whatever order pods came in.
   if (!job.queues.empty()) return job.queues.begin()->first;
+  if (const std::string* queue = queues_.NamespaceDefault(job.namespace_)) return *queue;
   return "default";
 }
 

@@ -3,6 +3,7 @@
 #include "daemon/cluster_cache.h"
 
 #include "k8s/json_fields.h"
+#include "model/limits.h"
 
 namespace gantry {
 
@@ -29,7 +30,23 @@ void ClusterCache::OnPriorityClass(k8s::EventType type, const json& object) {
 void ClusterCache::OnNamespace(k8s::EventType type, const json& object) {
   auto meta = k8s::ParseMeta(object);
   if (!meta.ok()) return;
-  if (type == k8s::EventType::kDeleted) {
+  const bool deleted = type == k8s::EventType::kDeleted;
+  // Its annotation gantry.dev/queue: the queue of its jobs that name none.
+  const std::string queue =
+      deleted ? ""
+              : k8s::String(k8s::Field(k8s::Field(object, "metadata"), "annotations"),
+                            k8s::kQueueAnnotation);
+  if (queues_.SetNamespaceDefault(meta->name, Bounded(queue, kMaxNameLength))) {
+    std::vector<std::string> keys;
+    for (const auto& [key, job] : jobs_) {
+      if (job.namespace_ == meta->name) keys.push_back(key);
+    }
+    for (const std::string& key : keys) {
+      ReconsiderHold(key);  // the queue may be one more than the limit allows
+      if (auto job = jobs_.find(key); job != jobs_.end()) RefreshJob(job->second);
+    }
+  }
+  if (deleted) {
     state_.RemoveNamespace(meta->name);
     devices_.OnNamespace(meta->name, nullptr);
     return;

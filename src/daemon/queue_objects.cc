@@ -112,4 +112,21 @@ void QueueObjects::Relink(ClusterState& state, std::vector<ObjectEvent>* problem
   }
 }
 
+bool QueueObjects::SetNamespaceDefault(const std::string& namespace_, const std::string& queue) {
+  auto it = namespace_defaults_.find(namespace_);
+  if (queue.empty()) {
+    if (it == namespace_defaults_.end()) return false;
+    namespace_defaults_.erase(it);
+    return true;
+  }
+  if (it != namespace_defaults_.end() && it->second == queue) return false;
+  namespace_defaults_[namespace_] = queue;
+  return true;
+}
+
+const std::string* QueueObjects::NamespaceDefault(const std::string& namespace_) const {
+  auto it = namespace_defaults_.find(namespace_);
+  return it == namespace_defaults_.end() ? nullptr : &it->second;
+}
+
 }  // namespace gantry

@@ -30,6 +30,12 @@ class QueueObjects {
   // Whether QueueFor(name, /*from_workload=*/true) would be refused.
   bool Refused(const std::string& name, const ClusterState& state) const;
 
+  // A namespace's default queue: its annotation gantry.dev/queue, for the jobs in it that
+  // name none ("" removes it). Returns whether it changed.
+  bool SetNamespaceDefault(const std::string& namespace_, const std::string& queue);
+  // nullptr when the namespace has none.
+  const std::string* NamespaceDefault(const std::string& namespace_) const;
+
  private:
   // Links every Queue object to its parent (spec.parent, by name, among Queue objects;
   // "root" with no Queue of that name is the top level, as Volcano's implicit root), and
@@ -42,6 +48,7 @@ class QueueObjects {
   // By Queue object name: the tree problem last reported for it, so that each is
   // reported once (see Relink).
   std::unordered_map<std::string, std::string> problems_said_;
+  std::unordered_map<std::string, std::string> namespace_defaults_;  // namespace -> queue
 };
 
 }  // namespace gantry

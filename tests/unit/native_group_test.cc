@@ -214,6 +214,32 @@ TEST(NativePodGroup, TheGroupGivesPriorityTopologyQueueAndDisruptionMode) {
   EXPECT_EQ(c.state().queue(job.queue).name, "research");
 }
 
+// A namespace's annotation gantry.dev/queue is the queue of its jobs that name none: a
+// native group without the annotation, and a lone pod; a group's own annotation still wins.
+TEST(NativePodGroup, ANamespaceDefaultQueueTakesTheJobsThatNameNone) {
+  ClusterCache c("gantry");
+  c.OnPodGroup(GroupApi::kNative, EventType::kAdded, NativeGroup("train", Gang(1)));
+  json named = NativeGroup("named", Gang(1));
+  named["metadata"]["annotations"] = {{"gantry.dev/queue", "research"}};
+  c.OnPodGroup(GroupApi::kNative, EventType::kAdded, named);
+  c.OnPod(EventType::kAdded, Member("w0", "train"));
+  c.OnPod(EventType::kAdded, Member("n0", "named"));
+  c.OnPod(EventType::kAdded, Member("lone", ""));
+  auto queue_of = [&](const std::string& pod) {
+    const Task* t = TaskNamed(c.state(), "ml/" + pod);
+    return t == nullptr ? std::string("(none)") : c.state().queue(c.state().job(t->job).queue).name;
+  };
+  EXPECT_EQ(queue_of("w0"), "default");
+  json ns = {{"metadata", {{"name", "ml"}, {"annotations", {{"gantry.dev/queue", "team-ml"}}}}}};
+  c.OnNamespace(EventType::kAdded, ns);
+  EXPECT_EQ(queue_of("w0"), "team-ml");
+  EXPECT_EQ(queue_of("lone"), "team-ml");
+  EXPECT_EQ(queue_of("n0"), "research");
+  ns["metadata"].erase("annotations");
+  c.OnNamespace(EventType::kModified, ns);
+  EXPECT_EQ(queue_of("w0"), "default");
+}
+
 TEST(NativePodGroup, PodsOfTwoSchedulersHoldTheGroupAsKubeSchedulerDoes) {
   ClusterCache c("gantry");
   c.OnPodGroup(GroupApi::kNative, EventType::kAdded, NativeGroup("train", Gang(2)));
