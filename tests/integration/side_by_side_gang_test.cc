@@ -43,6 +43,12 @@ void SetMinCount(const std::string& ns, const std::string& group, int min_count)
   ASSERT_TRUE(r.ok()) << r.status().message();
 }
 
+// The case's nodes t-0 and t-1, of 2 CPUs each.
+void TwoNodes(const std::string& t) {
+  CaseNode(t, t + "-0", "2");
+  CaseNode(t, t + "-1", "2");
+}
+
 // The side-by-side daemon, with the zone as its one topology level (as a cluster with
 // zones and no Kueue Topology or HyperNodes of its own would name it).
 class SideBySideGang : public SideBySide {
@@ -58,8 +64,7 @@ class SideBySideGang : public SideBySide {
 
 TEST_F(SideBySideGang, AGangThatFitsIsPlacedWhole) {
   const std::string t = "sbs-gang-fits";
-  CaseNode(t, t + "-0", "2");
-  CaseNode(t, t + "-1", "2");
+  TwoNodes(t);
   Case c{.name = t, .words_differ = "all placed", .objects = {NativeGroup("train", 3)}};
   for (int i = 0; i < 3; ++i) {
     const std::string name = "w" + std::to_string(i);
@@ -72,8 +77,7 @@ TEST_F(SideBySideGang, AGangThatFitsIsPlacedWhole) {
 // Room for two of the three: neither scheduler binds any (all or nothing).
 TEST_F(SideBySideGang, AGangThatDoesNotFitBindsNothing) {
   const std::string t = "sbs-gang-too-big";
-  CaseNode(t, t + "-0", "2");
-  CaseNode(t, t + "-1", "2");
+  TwoNodes(t);
   Case c{.name = t,
          .words_differ =
              "kube-scheduler names the pod group's placement, gantry the gang's "
@@ -111,8 +115,7 @@ TEST_F(SideBySideGang, APodWhosePodGroupIsMissingWaits) {
 // minCount is mutable: two pods of a group of three wait; lowered to two, both go.
 TEST_F(SideBySideGang, LoweringMinCountLetsTheGangGo) {
   const std::string t = "sbs-gang-lowered";
-  CaseNode(t, t + "-0", "2");
-  CaseNode(t, t + "-1", "2");
+  TwoNodes(t);
   Case c{.name = t, .words_differ = "all placed", .objects = {NativeGroup("train", 3)}};
   for (const char* name : {"w0", "w1"}) {
     c.pods.push_back(Member(t, name, "train", "1"));
@@ -132,8 +135,7 @@ TEST_F(SideBySideGang, LoweringMinCountLetsTheGangGo) {
 // Raised from two to three after the first pod came: the two pods wait for a third.
 TEST_F(SideBySideGang, RaisingMinCountHoldsTheGang) {
   const std::string t = "sbs-gang-raised";
-  CaseNode(t, t + "-0", "2");
-  CaseNode(t, t + "-1", "2");
+  TwoNodes(t);
   Case c{.name = t,
          .words_differ = "kube-scheduler holds the pods without a condition",
          .objects = {NativeGroup("train", 2)}};
