@@ -18,7 +18,25 @@ struct NodeTrial {
   int32_t top_priority = std::numeric_limits<int32_t>::min();  // of the evicted jobs
   Milli moved_share = 0;  // the GPU share the evicted tasks held (defragment)
   Placement placement;
+  std::string queue_refused;  // the task fit, but its queue would not take it: why
 };
+
+// Whether the task's queue, and each of its ancestors, may take it placed as `placement`
+// (their capabilities), with the statement's evictions gone.
+bool QueueTakes(const Session& s, TaskId task, const Placement& placement, std::string* why_not) {
+  const ClusterState& c = s.cluster();
+  const ResourceVector accounted =
+      ClusterState::Accounted(c.spec_of(task), static_cast<int32_t>(placement.gpus.devices.size()),
+                              placement.gpus.milli_each);
+  return s.QueueAllocatable(c.job(c.task(task).job).queue, accounted, why_not);
+}
+
+// The task fits the trial's node, found in *placement, and its queue may take it there.
+bool FitsAndQueueTakes(Session& s, TaskId task, const SearchScope& scope, Placement* placement) {
+  std::string why_not;
+  return s.FindPlacement(task, scope, placement, &why_not) &&
+         QueueTakes(s, task, *placement, &why_not);
+}
 
 // kube-scheduler's reprieve (SelectVictimsOnNode): of the units evicted before the one
 // that made room, the most important first, each is given back where the task still fits
@@ -49,8 +67,7 @@ bool Reprieve(Session& s, Statement& st, EvictionCause cause, TaskId task, size_
     if (shares_job) continue;
     kept[i] = false;
     Placement placement;
-    std::string why_not;
-    if (!evict_kept() || !s.FindPlacement(task, scope, &placement, &why_not)) kept[i] = true;
+    if (!evict_kept() || !FitsAndQueueTakes(s, task, scope, &placement)) kept[i] = true;
   }
   if (!evict_kept()) return false;
   trial->evicted.clear();
@@ -62,26 +79,30 @@ bool Reprieve(Session& s, Statement& st, EvictionCause cause, TaskId task, size_
       trial->top_priority = std::max(trial->top_priority, c.job(c.task(t).job).priority);
     }
   }
-  std::string why_not;
-  return s.FindPlacement(task, scope, &trial->placement, &why_not);
+  return FitsAndQueueTakes(s, task, scope, &trial->placement);
 }
 
-// Evicts the node's victims in order until `task` fits the node's future room, then
-// reprieves those the others make unnecessary: true with the trial filled, the evictions
-// left in the statement (the caller rolls them back). Gives up once more than `limit`
-// tasks would go.
+// Evicts the node's victims in order until `task` fits the node's future room and its
+// queue may take it there, then reprieves those the others make unnecessary: true with the
+// trial filled, the evictions left in the statement (the caller rolls them back). Where the
+// task fits but its queue is at its capability, preemption goes on to the candidates on
+// other nodes (`all`, in victim order: of its own queue), so that a larger task of the
+// queue may go instead of giving up, as Volcano's preempt does. Gives up once more than
+// `limit` tasks would go.
 bool EvictOnNode(Session& s, Statement& st, EvictionCause cause, TaskId task,
-                 const std::vector<TaskId>& on_node, size_t limit, const std::string& reason,
-                 NodeTrial* trial) {
+                 const std::vector<TaskId>& on_node, const std::vector<TaskId>& all, size_t limit,
+                 const std::string& reason, NodeTrial* trial) {
   const ClusterState& c = s.cluster();
   const std::vector<NodeId> nodes = {trial->node};
   const SearchScope scope{&nodes, /*future=*/true};
   const size_t start = st.Checkpoint();
   std::vector<std::vector<TaskId>> units;
-  for (TaskId victim : on_node) {
-    if (s.task_status(victim) != TaskStatus::kRunning) continue;  // gone with its gang
+  bool fits = false;
+  // Evicts the victim's unit; false when it may not go or the limit would be passed.
+  auto evict = [&](TaskId victim) {
+    if (s.task_status(victim) != TaskStatus::kRunning) return true;  // gone with its gang
     std::vector<TaskId> unit = EvictionUnit(s, cause, task, victim);
-    if (unit.empty()) continue;
+    if (unit.empty()) return true;
     if (trial->evicted.size() + unit.size() > limit) return false;
     for (TaskId t : unit) {
       if (!st.Evict(t, reason, c.task(task).job, cause).ok()) return false;
@@ -89,10 +110,29 @@ bool EvictOnNode(Session& s, Statement& st, EvictionCause cause, TaskId task,
       trial->top_priority = std::max(trial->top_priority, c.job(c.task(t).job).priority);
     }
     units.push_back(std::move(unit));
+    return true;
+  };
+  auto done = [&] {
+    return units.size() < 2 || Reprieve(s, st, cause, task, start, units, reason, scope, trial);
+  };
+  for (TaskId victim : on_node) {
+    const size_t before = units.size();
+    if (!evict(victim)) return false;
     std::string why_not;
-    if (s.FindPlacement(task, scope, &trial->placement, &why_not)) {
-      return units.size() < 2 || Reprieve(s, st, cause, task, start, units, reason, scope, trial);
+    if (units.size() == before || !s.FindPlacement(task, scope, &trial->placement, &why_not)) {
+      continue;
     }
+    if (QueueTakes(s, task, trial->placement, &trial->queue_refused)) return done();
+    fits = true;
+    break;
+  }
+  if (!fits || cause != EvictionCause::kPreempt) return false;
+  for (TaskId victim : all) {
+    if (c.task(victim).node == trial->node) continue;  // tried above
+    const size_t before = units.size();
+    if (!evict(victim)) return false;
+    if (units.size() == before) continue;
+    if (FitsAndQueueTakes(s, task, scope, &trial->placement)) return done();
   }
   return false;
 }
@@ -261,15 +301,17 @@ bool MakeRoomByEvicting(const RoomSearch& r, EvictionCause cause, std::vector<Ta
   const std::string reason = EvictionReason(s, cause, r.task, kNone);
   NodeTrial best;
   bool found = false;
+  std::string queue_refused;  // the first node's where the task fit but its queue refused it
   for (const auto& [node, on_node] : ByNode(s.cluster(), victims)) {
     const size_t checkpoint = st.Checkpoint();
     NodeTrial trial;
     trial.node = node;
     // Of as many evicted, the node of lower-priority victims, then the lower node id.
-    const bool better = EvictOnNode(s, st, cause, r.task, on_node,
+    const bool better = EvictOnNode(s, st, cause, r.task, on_node, victims,
                                     TrialLimit(found, best, r.budget), reason, &trial) &&
                         (!found || trial.evicted.size() < best.evicted.size() ||
                          trial.top_priority < best.top_priority);
+    if (queue_refused.empty()) queue_refused = trial.queue_refused;
     if (better) {
       best = std::move(trial);
       found = true;
@@ -279,6 +321,7 @@ bool MakeRoomByEvicting(const RoomSearch& r, EvictionCause cause, std::vector<Ta
   if (!found) {
     *why_not = "evicting what it may evict (" + std::to_string(victims.size()) +
                " task(s)) makes room for it on no node";
+    if (!queue_refused.empty()) *why_not += "; where it fit: " + queue_refused;
     return false;
   }
   return TakeBest(r, cause, std::move(best), reason, evicted, why_not);

@@ -19,6 +19,24 @@ bool VictimGoesFirst(const ClusterState& c, TaskId a, TaskId b) {
 
 namespace {
 
+// How many queues `a` and `b` are both in (0: only the cluster). A walk up that meets a
+// cycle (a tree the proportion plugin refuses) stops after as many steps as there are
+// queues.
+int CommonAncestors(const ClusterState& c, QueueId a, QueueId b) {
+  auto path = [&](QueueId q) {
+    std::vector<QueueId> up;
+    for (; q != kNone && up.size() <= c.queues().size(); q = c.queue(q).parent) up.push_back(q);
+    return up;
+  };
+  const std::vector<QueueId> pa = path(a), pb = path(b);
+  int common = 0;
+  for (auto x = pa.rbegin(), y = pb.rbegin(); x != pa.rend() && y != pb.rend() && *x == *y;
+       ++x, ++y) {
+    ++common;
+  }
+  return common;
+}
+
 // The jobs that evicted `job`, directly or through a chain, counting this session's
 // committed evictions as well as the cluster's memory (Job::evicted_by, closed over the
 // chains before the session): sorted. Without the session's part, two evictions of one
@@ -81,6 +99,19 @@ std::vector<TaskId> EvictionCandidates(const Session& s, EvictionCause cause, Ta
     }
   }
   std::sort(out.begin(), out.end(), [&](TaskId a, TaskId b) { return VictimGoesFirst(c, a, b); });
+  if (cause == EvictionCause::kReclaim) {
+    // Nearer queues first: a queue takes from its own department before another, as
+    // Volcano's hierarchical queues settle a child's claim inside its parent first; what a
+    // sibling gives back also makes the room in the parent that a victim of another
+    // department needs (the proportion plugin's rule).
+    std::vector<int> nearness(c.queues().size(), -1);  // by queue; -1: not known yet
+    auto near = [&](TaskId t) {
+      const QueueId q = c.job(c.task(t).job).queue;
+      if (nearness[q] < 0) nearness[q] = CommonAncestors(c, own_queue, q);
+      return nearness[q];
+    };
+    std::stable_sort(out.begin(), out.end(), [&](TaskId a, TaskId b) { return near(a) > near(b); });
+  }
   return s.Victims(cause, preemptor, std::move(out));
 }
 

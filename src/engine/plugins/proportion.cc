@@ -10,6 +10,8 @@
 // ancestor has its deserved share. Jobs in inner queues, or in queues out of the tree
 // (a cycle, a missing parent, a guarantee that does not fit), wait with the reason.
 #include <algorithm>
+#include <iterator>
+#include <utility>
 
 #include "engine/plugins/args.h"
 #include "engine/plugins/plugins.h"
@@ -26,6 +28,62 @@ constexpr int64_t kShareScale = 1'000'000;
 // Dominant shares of the cluster for the queue order, in units of 10^-12: fine enough to
 // tell one milli-unit from the next on any cluster, small enough that share * weight fits.
 constexpr int64_t kOrderScale = 1'000'000'000'000;
+
+// What each queue's running jobs hold, by priority: the room a job's preemption could make
+// in its own queue. Built once per session, at the first question (admission runs first).
+class HeldByPriority {
+ public:
+  void Clear() { by_queue_.clear(); }
+
+  // What the queue's running jobs of a priority below `priority` hold: their running
+  // tasks, as accounted.
+  ResourceVector Below(const Session& s, QueueId queue, int32_t priority) {
+    if (by_queue_.empty()) Build(s);
+    const auto& list = by_queue_[queue];
+    auto below = std::lower_bound(list.begin(), list.end(), priority,
+                                  [](const auto& e, int32_t p) { return e.first < p; });
+    return below == list.begin() ? ResourceVector{} : std::prev(below)->second;
+  }
+
+ private:
+  void Build(const Session& s) {
+    const ClusterState& c = s.cluster();
+    by_queue_.resize(c.queues().size());
+    for (JobId j = 0; j < c.jobs().size(); ++j) {
+      const Job& job = c.job(j);
+      if (job.queue >= c.queues().size() || job.running == 0) continue;
+      ResourceVector held;
+      for (TaskId t : job.tasks) {
+        if (s.task_status(t) != TaskStatus::kRunning) continue;
+        const Task& task = c.task(t);
+        held.Add(ClusterState::Accounted(c.spec_of(t), static_cast<int32_t>(task.gpus.size()),
+                                         task.gpu_milli_each));
+      }
+      by_queue_[job.queue].emplace_back(job.priority, std::move(held));
+    }
+    for (auto& list : by_queue_) {
+      std::sort(list.begin(), list.end(),
+                [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (size_t i = 1; i < list.size(); ++i) list[i].second.Add(list[i - 1].second);
+    }
+  }
+
+  // By queue: (priority, what its running jobs of at most that priority hold), by priority.
+  std::vector<std::vector<std::pair<int32_t, ResourceVector>>> by_queue_;
+};
+
+// Whether a queue holding `allocated` holds more than `deserved` of some resource that
+// `gives` gives back: its surplus, which reclaim may take. As Volcano's proportion and KAI's
+// reclaimable rule check it, before the victim goes: the last victim may take the queue
+// below its share, by less than that victim (a queue above its share by half a GPU gives a
+// whole one), and then it is within its share, so not reclaimable itself.
+bool HoldsSurplusOf(const ResourceVector& allocated, const ResourceVector& deserved,
+                    const ResourceVector& gives) {
+  for (const auto& e : allocated.entries()) {
+    if (e.amount > deserved.Get(e.id) && gives.Get(e.id) > 0) return true;
+  }
+  return false;
+}
 
 class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
                          public QueueOrder,
@@ -48,12 +106,14 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   // Reclaim, so that it never loops. Between the reclaimer's queue and a victim's, only
   // the queues below the lowest ancestor they share change hands (what moves inside that
   // ancestor leaves it as it was). On the reclaimer's side each of them must stay within
-  // its deserved share once the preemptor is placed; on the victim's side each must hold
-  // more than its deserved share of some resource the victim gives back, and no more of it
-  // than that share above, counting the victims kept before (in the caller's order). So no
-  // queue is taken below its deserved share and none lifted above it. A queue that is not
-  // reclaimable (or below one that is not) keeps what it borrowed. Preemption stays inside
-  // one queue: no opinion.
+  // its deserved share once the preemptor is placed (what the other victims offered
+  // inside it give back counted as gone); on the victim's side each must hold more than
+  // its deserved share of some resource the victim gives back, counting the victims kept
+  // before (in the caller's order), as Volcano's and KAI's rules check. So no queue is
+  // lifted above its share, and a queue taken below it, by less than its last victim, is
+  // not reclaimable and cannot take back from its reclaimer, which is within its own. A
+  // queue that is not reclaimable (or below one that is not) keeps what it borrowed.
+  // Preemption stays inside one queue: no opinion.
   void FilterVictims(const Session& s, EvictionCause cause, TaskId preemptor,
                      std::vector<TaskId>* victims) const override;
 
@@ -79,15 +139,18 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     const int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
     return ClusterState::Accounted(spec, n_gpus, s.cluster().EstimatedGpuShare(spec.gpu));
   }
-  // Whether the queue's subtree, with what it holds and has pipelined plus `need`, stays
-  // within its deserved share in every resource `need` asks for.
-  bool WithinDeservedWith(const Session& s, QueueId q, const ResourceVector& need) const {
+  // Whether the queue's subtree, with what it holds and has pipelined plus `need`, less
+  // what `leaving` gives back, stays within its deserved share in every resource `need`
+  // asks for.
+  bool WithinDeservedWith(const Session& s, QueueId q, const ResourceVector& need,
+                          const ResourceVector& leaving) const {
     const ResourceVector& held = SubtreeAllocated(s, q);
     const ResourceVector pipelined = Subtree(s, q, &QueueWork::pipelined);
     for (const auto& e : need.entries()) {
       if (e.amount <= 0) continue;
       const Milli after =
-          SaturatingAdd(SaturatingAdd(held.Get(e.id), pipelined.Get(e.id)), e.amount);
+          SaturatingAdd(SaturatingAdd(held.Get(e.id), pipelined.Get(e.id)), e.amount) -
+          leaving.Get(e.id);
       if (after > deserved_[q].Get(e.id)) return false;
     }
     return true;
@@ -104,21 +167,6 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
     for (; db > da; --db) b = Up(s, b);
     while (a != b) a = Up(s, a), b = Up(s, b);
     return a;
-  }
-  // Whether taking `gives` from a queue holding `allocated` takes only what it holds above
-  // `deserved`: it gives back some resource the queue is above its share of, and in every
-  // such resource it stays at its share or above.
-  static bool GivesOnlySurplus(const ResourceVector& allocated, const ResourceVector& deserved,
-                               const ResourceVector& gives) {
-    bool surplus = false;
-    for (const auto& e : allocated.entries()) {
-      const Milli share = deserved.Get(e.id);
-      const Milli given = gives.Get(e.id);
-      if (e.amount <= share || given <= 0) continue;
-      if (e.amount - given < share) return false;
-      surplus = true;
-    }
-    return surplus;
   }
   static int64_t Ratio(Milli used, Milli of) {
     if (of <= 0) return 0;
@@ -262,6 +310,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   mutable std::vector<KnownShare> shares_;  // by queue
   mutable std::vector<Held> held_;          // by queue
   std::vector<bool> remembers_;             // by queue: its tree orders by usage with memory
+  HeldByPriority held_by_priority_;
 };
 
 void ProportionPlugin::OnSessionOpen(Session& s) {
@@ -272,6 +321,7 @@ void ProportionPlugin::OnSessionOpen(Session& s) {
   shares_.assign(n, {});
   held_.assign(n, {});
   remembers_.assign(n, false);
+  held_by_priority_.Clear();
   for (size_t q = 0; q < n; ++q) {
     const auto id = static_cast<QueueId>(q);
     remembers_[q] = tree_.in_tree(id) && TreeUsageHalfLife(s.cluster(), id) > 0;
@@ -307,7 +357,15 @@ bool ProportionPlugin::Admit(Session& s, JobId job_id, std::string* reason) {
     int32_t n_gpus = spec.gpu.shared() ? 1 : spec.gpu.count;
     need.Add(ClusterState::Accounted(spec, n_gpus, s.cluster().EstimatedGpuShare(spec.gpu)));
   }
-  // Within the capability of the queue and of each of its ancestors.
+  // Within the capability of the queue and of each of its ancestors, counting as room
+  // what the job's preemption could free: what lower-priority jobs of its own queue hold
+  // (a queue at its capability makes room for its higher-priority work by preempting, as
+  // Volcano's preempt does; the preempt action then takes as few of them as it can).
+  const TaskId first = s.job(job_id).unplaced.empty() ? kNone : s.job(job_id).unplaced.front();
+  const bool preempts =
+      first != kNone && s.cluster().spec_of(first).preemption_policy != PreemptionPolicy::kNever;
+  const ResourceVector preemptible =
+      preempts ? held_by_priority_.Below(s, job.queue, job.priority) : ResourceVector{};
   for (QueueId q = job.queue; q != kNone; q = s.cluster().queue(q).parent) {
     const Queue& queue = s.cluster().queue(q);
     if (queue.capability.empty()) continue;  // no limit to check
@@ -316,11 +374,19 @@ bool ProportionPlugin::Admit(Session& s, JobId job_id, std::string* reason) {
     total.Add(admitted_[q]);
     total.Add(need);
     int64_t over = total.FirstExceeding(queue.capability, /*named_only=*/true);
+    if (over >= 0 && !preemptible.empty()) {  // room its preemption could make counts
+      total.Subtract(preemptible);
+      over = total.FirstExceeding(queue.capability, /*named_only=*/true);
+    }
     if (over >= 0) {
       auto r = static_cast<ResourceId>(over);
       *reason = "queue " + queue.name + " capability: " + Amount(r, queue.capability.Get(r)) + " " +
                 ResourceName(r) + " (allocated " + Amount(r, allocated.Get(r)) + ", admitted " +
-                Amount(r, admitted_[q].Get(r)) + ", this job needs " + Amount(r, need.Get(r)) + ")";
+                Amount(r, admitted_[q].Get(r)) + ", this job needs " + Amount(r, need.Get(r));
+      if (preemptible.Get(r) > 0) {
+        *reason += ", lower-priority work it may preempt holds " + Amount(r, preemptible.Get(r));
+      }
+      *reason += ")";
       return false;
     }
   }
@@ -334,6 +400,23 @@ void ProportionPlugin::FilterVictims(const Session& s, EvictionCause cause, Task
   const ClusterState& c = s.cluster();
   const QueueId own = c.job(c.task(preemptor).job).queue;
   const ResourceVector need = RequestOf(s, preemptor);
+  auto gives = [&](TaskId v) {
+    const Task& task = c.task(v);
+    return ClusterState::Accounted(c.spec_of(v), static_cast<int32_t>(task.gpus.size()),
+                                   task.gpu_milli_each);
+  };
+  // On the reclaimer's side, what the victims offered inside each of its ancestors give
+  // back to it: a sibling's surplus makes room in the parent for a victim of another
+  // department. Counted as if they all went; each unit is asked again as it goes
+  // (EvictionUnit), with what went before gone.
+  std::vector<ResourceVector> leaving(c.queues().size());
+  for (TaskId v : *victims) {
+    const QueueId q = c.job(c.task(v).job).queue;
+    if (q == own) continue;
+    for (QueueId x = SharedAncestor(s, q, own); x != kNone; x = Up(s, x)) {
+      leaving[x].Add(gives(v));
+    }
+  }
   std::vector<ResourceVector> left(c.queues().size());  // allocated, less victims kept
   std::vector<uint8_t> known(c.queues().size(), 0);
   std::erase_if(*victims, [&](TaskId v) {
@@ -341,17 +424,15 @@ void ProportionPlugin::FilterVictims(const Session& s, EvictionCause cause, Task
     if (q == own) return true;
     const QueueId shared = SharedAncestor(s, q, own);
     for (QueueId x = own; x != shared; x = Up(s, x)) {
-      if (!WithinDeservedWith(s, x, need)) return true;
+      if (!WithinDeservedWith(s, x, need, leaving[x])) return true;
     }
-    const Task& task = c.task(v);
-    const ResourceVector gives = ClusterState::Accounted(
-        c.spec_of(v), static_cast<int32_t>(task.gpus.size()), task.gpu_milli_each);
+    const ResourceVector given = gives(v);
     for (QueueId x = q; x != shared; x = Up(s, x)) {
       if (!c.queue(x).reclaimable) return true;
       if (!known[x]) left[x] = SubtreeAllocated(s, x), known[x] = 1;
-      if (!GivesOnlySurplus(left[x], deserved_[x], gives)) return true;
+      if (!HoldsSurplusOf(left[x], deserved_[x], given)) return true;
     }
-    for (QueueId x = q; x != shared; x = Up(s, x)) left[x].Subtract(gives);
+    for (QueueId x = q; x != shared; x = Up(s, x)) left[x].Subtract(given);
     return false;
   });
 }
