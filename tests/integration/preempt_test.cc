@@ -173,6 +173,39 @@ TEST(Preempt, AHigherPriorityPodEvictsALowerOneInItsQueueAndWaitsForItsRoom) {
   EXPECT_EQ(BoundAndRunning(test).size(), 2u);
 }
 
+// A queue at its capability preempts its own lower-priority work, though the node has room:
+// the capability alone makes the room (Volcano's "preempt low priority job in same queue").
+TEST(Preempt, AQueueAtItsCapabilityPreemptsItsLowerPriorityPod) {
+  const std::string test = "preempt-capped";
+  const Status crds = Env().EnsureGantryCrds();
+  ASSERT_TRUE(crds.ok()) << crds.message();
+  ASSERT_TRUE(Env().CreateNamespace(test).ok());
+  ASSERT_TRUE(Env().CreateNode(test + "-node-0", 8, "32", "256Gi", {{"gantry-test", test}}).ok());
+  PriorityClass(test + "-low", 10);
+  PriorityClass(test + "-high", 1000);
+  MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+              {"kind", "Queue"},
+              {"metadata", {{"name", test}}},
+              {"spec", {{"weight", 1}, {"capability", {{"nvidia.com/gpu", 2}}}}}});
+  const json in_queue = {{"gantry.dev/queue", test}};
+  DaemonProcess daemon(test, Config(test), "d-" + test);
+  MustCreate(Pod(test, "low-0", 1, in_queue, json::object(), test + "-low"));
+  MustCreate(Pod(test, "low-1", 1, in_queue, json::object(), test + "-low"));
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundAndRunning(test).size() == 2; }, seconds(20)))
+      << daemon.Log();
+  MustCreate(Pod(test, "high", 1, in_queue, json::object(), test + "-high"));
+  // A victim's room counts as its queue's once it terminates (as Volcano counts a releasing
+  // task), and the node has room: the preemptor is bound beside it.
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return TerminatingIn(test).size() == 1; }, seconds(20)))
+      << daemon.Log();
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return Bound(PodNamed(test, "high")); }, seconds(20)))
+      << daemon.Log();
+  std::this_thread::sleep_for(seconds(2));
+  EXPECT_EQ(TerminatingIn(test).size(), 1u) << daemon.Log();  // one victim, no more
+  EXPECT_EQ(BoundAndRunning(test).size(), 2u);                // the capability: 2 GPUs
+  EXPECT_TRUE(BoundAndRunning(test).contains("high"));
+}
+
 TEST(Preempt, ADisruptionBudgetBlocksTheEvictionUntilItAllowsOne) {
   const std::string test = "preempt-pdb";
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
