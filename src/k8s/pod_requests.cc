@@ -1,41 +1,20 @@
 #include "k8s/pod_requests.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "k8s/json_fields.h"
 #include "k8s/json_text.h"
 #include "k8s/objects.h"
+#include "model/pod_requests.h"
 #include "model/quantity.h"
 
 namespace gantry::k8s {
 namespace {
 
 using json = nlohmann::json;
-
-// *peak = the larger of *peak and `r`, resource by resource.
-void RaiseTo(const ResourceVector& r, ResourceVector* peak) {
-  for (const auto& e : r.entries()) {
-    if (e.amount > peak->Get(e.id)) peak->Set(e.id, e.amount);
-  }
-}
-
-// *sum += add, resource by resource; a sum that overflows makes that resource unreadable.
-void AddChecked(const ResourceVector& add, const std::string& where, ResourceVector* sum,
-                UnreadableRequests* unreadable, Status* problem) {
-  for (const auto& e : add.entries()) {
-    Milli total = 0;
-    if (CheckedAdd(sum->Get(e.id), e.amount, &total)) {
-      sum->Set(e.id, total);
-      continue;
-    }
-    unreadable->AddId(e.id);
-    if (problem->ok()) {
-      *problem = Status::OutOfRange(where + "." + ResourceName(e.id) +
-                                    ": the sum of the pod's requests overflows (more than " +
-                                    FormatQuantity(kMilliMax) + ")");
-    }
-  }
-}
 
 // What one container asks for: its requests, with limits standing in for requests that
 // are missing.
@@ -81,10 +60,6 @@ void ContainerRequests(const json& c, const std::string& at, ResourceVector* out
   unreadable->Merge(unread_requests);
 }
 
-// Which requests of a container the pod's sum is taken over (component-helpers'
-// containerSpecRequests, containerAllocatedRequests, containerActuatedRequests).
-enum class Source { kSpec, kAllocated, kActuated };
-
 const json* ContainerStatus(const json& status, const std::string& name) {
   for (const char* list : {"containerStatuses", "initContainerStatuses"}) {
     const json& statuses = Field(status, list);
@@ -95,64 +70,34 @@ const json* ContainerStatus(const json& status, const std::string& name) {
   return nullptr;
 }
 
-// One container's requests as `source` takes them: the actuated ones (status.resources)
-// else the allocated ones else the spec's; none for a resize found infeasible.
-void SourceRequests(const json& container, const json& status, Source source, bool infeasible,
-                    const std::string& at, ResourceVector* out, UnreadableRequests* unreadable,
-                    Status* problem) {
-  *out = ResourceVector();
-  const json* cs =
-      source == Source::kSpec ? nullptr : ContainerStatus(status, String(container, "name"));
-  if (cs != nullptr && source == Source::kActuated) {
-    const json& actuated = Field(Field(*cs, "resources"), "requests");
-    if (actuated.is_object()) {
-      return ReadResourceList(actuated, at + " status.resources.requests", NameSource::kWorkload,
-                              out, unreadable, problem);
-    }
-  }
-  if (cs != nullptr) {
-    const json& allocated = Field(*cs, "allocatedResources");
-    if (allocated.is_object()) {
-      return ReadResourceList(allocated, at + " status.allocatedResources", NameSource::kWorkload,
-                              out, unreadable, problem);
-    }
-  }
-  if (source != Source::kSpec && infeasible) return;
-  ContainerRequests(container, at, out, unreadable, problem);
+// A resource list of the status, where it is an object.
+std::optional<ResourceVector> StatusList(const json& list, const std::string& where,
+                                         UnreadableRequests* unreadable, Status* problem) {
+  if (!list.is_object()) return std::nullopt;
+  ResourceVector out;
+  ReadResourceList(list, where, NameSource::kWorkload, &out, unreadable, problem);
+  return out;
 }
 
-// The sum of the pod's containers, each as `source` takes it: the app containers and the
-// sidecars (init containers with restartPolicy Always), or, if more, the most any init
-// container's moment takes (it runs alone beside the sidecars started before it).
-ResourceVector Aggregate(const json& spec, const json& status, Source source, bool infeasible,
-                         const std::string& where, UnreadableRequests* unreadable,
-                         Status* problem) {
-  ResourceVector sum;
-  const json& containers = Field(spec, "containers");
-  for (size_t i = 0; containers.is_array() && i < containers.size(); ++i) {
-    const std::string at = where + ".containers[" + std::to_string(i) + "]";
-    ResourceVector r;
-    SourceRequests(containers[i], status, source, infeasible, at, &r, unreadable, problem);
-    AddChecked(r, at + ".resources", &sum, unreadable, problem);
-  }
-  const json& inits = Field(spec, "initContainers");
-  ResourceVector sidecars, init_peak;
-  for (size_t i = 0; inits.is_array() && i < inits.size(); ++i) {
-    const std::string at = where + ".initContainers[" + std::to_string(i) + "]";
-    ResourceVector r;
-    SourceRequests(inits[i], status, source, infeasible, at, &r, unreadable, problem);
-    if (String(inits[i], "restartPolicy") == "Always") {
-      AddChecked(r, at + ".resources", &sum, unreadable, problem);
-      AddChecked(r, at + ".resources", &sidecars, unreadable, problem);
-      RaiseTo(sidecars, &init_peak);
-    } else {
-      ResourceVector moment = sidecars;
-      AddChecked(r, at + ".resources", &moment, unreadable, problem);
-      RaiseTo(moment, &init_peak);
+// The containers of one list of the spec, with what the status reports of each.
+std::vector<ContainerResources> Containers(const json& list, const json& status,
+                                           const std::string& where, UnreadableRequests* unreadable,
+                                           Status* problem) {
+  std::vector<ContainerResources> out;
+  for (size_t i = 0; list.is_array() && i < list.size(); ++i) {
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    ContainerResources c;
+    ContainerRequests(list[i], at, &c.spec, unreadable, problem);
+    c.sidecar = String(list[i], "restartPolicy") == "Always";
+    if (const json* cs = ContainerStatus(status, String(list[i], "name")); cs != nullptr) {
+      c.allocated = StatusList(Field(*cs, "allocatedResources"), at + " status.allocatedResources",
+                               unreadable, problem);
+      c.actuated = StatusList(Field(Field(*cs, "resources"), "requests"),
+                              at + " status.resources.requests", unreadable, problem);
     }
+    out.push_back(std::move(c));
   }
-  RaiseTo(init_peak, &sum);
-  return sum;
+  return out;
 }
 
 // Whether the kubelet says a resize of the pod cannot be done (PodResizePending, reason
@@ -184,40 +129,15 @@ bool HasStatusResources(const json& status) {
   return false;
 }
 
-bool PodLevelResource(ResourceId id) {
-  return id == kCpu || id == kMemory || ResourceName(id).rfind("hugepages-", 0) == 0;
-}
-
 }  // namespace
 
 void PodRequests(const json& spec, const json& status, const std::string& where,
                  ResourceVector* out, UnreadableRequests* unreadable, Status* problem) {
-  const bool infeasible = ResizeInfeasible(status);
-  ResourceVector sum =
-      Aggregate(spec, status, Source::kSpec, infeasible, where, unreadable, problem);
-  if (HasStatusResources(status)) {
-    // The pod-level status holds the containers' totals where the kubelet writes it.
-    const json& pod_allocated = Field(status, "allocatedResources");
-    const json& pod_actuated = Field(Field(status, "resources"), "requests");
-    ResourceVector allocated, actuated;
-    const std::string at = where + " status";
-    if (pod_allocated.is_object() && pod_actuated.is_object()) {
-      ReadResourceList(pod_allocated, at + ".allocatedResources", NameSource::kWorkload, &allocated,
-                       unreadable, problem);
-      ReadResourceList(pod_actuated, at + ".resources.requests", NameSource::kWorkload, &actuated,
-                       unreadable, problem);
-    } else {
-      allocated =
-          Aggregate(spec, status, Source::kAllocated, infeasible, where, unreadable, problem);
-      actuated = Aggregate(spec, status, Source::kActuated, infeasible, where, unreadable, problem);
-    }
-    if (infeasible) sum = ResourceVector();
-    RaiseTo(allocated, &sum);
-    RaiseTo(actuated, &sum);
-  }
-  // Pod-level resources (spec.resources) replace the containers' sum for the resources
-  // they may set: cpu, memory and hugepages; a request absent takes the limit. Resized,
-  // the largest of the spec's (unless infeasible) and the pod's status.
+  PodResources pod;
+  pod.containers =
+      Containers(Field(spec, "containers"), status, where + ".containers", unreadable, problem);
+  pod.init_containers = Containers(Field(spec, "initContainers"), status, where + ".initContainers",
+                                   unreadable, problem);
   const json& pod_resources = Field(spec, "resources");
   if (!pod_resources.is_null()) {
     ResourceVector pod_level;
@@ -228,29 +148,31 @@ void PodRequests(const json& spec, const json& status, const std::string& where,
                                    ": pod-level resources may only set cpu, memory and hugepages");
       }
     }
-    ResourceVector effective = pod_level;
-    if (Field(status, "resources").is_object()) {
-      ResourceVector given;
-      if (infeasible) effective = ResourceVector();
-      ReadResourceList(Field(Field(status, "resources"), "requests"),
-                       where + " status.resources.requests", NameSource::kWorkload, &given,
-                       unreadable, problem);
-      RaiseTo(given, &effective);
-      given = ResourceVector();
-      ReadResourceList(Field(status, "allocatedResources"), where + " status.allocatedResources",
-                       NameSource::kWorkload, &given, unreadable, problem);
-      RaiseTo(given, &effective);
-    }
-    if (!pod_level.empty()) {
-      for (const auto& e : effective.entries()) {
-        if (PodLevelResource(e.id)) sum.Set(e.id, e.amount);
-      }
-    }
+    pod.pod_level = std::move(pod_level);
   }
-  ResourceVector overhead;
-  ReadResourceList(Field(spec, "overhead"), where + ".overhead", NameSource::kWorkload, &overhead,
-                   unreadable, problem);
-  AddChecked(overhead, where + ".overhead", &sum, unreadable, problem);
+  ReadResourceList(Field(spec, "overhead"), where + ".overhead", NameSource::kWorkload,
+                   &pod.overhead, unreadable, problem);
+  pod.status_reported = HasStatusResources(status);
+  pod.pod_status_resources = Field(status, "resources").is_object();
+  pod.pod_allocated = StatusList(Field(status, "allocatedResources"),
+                                 where + " status.allocatedResources", unreadable, problem);
+  pod.pod_actuated = StatusList(Field(Field(status, "resources"), "requests"),
+                                where + " status.resources.requests", unreadable, problem);
+  pod.resize_infeasible = ResizeInfeasible(status);
+  std::vector<RequestOverflow> overflowed;
+  ResourceVector sum = gantry::PodRequests(pod, &overflowed);
+  for (const RequestOverflow& o : overflowed) {
+    unreadable->AddId(o.id);
+    if (!problem->ok()) continue;
+    const std::string index = "[" + std::to_string(o.index) + "].resources";
+    const std::string at = o.part == RequestOverflow::Part::kOverhead ? where + ".overhead"
+                           : o.part == RequestOverflow::Part::kContainer
+                               ? where + ".containers" + index
+                               : where + ".initContainers" + index;
+    *problem = Status::OutOfRange(at + "." + ResourceName(o.id) +
+                                  ": the sum of the pod's requests overflows (more than " +
+                                  FormatQuantity(kMilliMax) + ")");
+  }
   for (ResourceId id : unreadable->ids) sum.Set(id, 0);
   *out = std::move(sum);
 }

@@ -52,32 +52,6 @@ Status ParseTaskNuma(const YamlReader& r, const YAML::Node& t, const std::string
   if (t["guaranteed"]) {
     GANTRY_RETURN_IF_ERROR(r.Bool(t["guaranteed"], field + ".guaranteed", &spec->numa.guaranteed));
   }
-  const YAML::Node& containers = t["containers"];
-  if (!containers) return Status::Ok();
-  if (t["requests"]) {
-    return r.Error(containers, field + ".containers",
-                   "give requests or containers, not both (the task asks for the containers' sum)");
-  }
-  GANTRY_RETURN_IF_ERROR(r.List(containers, field + ".containers"));
-  if (containers.size() == 0 || containers.size() > 64) {
-    return r.Error(containers, field + ".containers", "a task has 1 to 64 containers");
-  }
-  ResourceVector sum;
-  std::vector<NumaContainer> list;
-  for (size_t i = 0; i < containers.size(); ++i) {
-    const std::string cf = field + ".containers[" + std::to_string(i) + "]";
-    NumaContainer c;
-    GANTRY_RETURN_IF_ERROR(r.Resources(containers[i], cf, NameSource::kWorkload, &c.requests));
-    if (c.requests.Get(kGpu) % kMilliPerUnit != 0) {
-      return r.Error(containers[i], cf + ".nvidia.com/gpu", "whole GPUs only");
-    }
-    if (!sum.CheckedAddInPlace(c.requests)) {
-      return r.Error(containers[i], cf, "the containers' sum is too large");
-    }
-    list.push_back(std::move(c));
-  }
-  spec->requests = std::move(sum);
-  if (list.size() > 1) spec->numa.containers = std::move(list);
   return Status::Ok();
 }
 

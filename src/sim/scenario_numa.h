@@ -6,11 +6,10 @@
 // Zones are NUMA nodes 0, 1, ... in order; each lists what it can hold (nvidia.com/gpu
 // counts the node's GPUs on it, in device order). policy: none, best-effort, restricted or
 // single-numa-node (default single-numa-node); scope: container (default) or pod.
-// A task's QoS class and containers:
+// A task's QoS class:
 //   guaranteed: true                      the pod is in the Guaranteed QoS class
-//   containers: [{cpu: "4", memory: 8Gi, nvidia.com/gpu: 1}, {cpu: "1", memory: 1Gi}]
-// `containers` stands for `requests` (the task asks for their sum), and under the container
-// scope each is aligned on its own.
+// and its containers (sim/scenario_pod_requests.h), each aligned on its own under the
+// container scope.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -27,8 +26,8 @@ namespace gantry {
 Status ParseNodeNuma(const YamlReader& r, const YAML::Node& numa, const std::string& field,
                      Node* node);
 
-// Reads the task's `guaranteed` and `containers` keys, when present, into spec->numa (and
-// spec->requests from the containers). REQUIRES: `t` is the task's mapping.
+// Reads the task's `guaranteed` key, when present, into spec->numa. REQUIRES: `t` is the
+// task's mapping.
 Status ParseTaskNuma(const YamlReader& r, const YAML::Node& t, const std::string& field,
                      TaskSpec* spec);
 

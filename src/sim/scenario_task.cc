@@ -9,6 +9,7 @@
 #include "sim/scenario_datasets.h"
 #include "sim/scenario_mig.h"
 #include "sim/scenario_numa.h"
+#include "sim/scenario_pod_requests.h"
 #include "sim/scenario_volumes.h"
 
 namespace gantry {
@@ -56,13 +57,16 @@ Status ReadClaims(const YamlReader& r, const YAML::Node& node, const std::string
 Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string& f,
                      int32_t job_priority, PreemptionPolicy job_policy, TaskSpec* spec,
                      int64_t* replicas) {
-  GANTRY_RETURN_IF_ERROR(r.Map(
-      t, f,
-      {"role",         "replicas",  "requests",         "gpuFraction",  "gpuMemoryMiB",
-       "gpuModels",    "priority",  "preemptionPolicy", "nodeSelector", "tolerations",
-       "nodeAffinity", "namespace", "labels",           "affinity",     "topologySpreadConstraints",
-       "ports",        "volumes",   "inlineDisks",      "guaranteed",   "containers",
-       "datasets",     "claims",    "movable"}));  // movable: read by ParseJobs (it is the task's,
+  GANTRY_RETURN_IF_ERROR(
+      r.Map(t, f, {"role",         "replicas",         "requests",
+                   "gpuFraction",  "gpuMemoryMiB",     "gpuModels",
+                   "priority",     "preemptionPolicy", "nodeSelector",
+                   "tolerations",  "nodeAffinity",     "namespace",
+                   "labels",       "affinity",         "topologySpreadConstraints",
+                   "ports",        "volumes",          "inlineDisks",
+                   "guaranteed",   "containers",       "datasets",
+                   "claims",       "movable",          "initContainers",
+                   "podResources", "overhead"}));  // movable: read by ParseJobs (it is the task's,
                                                    // not the spec's)
   spec->role = "task";
   if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
@@ -70,21 +74,15 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
   if (t["replicas"]) {
     GANTRY_RETURN_IF_ERROR(r.Int(t["replicas"], f + ".replicas", 1, kMaxTasksPerJob, replicas));
   }
-  if (t["requests"]) {
-    GANTRY_RETURN_IF_ERROR(
-        r.Resources(t["requests"], f + ".requests", NameSource::kWorkload, &spec->requests));
-    Status mig = CheckMigRequests(spec->requests, "");
-    if (!mig.ok()) return r.Error(t["requests"], f + ".requests", mig.message());
-  }
+  GANTRY_RETURN_IF_ERROR(ParseTaskRequests(r, t, f, spec));
+  const YAML::Node& where = t["requests"] ? t["requests"] : t;
+  Status mig = CheckMigRequests(spec->requests, "");
+  if (!mig.ok()) return r.Error(where, f + ".requests", mig.message());
   GANTRY_RETURN_IF_ERROR(ParseTaskNuma(r, t, f, spec));
   Milli gpu = spec->requests.Get(kGpu);
   spec->requests.Set(kGpu, 0);
-  if (gpu % kMilliPerUnit != 0) {
-    return r.Error(t["requests"][std::string(kGpuResourceName)], f + ".requests.nvidia.com/gpu",
-                   "whole GPUs only; ask for a share of one GPU with gpuFraction");
-  }
   if (gpu / kMilliPerUnit > 64) {
-    return r.Error(t["requests"], f + ".requests.nvidia.com/gpu", "at most 64 GPUs per task");
+    return r.Error(where, f + ".requests.nvidia.com/gpu", "at most 64 GPUs per task");
   }
   spec->gpu.count = static_cast<int32_t>(gpu / kMilliPerUnit);
   if (t["gpuFraction"]) {
