@@ -1,15 +1,28 @@
 #include "engine/topology_domains.h"
 
+#include <algorithm>
 #include <map>
 
 namespace gantry {
+
+TopologyDomains::TopologyDomains(const ClusterState& cluster) : cluster_(cluster) {
+  const std::vector<std::string>& keys = cluster_.topology_keys();
+  for (const Job& job : cluster_.jobs()) {
+    const std::string& key = job.topology.level;
+    if (key.empty() || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+    const auto at = std::lower_bound(standalone_.begin(), standalone_.end(), key);
+    if (at == standalone_.end() || *at != key) standalone_.insert(at, key);
+  }
+}
 
 int TopologyDomains::LevelOf(std::string_view key) const {
   const std::vector<std::string>& keys = cluster_.topology_keys();
   for (size_t i = 0; i < keys.size(); ++i) {
     if (keys[i] == key) return static_cast<int>(i);
   }
-  return -1;
+  const auto at = std::lower_bound(standalone_.begin(), standalone_.end(), key);
+  if (at == standalone_.end() || *at != key) return -1;
+  return static_cast<int>(keys.size() + static_cast<size_t>(at - standalone_.begin()));
 }
 
 std::string TopologyDomainName(const Node& node, int level) {
@@ -24,7 +37,8 @@ std::string TopologyDomainName(const Node& node, int level) {
 }
 
 TopologyDomains::Level& TopologyDomains::Built(int level) {
-  if (levels_.empty()) levels_.resize(cluster_.topology_keys().size());
+  const size_t levels = cluster_.topology_keys().size();
+  if (levels_.empty()) levels_.resize(levels + standalone_.size());
   Level& out = levels_[static_cast<size_t>(level)];
   if (out.built) return out;
   out.built = true;
@@ -32,7 +46,12 @@ TopologyDomains::Level& TopologyDomains::Built(int level) {
   std::map<std::string, std::vector<NodeId>> by_name;
   for (NodeId n = 0; n < nodes.size(); ++n) {
     if (nodes[n].removed) continue;
-    std::string name = TopologyDomainName(nodes[n], level);
+    std::string name;
+    if (!Standalone(level)) {
+      name = TopologyDomainName(nodes[n], level);
+    } else if (const std::string* value = nodes[n].labels.Find(standalone_[level - levels])) {
+      name = *value;
+    }
     if (!name.empty()) by_name[std::move(name)].push_back(n);
   }
   out.domain_of.assign(nodes.size(), -1);

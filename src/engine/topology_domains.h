@@ -32,10 +32,17 @@ std::string TopologyDomainName(const Node& node, int level);
 
 class TopologyDomains {
  public:
-  explicit TopologyDomains(const ClusterState& cluster) : cluster_(cluster) {}
+  // The jobs' own label keys that are not levels are found here, once per session.
+  explicit TopologyDomains(const ClusterState& cluster);
 
-  // The index of a level's label key, or -1 when it is not one of the levels.
+  // The index of a level's label key (a job's own key: after the cluster's levels), or -1
+  // when it is none.
   int LevelOf(std::string_view key) const;
+  // Whether the level is a job's own label key rather than one of the cluster's levels:
+  // then it has no levels above it.
+  bool Standalone(int level) const {
+    return static_cast<size_t>(level) >= cluster_.topology_keys().size();
+  }
   // The level's domains, in name order.
   // REQUIRES: 0 <= level < topology_keys().size().
   const std::vector<TopologyDomain>& At(int level);
@@ -53,6 +60,7 @@ class TopologyDomains {
   Level& Built(int level);
 
   const ClusterState& cluster_;
+  std::vector<std::string> standalone_;  // jobs' label keys that are not levels, sorted
   std::vector<Level> levels_;
 };
 

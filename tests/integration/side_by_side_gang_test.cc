@@ -2,7 +2,8 @@
 // (scheduling.k8s.io/v1beta1 PodGroup, a pod's spec.schedulingGroup; Kubernetes 1.37 with
 // the GenericWorkload and TopologyAwareWorkloadScheduling gates, which testenv.sh turns on
 // for the API server and kube-scheduler). A gang that fits and one that does not, a missing
-// PodGroup, minCount lowered and raised, a group over two schedulers, a topology constraint.
+// PodGroup, minCount lowered and raised, a group over two schedulers, a topology constraint
+// (on a topology level and on any node label).
 #include <gtest/gtest.h>
 
 #include <set>
@@ -59,6 +60,23 @@ class SideBySideGang : public SideBySide {
     daemon_ = new DaemonProcess("side-by-side-gang",
                                 ShippedEngineConfig() + "topologyKeys: [" + kZone + "]\n",
                                 "side-by-side-gang");
+  }
+
+  // schedulingConstraints.topology on `key`: the group stays in one domain. Only domain 1
+  // holds all three (domain 2's two nodes hold one each).
+  static void RunTopologyCase(const std::string& t, const std::string& key) {
+    CaseNode(t, t + "-d1", "2", {{key, t + "-d1"}});
+    CaseNode(t, t + "-d2a", "1", {{key, t + "-d2"}});
+    CaseNode(t, t + "-d2b", "1", {{key, t + "-d2"}});
+    json constraint = {{"schedulingConstraints", {{"topology", {{{"key", key}}}}}}};
+    Case c{
+        .name = t, .words_differ = "all placed", .objects = {NativeGroup("train", 3, constraint)}};
+    for (int i = 0; i < 3; ++i) {
+      const std::string name = "w" + std::to_string(i);
+      c.pods.push_back(Member(t, name, "train", "600m"));
+      c.expect.push_back({name, {t + "-d1"}, "", ""});
+    }
+    ASSERT_NO_FATAL_FAILURE(RunBoth(c));
   }
 };
 
@@ -185,21 +203,14 @@ TEST_F(SideBySideGang, AGroupOverTwoSchedulersIsRefused) {
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 
-// schedulingConstraints.topology: the group stays in one zone. Only zone 1 holds all three
-// (zone 2's two nodes hold one each).
 TEST_F(SideBySideGang, ATopologyConstraintKeepsTheGangInOneZone) {
-  const std::string t = "sbs-gang-topology";
-  CaseNode(t, t + "-z1", "2", {{kZone, t + "-z1"}});
-  CaseNode(t, t + "-z2a", "1", {{kZone, t + "-z2"}});
-  CaseNode(t, t + "-z2b", "1", {{kZone, t + "-z2"}});
-  json constraint = {{"schedulingConstraints", {{"topology", {{{"key", kZone}}}}}}};
-  Case c{.name = t, .words_differ = "all placed", .objects = {NativeGroup("train", 3, constraint)}};
-  for (int i = 0; i < 3; ++i) {
-    const std::string name = "w" + std::to_string(i);
-    c.pods.push_back(Member(t, name, "train", "600m"));
-    c.expect.push_back({name, {t + "-z1"}, "", ""});
-  }
-  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
+  RunTopologyCase("sbs-gang-topology", kZone);
+}
+
+// A node label that is not one of Gantry's topology levels: a domain per value of the
+// label, as kube-scheduler takes any key.
+TEST_F(SideBySideGang, ATopologyConstraintOnAnyNodeLabel) {
+  RunTopologyCase("sbs-gang-any-label", "example.com/rack");
 }
 
 }  // namespace

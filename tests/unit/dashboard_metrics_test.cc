@@ -38,7 +38,7 @@ TEST(PendingReasons, EngineWordsToKinds) {
        "topology: its gang must stay inside one rack domain (required), and none of the 2 has "
        "room for it",
        PendingKind::kTopology},
-      {"topology: rack is not one of the cluster's topology levels", PendingKind::kTopology},
+      {"topology: no node has the label rack", PendingKind::kTopology},
       {"placed 2 task(s); the rest wait: task w-2: queue team would exceed its capability",
        PendingKind::kQueueLimit},
       {"placed 2 task(s); the rest wait: task w-2: 0/3 nodes are available: 3 Too many pods.",

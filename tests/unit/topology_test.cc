@@ -64,9 +64,29 @@ TEST(TopologyDomainsTest, ARemovedNodeIsInNoDomain) {
   EXPECT_EQ(topology.At(0)[0].nodes, (std::vector<NodeId>{0}));
 }
 
-// A level the cluster does not have: a required request waits, naming it; a preferred
-// one is placed anywhere (the daemon may meet such a pod; the scenario format refuses it).
-TEST(TopologyGangTest, AnUnknownLevelWaitsWhenRequiredAndIsIgnoredWhenPreferred) {
+// A key that is none of the cluster's levels (a native PodGroup's topology constraint may
+// name any node label): a domain per value of the label, nested in nothing. Spine s1 (the
+// level is "leaf", so spine is no level) has one node of 4 GPUs, s2 two: a required gang of
+// two 4-GPU tasks goes to s2; preferred, too. A key no node has keeps a required gang
+// waiting, saying so; a preferred one is placed anywhere.
+TEST(TopologyGangTest, ALabelThatIsNoLevelIsADomainPerValue) {
+  for (bool required : {true, false}) {
+    ClusterState c;
+    c.SetTopologyKeys({"leaf"});
+    AddNodeIn(c, "a", "s1", "l1");
+    const NodeId b = AddNodeIn(c, "b", "s2", "l1");
+    const NodeId d = AddNodeIn(c, "d", "s2", "l2");
+    const QueueId q = AddQueue(c, "q");
+    const JobId job = AddJob(c, "train", q, GpuSpec(4), 2, 2);
+    c.SetJobTopology(job, TopologyRequest{"spine", required});
+    const Decisions placed = RunSession(c, SchedulerConfig::Default());
+    ASSERT_EQ(placed.binds.size(), 2u) << required;
+    EXPECT_EQ(placed.binds[0].node + placed.binds[1].node, b + d) << required;
+    TopologyDomains topology(c);
+    ASSERT_EQ(topology.LevelOf("spine"), 1);
+    EXPECT_TRUE(topology.Standalone(1));
+    EXPECT_EQ(Names(topology.At(1)), (std::vector<std::string>{"s1", "s2"}));
+  }
   for (bool required : {true, false}) {
     ClusterState c;
     c.SetTopologyKeys({"leaf"});
@@ -77,7 +97,7 @@ TEST(TopologyGangTest, AnUnknownLevelWaitsWhenRequiredAndIsIgnoredWhenPreferred)
     const Decisions d = RunSession(c, SchedulerConfig::Default());
     if (required) {
       ASSERT_EQ(d.pending.size(), 1u);
-      EXPECT_NE(d.pending[0].reason.find("rack is not one of the cluster's topology levels"),
+      EXPECT_NE(d.pending[0].reason.find("topology: no node has the label rack"),
                 std::string::npos)
           << d.pending[0].reason;
       EXPECT_TRUE(d.binds.empty());

@@ -179,7 +179,7 @@ TaskRun PlaceWithTopology(Session& s, Statement& st, JobId job, JobStep step, bo
     if (!request.required) return PlaceTasks(s, st, job, step, ready_before, anywhere);
     TaskRun run;
     run.failed = s.job(job).unplaced.front();
-    run.why_not = "topology: " + request.level + " is not one of the cluster's topology levels";
+    run.why_not = "topology: no node has the label " + request.level;
     return run;
   }
   const int32_t placed_in = DomainOfPlacedTasks(s, job, level);
@@ -199,13 +199,19 @@ TaskRun PlaceWithTopology(Session& s, Statement& st, JobId job, JobStep step, bo
   }
   TaskRun run;
   std::pair<int32_t, std::string> closest{0, ""};
-  for (int l = level; l >= (request.required ? level : 0); --l) {
+  // A preferred request goes up the levels above; a job's own label key has none.
+  const int outermost = request.required || s.topology().Standalone(level) ? level : 0;
+  for (int l = level; l >= outermost; --l) {
     if (PlaceInBestDomain(s, st, job, step, ready_before, l, &run, &closest)) return run;
   }
   if (!request.required) return PlaceTasks(s, st, job, step, ready_before, anywhere);
   run = TaskRun{};
   run.failed = s.job(job).unplaced.front();
   const size_t domains = s.topology().At(level).size();
+  if (domains == 0) {
+    run.why_not = "topology: no node has the label " + request.level;
+    return run;
+  }
   run.why_not = "topology: its gang must stay inside one " + request.level + " domain " +
                 "(required), and none of the " + std::to_string(domains) + " has room for it";
   if (!closest.second.empty()) {
