@@ -141,12 +141,21 @@ void FinishTerminating(const std::string& ns) {
   }
 }
 
-TEST(Preempt, AHigherPriorityPodEvictsALowerOneInItsQueueAndWaitsForItsRoom) {
-  const std::string test = "preempt-priority";
+// A case's namespace, its one node of `gpus` GPUs and its two priority classes, TEST-low
+// (10) and TEST-high (1000). Call it inside ASSERT_NO_FATAL_FAILURE.
+void CaseWithOneNode(const std::string& test, int gpus) {
+  const Status crds = Env().EnsureGantryCrds();
+  ASSERT_TRUE(crds.ok()) << crds.message();
   ASSERT_TRUE(Env().CreateNamespace(test).ok());
-  ASSERT_TRUE(Env().CreateNode(test + "-node-0", 4, "32", "256Gi", {{"gantry-test", test}}).ok());
+  ASSERT_TRUE(
+      Env().CreateNode(test + "-node-0", gpus, "32", "256Gi", {{"gantry-test", test}}).ok());
   PriorityClass(test + "-low", 10);
   PriorityClass(test + "-high", 1000);
+}
+
+TEST(Preempt, AHigherPriorityPodEvictsALowerOneInItsQueueAndWaitsForItsRoom) {
+  const std::string test = "preempt-priority";
+  ASSERT_NO_FATAL_FAILURE(CaseWithOneNode(test, 4));
   DaemonProcess daemon(test, Config(test), "d-" + test);
   MustCreate(Pod(test, "low-0", 2, json::object(), json::object(), test + "-low"));
   MustCreate(Pod(test, "low-1", 2, json::object(), json::object(), test + "-low"));
@@ -177,12 +186,7 @@ TEST(Preempt, AHigherPriorityPodEvictsALowerOneInItsQueueAndWaitsForItsRoom) {
 // the capability alone makes the room (Volcano's "preempt low priority job in same queue").
 TEST(Preempt, AQueueAtItsCapabilityPreemptsItsLowerPriorityPod) {
   const std::string test = "preempt-capped";
-  const Status crds = Env().EnsureGantryCrds();
-  ASSERT_TRUE(crds.ok()) << crds.message();
-  ASSERT_TRUE(Env().CreateNamespace(test).ok());
-  ASSERT_TRUE(Env().CreateNode(test + "-node-0", 8, "32", "256Gi", {{"gantry-test", test}}).ok());
-  PriorityClass(test + "-low", 10);
-  PriorityClass(test + "-high", 1000);
+  ASSERT_NO_FATAL_FAILURE(CaseWithOneNode(test, 8));
   MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
               {"kind", "Queue"},
               {"metadata", {{"name", test}}},
@@ -208,10 +212,7 @@ TEST(Preempt, AQueueAtItsCapabilityPreemptsItsLowerPriorityPod) {
 
 TEST(Preempt, ADisruptionBudgetBlocksTheEvictionUntilItAllowsOne) {
   const std::string test = "preempt-pdb";
-  ASSERT_TRUE(Env().CreateNamespace(test).ok());
-  ASSERT_TRUE(Env().CreateNode(test + "-node-0", 4, "32", "256Gi", {{"gantry-test", test}}).ok());
-  PriorityClass(test + "-low", 10);
-  PriorityClass(test + "-high", 1000);
+  ASSERT_NO_FATAL_FAILURE(CaseWithOneNode(test, 4));
   // No disruption controller runs: the budget's status stays unwritten, older than its
   // spec, so that the Eviction API would refuse (429) and gantry does not try.
   json pdb = {
@@ -257,12 +258,7 @@ TEST(Preempt, ADisruptionBudgetBlocksTheEvictionUntilItAllowsOne) {
 
 TEST(Preempt, AGangVictimIsEvictedWhole) {
   const std::string test = "preempt-gang";
-  const Status crds = Env().EnsureGantryCrds();
-  ASSERT_TRUE(crds.ok()) << crds.message();
-  ASSERT_TRUE(Env().CreateNamespace(test).ok());
-  ASSERT_TRUE(Env().CreateNode(test + "-node-0", 4, "32", "256Gi", {{"gantry-test", test}}).ok());
-  PriorityClass(test + "-low", 10);
-  PriorityClass(test + "-high", 1000);
+  ASSERT_NO_FATAL_FAILURE(CaseWithOneNode(test, 4));
   MustCreate({{"apiVersion", "scheduling.volcano.sh/v1beta1"},
               {"kind", "PodGroup"},
               {"metadata", {{"name", "train"}, {"namespace", test}}},
