@@ -11,6 +11,7 @@
 // (a cycle, a missing parent, a guarantee that does not fit), wait with the reason.
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <utility>
 
 #include "engine/plugins/args.h"
@@ -364,8 +365,7 @@ bool ProportionPlugin::Admit(Session& s, JobId job_id, std::string* reason) {
   const TaskId first = s.job(job_id).unplaced.empty() ? kNone : s.job(job_id).unplaced.front();
   const bool preempts =
       first != kNone && s.cluster().spec_of(first).preemption_policy != PreemptionPolicy::kNever;
-  const ResourceVector preemptible =
-      preempts ? held_by_priority_.Below(s, job.queue, job.priority) : ResourceVector{};
+  std::optional<ResourceVector> preemptible;  // asked only of a job over a capability
   for (QueueId q = job.queue; q != kNone; q = s.cluster().queue(q).parent) {
     const Queue& queue = s.cluster().queue(q);
     if (queue.capability.empty()) continue;  // no limit to check
@@ -374,8 +374,9 @@ bool ProportionPlugin::Admit(Session& s, JobId job_id, std::string* reason) {
     total.Add(admitted_[q]);
     total.Add(need);
     int64_t over = total.FirstExceeding(queue.capability, /*named_only=*/true);
-    if (over >= 0 && !preemptible.empty()) {  // room its preemption could make counts
-      total.Subtract(preemptible);
+    if (over >= 0 && preempts) {  // room its preemption could make counts
+      if (!preemptible) preemptible = held_by_priority_.Below(s, job.queue, job.priority);
+      total.Subtract(*preemptible);
       over = total.FirstExceeding(queue.capability, /*named_only=*/true);
     }
     if (over >= 0) {
@@ -383,8 +384,8 @@ bool ProportionPlugin::Admit(Session& s, JobId job_id, std::string* reason) {
       *reason = "queue " + queue.name + " capability: " + Amount(r, queue.capability.Get(r)) + " " +
                 ResourceName(r) + " (allocated " + Amount(r, allocated.Get(r)) + ", admitted " +
                 Amount(r, admitted_[q].Get(r)) + ", this job needs " + Amount(r, need.Get(r));
-      if (preemptible.Get(r) > 0) {
-        *reason += ", lower-priority work it may preempt holds " + Amount(r, preemptible.Get(r));
+      if (preemptible && preemptible->Get(r) > 0) {
+        *reason += ", lower-priority work it may preempt holds " + Amount(r, preemptible->Get(r));
       }
       *reason += ")";
       return false;
