@@ -124,6 +124,7 @@ bench: build
 	$(BUILD)/engine_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 	$(BUILD)/sim_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 	$(BUILD)/spread_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+	$(BUILD)/eviction_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 
 # Throughput on a real API server: 5,000 nodes x 8 GPUs, 10,000 pending pods each for a
 # plain bind loop (the ceiling), gantry and kube-scheduler; then gantry's peak memory

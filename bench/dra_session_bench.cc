@@ -24,6 +24,7 @@
 #include "dra/selector_cache.h"
 #include "engine/dra/alignment.h"
 #include "engine/session.h"
+#include "session_loop.h"
 
 namespace gantry {
 namespace {
@@ -119,13 +120,7 @@ void BM_SchedulingWithResourceClaimTemplate(benchmark::State& state) {
   const Policy policy = Policy::Compile(SchedulerConfig::Default()).value();
   Snapshot snapshot(w->cluster);
   snapshot.set_devices(w->inputs);
-  size_t placed = 0;
-  for (auto _ : state) {
-    Session session(snapshot, policy);
-    Decisions d = session.Run();
-    placed = d.binds.size();
-    benchmark::DoNotOptimize(d);
-  }
+  const size_t placed = bench::RunSessions(state, snapshot, policy).binds.size();
   state.counters["placed"] = static_cast<double>(placed);
   state.counters["pods/s"] = benchmark::Counter(static_cast<double>(placed) * state.iterations(),
                                                 benchmark::Counter::kIsRate);

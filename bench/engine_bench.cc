@@ -11,6 +11,7 @@
 
 #include "engine/session.h"
 #include "node_labels.h"
+#include "session_loop.h"
 
 namespace gantry {
 namespace {
@@ -115,13 +116,7 @@ void BM_Session(benchmark::State& state) {
   config.nodes_to_score = static_cast<int32_t>(state.range(1));
   const Policy policy = Policy::Compile(config).value();
   Snapshot snapshot(w->cluster);
-  size_t placed = 0;
-  for (auto _ : state) {
-    Session session(snapshot, policy);
-    Decisions d = session.Run();
-    placed = d.binds.size();
-    benchmark::DoNotOptimize(d);
-  }
+  const size_t placed = bench::RunSessions(state, snapshot, policy).binds.size();
   // Classes of nodes alike in every static respect: the engine's static verdicts are
   // computed once per (spec, class), so this many times per spec.
   std::set<uint32_t> classes;

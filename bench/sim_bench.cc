@@ -75,8 +75,8 @@ void BM_SyntheticReplay(benchmark::State& state) {
     benchmark::DoNotOptimize(result);
   }
   state.counters["sessions"] = static_cast<double>(sessions);
-  state.counters["pods_per_s"] =
-      benchmark::Counter(static_cast<double>(g.pods), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["pods_per_s"] = benchmark::Counter(static_cast<double>(g.pods),
+                                                    benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_SyntheticReplay)
     ->ArgNames({"nodes", "pods"})

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "engine/session.h"
+#include "session_loop.h"
 
 namespace gantry {
 namespace {
@@ -72,13 +73,7 @@ void BM_TopologyGang(benchmark::State& state) {
   if (!cluster) cluster = MakeCluster(fitting);
   const Policy policy = Policy::Compile(SchedulerConfig::Default()).value();
   Snapshot snapshot(*cluster);
-  size_t placed = 0;
-  for (auto _ : state) {
-    Session session(snapshot, policy);
-    Decisions d = session.Run();
-    placed = d.binds.size();
-    benchmark::DoNotOptimize(d);
-  }
+  const size_t placed = bench::RunSessions(state, snapshot, policy).binds.size();
   if (placed != (fitting > 0 ? 64u : 0u))
     state.SkipWithError("the gang was not placed as expected");
   state.counters["placed"] = static_cast<double>(placed);

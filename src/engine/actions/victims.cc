@@ -103,14 +103,19 @@ std::vector<TaskId> EvictionCandidates(const Session& s, EvictionCause cause, Ta
     // Nearer queues first: a queue takes from its own department before another, as
     // Volcano's hierarchical queues settle a child's claim inside its parent first; what a
     // sibling gives back also makes the room in the parent that a victim of another
-    // department needs (the proportion plugin's rule).
+    // department needs (the proportion plugin's rule). Flat queues are all as near: no sort.
     std::vector<int> nearness(c.queues().size(), -1);  // by queue; -1: not known yet
-    auto near = [&](TaskId t) {
+    bool differ = false;
+    for (TaskId t : out) {
       const QueueId q = c.job(c.task(t).job).queue;
       if (nearness[q] < 0) nearness[q] = CommonAncestors(c, own_queue, q);
-      return nearness[q];
-    };
-    std::stable_sort(out.begin(), out.end(), [&](TaskId a, TaskId b) { return near(a) > near(b); });
+      differ |= nearness[q] != nearness[c.job(c.task(out.front()).job).queue];
+    }
+    if (differ) {
+      std::stable_sort(out.begin(), out.end(), [&](TaskId a, TaskId b) {
+        return nearness[c.job(c.task(a).job).queue] > nearness[c.job(c.task(b).job).queue];
+      });
+    }
   }
   return s.Victims(cause, preemptor, std::move(out));
 }
