@@ -55,8 +55,17 @@ json Pod(const std::string& test, const std::string& name, int gpus,
           {"spec", spec}};
 }
 
+// The API server's Priority admission reads PriorityClasses from its informer: a pod
+// created just after its class may be refused ("no PriorityClass with name ... was
+// found") until the informer has it, so that refusal is tried again for a while.
 void MustCreate(const json& object) {
   auto r = Env().Apply(object);
+  for (int i = 0; i < 50 && !r.ok() &&
+                  r.status().message().find("no PriorityClass with name") != std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    r = Env().Apply(object);
+  }
   ASSERT_TRUE(r.ok()) << r.status().message();
 }
 
