@@ -104,16 +104,17 @@ std::vector<TaskId> EvictionCandidates(const Session& s, EvictionCause cause, Ta
     // Volcano's hierarchical queues settle a child's claim inside its parent first; what a
     // sibling gives back also makes the room in the parent that a victim of another
     // department needs (the proportion plugin's rule). Flat queues are all as near: no sort.
+    auto queue_of = [&](TaskId t) { return c.job(c.task(t).job).queue; };
     std::vector<int> nearness(c.queues().size(), -1);  // by queue; -1: not known yet
     bool differ = false;
     for (TaskId t : out) {
-      const QueueId q = c.job(c.task(t).job).queue;
+      const QueueId q = queue_of(t);
       if (nearness[q] < 0) nearness[q] = CommonAncestors(c, own_queue, q);
-      differ |= nearness[q] != nearness[c.job(c.task(out.front()).job).queue];
+      differ |= nearness[q] != nearness[queue_of(out.front())];
     }
     if (differ) {
       std::stable_sort(out.begin(), out.end(), [&](TaskId a, TaskId b) {
-        return nearness[c.job(c.task(a).job).queue] > nearness[c.job(c.task(b).job).queue];
+        return nearness[queue_of(a)] > nearness[queue_of(b)];
       });
     }
   }
