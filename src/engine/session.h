@@ -125,6 +125,18 @@ class Session {
   bool QueueAllocatable(QueueId queue, const ResourceVector& request, std::string* reason) const {
     return plugins_.QueueAllocatable(*this, queue, request, reason);
   }
+  // Whether the task's queue (and its ancestors) may take the task placed as `placement`:
+  // QueueAllocatable for what it takes on the chosen devices, which for a GPU-memory
+  // request is known only once they are chosen.
+  bool QueueTakes(TaskId task, const Placement& placement, std::string* reason) const {
+    const ClusterState& c = cluster();
+    return QueueAllocatable(
+        c.job(c.task(task).job).queue,
+        ClusterState::Accounted(c.spec_of(task),
+                                static_cast<int32_t>(placement.gpus.devices.size()),
+                                placement.gpus.milli_each),
+        reason);
+  }
   FilterResult Filter(const TaskSpec& spec, SpecId spec_id, NodeId node) {
     return search_.Filter(spec, spec_id, node);
   }

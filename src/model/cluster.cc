@@ -164,6 +164,10 @@ Result<JobId> ClusterState::AddJob(Job job) {
   if (job.min_member < 1) {
     return Status::Invalid("job \"" + job.name + "\": minMember must be at least 1");
   }
+  if (Status valid = ValidateGroupTree(job.groups); !valid.ok()) {
+    return Status::Invalid("job \"" + job.name + "\": " + valid.message());
+  }
+  if (!job.groups.empty()) job.min_member = MinimumTasks(job.groups);
   job.tasks.clear();
   job.running = 0;
   job.pending = 0;

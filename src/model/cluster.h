@@ -20,6 +20,7 @@
 #include "model/dataset_table.h"
 #include "model/defragment_evictions.h"
 #include "model/disruption_budget.h"
+#include "model/group_tree.h"
 #include "model/int128.h"
 #include "model/labels.h"
 #include "model/node.h"
@@ -71,6 +72,8 @@ struct Task {
   std::vector<int32_t> numa_zones;
   // Running but terminating (its pod has a deletionTimestamp): see SetReleasing.
   bool releasing = false;
+  // Its leaf in the job's group tree (an index into Job::groups), or -1.
+  int32_t group = -1;
 
   // ---- Defragmentation (the defragment action, docs/engine.md).
   // It may be moved: evicted so that a job needing whole GPUs gets a node, when it fits
@@ -109,6 +112,9 @@ struct Job {
   // Preempt, reclaim and defragment take every running task of it or none (a native
   // PodGroup's disruptionMode: all); else a task at a time while it keeps min_member.
   bool disrupt_whole = false;
+  // A CompositePodGroup's tree (model/group_tree.h): the job is ready when its root is, and
+  // min_member is then MinimumTasks. Empty for any other job.
+  std::vector<TaskGroup> groups;
   std::vector<TaskId> tasks;
   // Kept by ClusterState:
   int32_t running = 0;
@@ -209,6 +215,11 @@ class ClusterState {
   Status UpdateJob(JobId job, int32_t min_member, int32_t priority, QueueId queue);
   // The topology domain its gang must (or would rather) stay in.
   void SetJobDisruptsWhole(JobId job, bool whole) { jobs_[job].disrupt_whole = whole; }
+  // Gives a job its group tree (ValidateGroupTree's error if it is not one; empty: none),
+  // and its minimum (MinimumTasks). Its tasks' groups are forgotten: set them again.
+  Status SetJobGroups(JobId job, std::vector<TaskGroup> groups);
+  // Puts a task in a leaf of its job's tree (-1: none).
+  Status SetTaskGroup(TaskId task, int32_t group);
   void SetJobTopology(JobId job, TopologyRequest topology) {
     jobs_[job].topology = std::move(topology);
   }

@@ -146,6 +146,29 @@ Status ClusterState::UpdateJob(JobId job_id, int32_t min_member, int32_t priorit
   return Status::Ok();
 }
 
+Status ClusterState::SetJobGroups(JobId job_id, std::vector<TaskGroup> groups) {
+  Job& job = jobs_[job_id];
+  if (Status valid = ValidateGroupTree(groups); !valid.ok()) {
+    return Status::Invalid("job \"" + job.name + "\": " + valid.message());
+  }
+  if (!groups.empty()) job.min_member = MinimumTasks(groups);
+  job.groups = std::move(groups);
+  for (TaskId t : job.tasks) tasks_[t].group = -1;
+  return Status::Ok();
+}
+
+Status ClusterState::SetTaskGroup(TaskId task_id, int32_t group) {
+  Task& task = tasks_[task_id];
+  const Job& job = jobs_[task.job];
+  if (group != -1 && (group < 0 || static_cast<size_t>(group) >= job.groups.size() ||
+                      !job.groups[static_cast<size_t>(group)].leaf)) {
+    return Status::Invalid("task \"" + task.name + "\": group " + std::to_string(group) +
+                           " is no leaf of job \"" + job.name + "\"");
+  }
+  task.group = group;
+  return Status::Ok();
+}
+
 Status ClusterState::UpdateNode(NodeId id, Node node) {
   Node& old = nodes_[id];
   if (node.name != old.name) {

@@ -15,6 +15,7 @@
 #include "sim/scenario_datasets.h"
 #include "sim/scenario_defragment.h"
 #include "sim/scenario_expect.h"
+#include "sim/scenario_groups.h"
 #include "sim/scenario_nodes.h"
 #include "sim/scenario_snapshot.h"
 #include "sim/scenario_task.h"
@@ -206,9 +207,10 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs,
   for (size_t i = 0; i < jobs.size(); ++i) {
     const YAML::Node& j = jobs[i];
     const std::string f = "jobs[" + std::to_string(i) + "]";
-    GANTRY_RETURN_IF_ERROR(r.Map(j, f,
-                                 {"name", "queue", "priority", "preemptionPolicy", "minMember",
-                                  "disruptionMode", "waited", "topology", "tasks", "movable"}));
+    GANTRY_RETURN_IF_ERROR(
+        r.Map(j, f,
+              {"name", "queue", "priority", "preemptionPolicy", "minMember", "disruptionMode",
+               "waited", "topology", "tasks", "movable", "groups"}));
     Job job;
     if (!j["name"]) return r.Error(j, f + ".name", "required");
     GANTRY_RETURN_IF_ERROR(r.Name(j["name"], f + ".name", &job.name));
@@ -258,6 +260,13 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs,
       GANTRY_RETURN_IF_ERROR(
           ParseJobTopology(r, j["topology"], f + ".topology", *cluster, &job.topology));
     }
+    if (j["groups"]) {
+      if (j["minMember"]) {
+        return r.Error(j["minMember"], f + ".minMember",
+                       "a job with groups has the minimum its groups give");
+      }
+      GANTRY_RETURN_IF_ERROR(ParseJobGroups(r, j["groups"], f + ".groups", &job.groups));
+    }
     if (!j["tasks"]) return r.Error(j, f + ".tasks", "required");
     GANTRY_RETURN_IF_ERROR(r.List(j["tasks"], f + ".tasks"));
     auto added = cluster->AddJob(job);
@@ -284,6 +293,8 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs,
       if (j["tasks"][k]["movable"]) {
         GANTRY_RETURN_IF_ERROR(r.Bool(j["tasks"][k]["movable"], tf + ".movable", &movable));
       }
+      int32_t group = -1;
+      GANTRY_RETURN_IF_ERROR(ParseTaskGroup(r, j["tasks"][k], tf, job.groups, &group));
       if (!classes.empty()) dra::MarkDeviceBacked(classes, &spec);
       SpecId spec_id = cluster->AddSpec(std::move(spec));
       for (int64_t n = 0; n < replicas; ++n) {
@@ -292,6 +303,7 @@ Status ParseJobs(const YamlReader& r, const YAML::Node& jobs,
           return r.Error(j["tasks"][k], f + ".tasks[" + std::to_string(k) + "]",
                          task.status().message());
         cluster->SetTaskMovable(*task, movable);
+        GANTRY_RETURN_IF_ERROR(cluster->SetTaskGroup(*task, group));
       }
     }
   }

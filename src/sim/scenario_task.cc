@@ -66,8 +66,8 @@ Status ParseTaskSpec(const YamlReader& r, const YAML::Node& t, const std::string
                    "ports",        "volumes",          "inlineDisks",
                    "guaranteed",   "containers",       "datasets",
                    "claims",       "movable",          "initContainers",
-                   "podResources", "overhead"}));  // movable: read by ParseJobs (it is the task's,
-                                                   // not the spec's)
+                   "podResources", "overhead",         "group"}));
+  // movable and group: read by ParseJobs (they are the task's, not the spec's)
   spec->role = "task";
   if (t["role"]) GANTRY_RETURN_IF_ERROR(r.Name(t["role"], f + ".role", &spec->role));
   *replicas = 1;

@@ -297,6 +297,21 @@ struct RunningEntry {
   std::vector<int32_t> gpus;
 };
 
+// A job's group tree (sim/scenario_groups.h), in its order.
+void EmitGroups(YAML::Emitter& out, const std::vector<TaskGroup>& groups) {
+  if (groups.empty()) return;
+  out << YAML::Key << "groups" << YAML::Value << YAML::BeginSeq;
+  for (const TaskGroup& g : groups) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << g.name;
+    if (g.parent >= 0) {
+      out << YAML::Key << "parent" << YAML::Value << groups[static_cast<size_t>(g.parent)].name;
+    }
+    out << YAML::Key << (g.leaf ? "minMember" : "minGroups") << YAML::Value << g.min;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+}
+
 void EmitJobs(YAML::Emitter& out, const ClusterState& cluster, int64_t now,
               std::vector<RunningEntry>* running, LeftOut* left_out) {
   std::vector<JobId> jobs;
@@ -320,8 +335,10 @@ void EmitJobs(YAML::Emitter& out, const ClusterState& cluster, int64_t now,
         left_out->Add("a removed node", "running task");
         continue;
       }
-      auto it = std::find_if(groups.begin(), groups.end(),
-                             [&](const auto& g) { return g.first == task.spec; });
+      // Tasks of one shape in different groups of the job's tree are written apart.
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+        return g.first == task.spec && cluster.task(g.second.front()).group == task.group;
+      });
       if (it == groups.end()) {
         groups.push_back({task.spec, {}});
         it = std::prev(groups.end());
@@ -332,7 +349,10 @@ void EmitJobs(YAML::Emitter& out, const ClusterState& cluster, int64_t now,
     out << YAML::BeginMap << YAML::Key << "name" << YAML::Value << job.name;
     out << YAML::Key << "queue" << YAML::Value << cluster.queue(job.queue).name;
     if (job.priority != 0) out << YAML::Key << "priority" << YAML::Value << job.priority;
-    if (job.min_member != 1) out << YAML::Key << "minMember" << YAML::Value << job.min_member;
+    if (job.min_member != 1 && job.groups.empty()) {
+      out << YAML::Key << "minMember" << YAML::Value << job.min_member;
+    }
+    EmitGroups(out, job.groups);
     if (job.disrupt_whole) out << YAML::Key << "disruptionMode" << YAML::Value << "all";
     if (now > job.submitted) out << YAML::Key << "waited" << YAML::Value << now - job.submitted;
     EmitTopology(out, cluster, job.topology, left_out);
@@ -351,6 +371,9 @@ void EmitJobs(YAML::Emitter& out, const ClusterState& cluster, int64_t now,
       out << YAML::BeginMap;
       EmitSpecKeys(out, spec, role, static_cast<int64_t>(tasks.size()), job.priority);
       if (movable) out << YAML::Key << "movable" << YAML::Value << true;
+      if (const int32_t leaf = cluster.task(tasks.front()).group; leaf >= 0) {
+        out << YAML::Key << "group" << YAML::Value << job.groups[static_cast<size_t>(leaf)].name;
+      }
       out << YAML::EndMap;
       for (TaskId t : tasks) {
         const Task& task = cluster.task(t);

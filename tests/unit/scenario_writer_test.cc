@@ -1,7 +1,7 @@
 // The scenario writer (sim/scenario_writer.h): what it writes parses back to the same
 // cluster, for shipped scenarios of each kind it carries (gangs, running placements with
 // devices, shares of GPUs, queue trees, taints and tolerations, topology, NVLink domains,
-// movable pods) and for a snapshot's profile and arrivals.
+// movable pods, CompositePodGroup trees) and for a snapshot's profile and arrivals.
 #include "sim/scenario_writer.h"
 
 #include <gtest/gtest.h>
@@ -71,7 +71,11 @@ std::string Describe(const ClusterState& c) {
     const Job& job = c.job(j);
     out << "job " << job.name << " queue=" << c.queue(job.queue).name << " prio=" << job.priority
         << " min=" << job.min_member << " submitted=" << job.submitted
-        << " topology=" << job.topology.level << "/" << job.topology.required << "\n";
+        << " topology=" << job.topology.level << "/" << job.topology.required << " groups:";
+    for (const TaskGroup& g : job.groups) {
+      out << " " << g.name << "<" << g.parent << (g.leaf ? " tasks>=" : " groups>=") << g.min;
+    }
+    out << "\n";
     for (TaskId t : job.tasks) {
       const Task& task = c.task(t);
       const TaskSpec& s = c.spec_of(t);
@@ -80,7 +84,8 @@ std::string Describe(const ClusterState& c) {
           << " never=" << (s.preemption_policy == PreemptionPolicy::kNever)
           << " ns=" << s.namespace_ << " labels=" << LabelText(s.labels)
           << " selector=" << LabelText(s.node_selector) << " tolerations=" << s.tolerations.size()
-          << " movable=" << task.movable << " state=" << static_cast<int>(task.state);
+          << " movable=" << task.movable << " group=" << task.group
+          << " state=" << static_cast<int>(task.state);
       if (task.state == TaskState::kRunning) {
         out << " on " << c.node(task.node).name << " devices";
         for (int32_t g : task.gpus) out << " " << g;
@@ -124,7 +129,9 @@ INSTANTIATE_TEST_SUITE_P(
                       "defragment_queue_movable.yaml", "queue_tree_three_levels.yaml",
                       "gpu_fraction_same_device.yaml", "gpu_memory_dominates_fraction.yaml",
                       "prefer_no_schedule_steering.yaml", "no_preempt_no_evictions.yaml",
-                      "topology_domains_nest_under_their_parents.yaml"));
+                      "topology_domains_nest_under_their_parents.yaml",
+                      "composite_group_nested.yaml",
+                      "preempt_composite_group_takes_a_whole_child.yaml"));
 
 TEST(WriteScenario, RunningPlacementsKeepTheirDevicesAndWaitsTheirTime) {
   const Scenario s = MustParse(R"(

@@ -16,42 +16,127 @@ struct TaskRun {
   std::string why_not;
 };
 
+// Places one task on the nodes of `scope` into `statement`, if it fits there and its queue
+// takes it. With `groups` (node groups of the scope, in the order to fill them), it goes
+// to the first group, from *group on, that has room for it, else anywhere in `scope`.
+bool PlaceTask(Session& session, Statement& statement, TaskId task, const SearchScope& scope,
+               const std::vector<const std::vector<NodeId>*>* groups, size_t* group,
+               std::string* why_not) {
+  Placement placement;
+  bool found = false;
+  for (; groups != nullptr && *group < groups->size() && !found; ++*group) {
+    found = session.FindPlacement(task, SearchScope{(*groups)[*group], scope.future}, &placement,
+                                  why_not);
+    if (found) break;
+  }
+  if (!found && !session.FindPlacement(task, scope, &placement, why_not)) return false;
+  if (!session.QueueTakes(task, placement, why_not)) return false;
+  Status allocated = statement.Allocate(task, std::move(placement));
+  if (!allocated.ok()) {  // the search found it room, so this is a bug: say so, place nothing
+    *why_not = "internal error: " + allocated.message();
+    return false;
+  }
+  return true;
+}
+
+// A job with a group tree (Job::groups, Kubernetes' CompositePodGroup), placed as
+// kube-scheduler places one: each leaf's unplaced tasks in task order, kept only if the
+// leaf is then ready (each leaf is all or nothing); an inner group's children in order,
+// kept only if `min` of them are ready. The first task that did not fit is the one named.
+class GroupTreePlacement {
+ public:
+  GroupTreePlacement(Session& s, Statement& st, JobId job, const SearchScope& scope)
+      : s_(s),
+        st_(st),
+        job_(s.cluster().job(job)),
+        scope_(scope),
+        start_(st.size()),
+        counts_(job_.groups.size(), 0),
+        unplaced_(job_.groups.size()) {
+    const ClusterState& c = s.cluster();
+    for (TaskId t : job_.tasks) {
+      const int32_t g = c.task(t).group;
+      const TaskStatus status = s.task_status(t);
+      if (g >= 0 && (status == TaskStatus::kRunning || status == TaskStatus::kAllocated)) {
+        ++counts_[static_cast<size_t>(g)];
+      }
+    }
+    for (TaskId t : s.job(job).unplaced) {
+      if (c.task(t).group >= 0) unplaced_[static_cast<size_t>(c.task(t).group)].push_back(t);
+    }
+  }
+
+  TaskRun Place() {
+    Place(0);
+    run_.placed = static_cast<int32_t>(st_.size() - start_);
+    return std::move(run_);
+  }
+
+ private:
+  // Whether group g is ready once placed; if not, what it placed is taken back.
+  bool Place(size_t g) {
+    const TaskGroup& group = job_.groups[g];
+    const size_t checkpoint = st_.Checkpoint();
+    const std::vector<int32_t> counts_before = counts_;
+    int32_t ready = 0;
+    if (group.leaf) {
+      size_t node_group = 0;
+      for (TaskId t : unplaced_[g]) {
+        std::string why_not;
+        if (!PlaceTask(s_, st_, t, scope_, nullptr, &node_group, &why_not)) {
+          if (run_.failed == kNone) run_ = TaskRun{0, t, std::move(why_not)};
+          break;
+        }
+        ++counts_[g];
+      }
+      ready = counts_[g];
+    } else {
+      int32_t remaining = Children(g);
+      for (size_t child = g + 1; child < job_.groups.size() && ready + remaining >= group.min;
+           ++child) {
+        if (job_.groups[child].parent != static_cast<int32_t>(g)) continue;
+        --remaining;
+        if (Place(child)) ++ready;
+      }
+    }
+    if (ready >= group.min) return true;
+    st_.Rollback(checkpoint);
+    counts_ = counts_before;
+    return false;
+  }
+
+  int32_t Children(size_t g) const {
+    return static_cast<int32_t>(
+        std::count_if(job_.groups.begin(), job_.groups.end(),
+                      [&](const TaskGroup& c) { return c.parent == static_cast<int32_t>(g); }));
+  }
+
+  Session& s_;
+  Statement& st_;
+  const Job& job_;
+  const SearchScope& scope_;
+  const size_t start_;                         // the statement's size before
+  std::vector<int32_t> counts_;                // per leaf: running and placed tasks
+  std::vector<std::vector<TaskId>> unplaced_;  // per leaf, in task order
+  TaskRun run_;
+};
+
 // Places the job's unplaced tasks in task order into `statement`, on the nodes of `scope`,
 // until one does not fit or the step ends. With `groups` (node groups of the scope, in the
 // order to fill them), each task goes to the first group, from the one the previous task
-// went to, that has room for it, else anywhere in `scope`.
+// went to, that has room for it, else anywhere in `scope`. A job with a group tree is
+// placed by its tree, whole in one step.
 TaskRun PlaceTasks(Session& session, Statement& statement, JobId job_id, JobStep step,
                    bool ready_before, const SearchScope& scope,
                    const std::vector<const std::vector<NodeId>*>* groups = nullptr) {
-  const ClusterState& cluster = session.cluster();
-  const QueueId queue = cluster.job(job_id).queue;
+  if (!session.cluster().job(job_id).groups.empty()) {
+    return GroupTreePlacement(session, statement, job_id, scope).Place();
+  }
   TaskRun run;
   size_t group = 0;
   // Placing tasks does not change `unplaced` until the statement commits.
   for (TaskId task : session.job(job_id).unplaced) {
-    Placement placement;
-    bool found = false;
-    for (; groups != nullptr && group < groups->size() && !found; ++group) {
-      found = session.FindPlacement(task, SearchScope{(*groups)[group], scope.future}, &placement,
-                                    &run.why_not);
-      if (found) break;
-    }
-    if (!found && !session.FindPlacement(task, scope, &placement, &run.why_not)) {
-      run.failed = task;
-      break;
-    }
-    // The queue is charged what the task takes on the chosen devices, which for a
-    // GPU-memory request is known only now.
-    const ResourceVector accounted = ClusterState::Accounted(
-        cluster.spec_of(task), static_cast<int32_t>(placement.gpus.devices.size()),
-        placement.gpus.milli_each);
-    if (!session.QueueAllocatable(queue, accounted, &run.why_not)) {
-      run.failed = task;
-      break;
-    }
-    Status allocated = statement.Allocate(task, std::move(placement));
-    if (!allocated.ok()) {  // the search found it room, so this is a bug: say so, place nothing
-      run.why_not = "internal error: " + allocated.message();
+    if (!PlaceTask(session, statement, task, scope, groups, &group, &run.why_not)) {
       run.failed = task;
       break;
     }
@@ -256,7 +341,13 @@ JobStepResult AllocateJob(Session& session, JobId job_id, JobStep step, int32_t 
     return {placed, run.failed == kNone && placed > 0 && placed < unplaced_before};
   }
   statement.Discard();
-  if (job.min_member > 1) {
+  if (!job.groups.empty()) {
+    session.SetJobReason(job_id,
+                         "gang: its groups could not all reach their minimums (at "
+                         "least " +
+                             std::to_string(job.min_member) + " tasks), so none were placed; " +
+                             task_reason);
+  } else if (job.min_member > 1) {
     int32_t short_by = job.min_member - ready;
     session.SetJobReason(job_id, "gang: " + std::to_string(ready) + " of minMember " +
                                      std::to_string(job.min_member) + " tasks could be placed (" +

@@ -21,21 +21,11 @@ struct NodeTrial {
   std::string queue_refused;  // the task fit, but its queue would not take it: why
 };
 
-// Whether the task's queue, and each of its ancestors, may take it placed as `placement`
-// (their capabilities), with the statement's evictions gone.
-bool QueueTakes(const Session& s, TaskId task, const Placement& placement, std::string* why_not) {
-  const ClusterState& c = s.cluster();
-  const ResourceVector accounted =
-      ClusterState::Accounted(c.spec_of(task), static_cast<int32_t>(placement.gpus.devices.size()),
-                              placement.gpus.milli_each);
-  return s.QueueAllocatable(c.job(c.task(task).job).queue, accounted, why_not);
-}
-
 // The task fits the trial's node, found in *placement, and its queue may take it there.
 bool FitsAndQueueTakes(Session& s, TaskId task, const SearchScope& scope, Placement* placement) {
   std::string why_not;
   return s.FindPlacement(task, scope, placement, &why_not) &&
-         QueueTakes(s, task, *placement, &why_not);
+         s.QueueTakes(task, *placement, &why_not);
 }
 
 // kube-scheduler's reprieve (SelectVictimsOnNode): of the units evicted before the one
@@ -122,7 +112,7 @@ bool EvictOnNode(Session& s, Statement& st, EvictionCause cause, TaskId task,
     if (units.size() == before || !s.FindPlacement(task, scope, &trial->placement, &why_not)) {
       continue;
     }
-    if (QueueTakes(s, task, trial->placement, &trial->queue_refused)) return done();
+    if (s.QueueTakes(task, trial->placement, &trial->queue_refused)) return done();
     fits = true;
     break;
   }
@@ -270,10 +260,7 @@ bool TakeBest(const RoomSearch& r, EvictionCause cause, NodeTrial best, const st
       return false;
     }
   }
-  const ResourceVector accounted = ClusterState::Accounted(
-      c.spec_of(task), static_cast<int32_t>(best.placement.gpus.devices.size()),
-      best.placement.gpus.milli_each);
-  if (!s.QueueAllocatable(c.job(c.task(task).job).queue, accounted, why_not)) {
+  if (!s.QueueTakes(task, best.placement, why_not)) {
     st.Rollback(checkpoint);
     return false;
   }

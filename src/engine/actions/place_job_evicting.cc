@@ -12,14 +12,10 @@ namespace {
 // evicting.
 bool PlaceWithoutEvicting(Session& s, Statement& st, TaskId task, const std::vector<NodeId>* scope,
                           bool future) {
-  const ClusterState& c = s.cluster();
   Placement placement;
   std::string why_not;
   if (!s.FindPlacement(task, SearchScope{scope, future}, &placement, &why_not)) return false;
-  const ResourceVector accounted =
-      ClusterState::Accounted(c.spec_of(task), static_cast<int32_t>(placement.gpus.devices.size()),
-                              placement.gpus.milli_each);
-  if (!s.QueueAllocatable(c.job(c.task(task).job).queue, accounted, &why_not)) return false;
+  if (!s.QueueTakes(task, placement, &why_not)) return false;
   return future ? st.Pipeline(task, std::move(placement)).ok()
                 : st.Allocate(task, std::move(placement)).ok();
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "engine/group_readiness.h"
+
 namespace gantry {
 
 bool VictimGoesFirst(const ClusterState& c, TaskId a, TaskId b) {
@@ -126,8 +128,14 @@ std::vector<TaskId> EvictionUnit(const Session& s, EvictionCause cause, TaskId p
   const ClusterState& c = s.cluster();
   const JobId job = c.task(victim).job;
   std::vector<TaskId> unit;
-  if (!c.job(job).disrupt_whole && s.ready_tasks(job) - 1 >= c.job(job).min_member) {
+  const TaskId alone[] = {victim};
+  const bool tree = !c.job(job).groups.empty();
+  if (!c.job(job).disrupt_whole && s.ready_tasks(job) - 1 >= c.job(job).min_member &&
+      (!tree || GroupsStayReadyWithout(s, job, alone))) {
     unit.push_back(victim);
+  } else if (tree && !c.job(job).disrupt_whole && c.task(victim).group >= 0 &&
+             GroupsStayReadyWithout(s, job, RunningInLeafOf(s, victim))) {
+    unit = RunningInLeafOf(s, victim);  // its child group, which may go on its own
   } else {
     for (TaskId t : c.job(job).tasks) {
       if (s.task_status(t) == TaskStatus::kRunning) unit.push_back(t);
