@@ -139,11 +139,20 @@ struct ObjectEvent {
 };
 
 // A PodScheduled=False condition to write for a pending pod.
+// A pending pod's PodScheduled=False reason. Unschedulable tells autoscalers (Cluster
+// Autoscaler, Karpenter: FailedToSchedule) that a node would help; the others say that no
+// node would: the pod is gated, its queue's limit holds it, or its PodGroup is not ready to
+// be placed (missing, invalid, fewer pods than its minimum).
+inline constexpr const char* kUnschedulableReason = "Unschedulable";
+inline constexpr const char* kSchedulingGatedReason = "SchedulingGated";
+inline constexpr const char* kQueueLimitReason = "QueueLimit";
+inline constexpr const char* kPodGroupNotReadyReason = "PodGroupNotReady";
+
 struct PodCondition {
   std::string namespace_;
   std::string name;
   std::string message;
-  std::string reason = "Unschedulable";  // or SchedulingGated
+  std::string reason = kUnschedulableReason;  // or another of the reasons below
 };
 
 // kube-scheduler's words for a pod held back by its scheduling gates.

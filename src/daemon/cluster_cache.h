@@ -275,7 +275,8 @@ class ClusterCache {
   static void Count(JobRecord& job, PodRecord& pod);
   static void Uncount(JobRecord& job, const PodRecord& pod);
   // Why a job's pending pods are not scheduled; empty when they are.
-  std::string HoldReason(const JobRecord& job) const;
+  // `*hold` (when given) says what holds it: its PodGroup, or its queue.
+  std::string HoldReason(const JobRecord& job, PendingHold* hold = nullptr) const;
   // Syncs the job's pods again when whether it is held changed (a pod or group changed).
   void ReconsiderHold(const std::string& job_key);
   const k8s::PodGroupInfo* GroupOf(const JobRecord& job) const;

@@ -110,7 +110,10 @@ std::string ClusterCache::QueueNameOf(const JobRecord& job) const {
   return "default";
 }
 
-std::string ClusterCache::HoldReason(const JobRecord& job) const {
+std::string ClusterCache::HoldReason(const JobRecord& job, PendingHold* hold) const {
+  PendingHold unused;
+  if (hold == nullptr) hold = &unused;
+  *hold = PendingHold::kGang;
   if (!job.group.empty()) {
     std::string gk = GroupKey(job.api, job.namespace_, job.group);
     std::string name =
@@ -122,11 +125,13 @@ std::string ClusterCache::HoldReason(const JobRecord& job) const {
       return conflict;
     }
   }
+  *hold = PendingHold::kQueueLimit;
   if (std::string queue = QueueNameOf(job); queues_.Refused(queue, state_)) {
     return "queue \"" + Bounded(queue, 100) + "\" has no Queue object, and pods and PodGroups " +
            "have already named " + std::to_string(kMaxQueuesFromWorkloads) +
            " such queues (the limit): create the Queue, or use an existing one";
   }
+  *hold = PendingHold::kNone;
   return "";
 }
 

@@ -6,14 +6,30 @@
 #include <unordered_map>
 
 namespace gantry {
+namespace {
+
+// The PodScheduled=False reason for what holds a job (api_requests.h).
+const char* ConditionReasonOf(PendingHold hold) {
+  switch (hold) {
+    case PendingHold::kQueueLimit:
+      return kQueueLimitReason;
+    case PendingHold::kGang:
+      return kPodGroupNotReadyReason;
+    case PendingHold::kNone:
+      break;
+  }
+  return kUnschedulableReason;
+}
+
+}  // namespace
 
 void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCondition>* conditions,
                                  std::vector<GroupStatus>* groups,
                                  std::vector<ObjectEvent>* events) {
   const StatusWrites out{conditions, groups, events};
-  std::unordered_map<JobId, const std::string*> reasons;
+  std::unordered_map<JobId, const PendingJob*> pending;
   for (const PendingJob& p : decisions.pending) {
-    reasons[p.job] = &p.reason;
+    pending[p.job] = &p;
     if (p.job < job_of_id_.size() && !job_of_id_[p.job].empty()) {
       status_.MarkChanged(job_of_id_[p.job]);
     }
@@ -25,11 +41,16 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
     if (found == jobs_.end()) continue;
     JobRecord& job = found->second;
     if (!job.ours) continue;
-    std::string reason = HoldReason(job);
+    PendingHold hold = PendingHold::kNone;
+    std::string reason = HoldReason(job, &hold);
     if (reason.empty() && job.id != kNone) {
-      auto r = reasons.find(job.id);
-      if (r != reasons.end()) reason = Bounded(*r->second, kMaxMessage) + refused_note;
+      auto p = pending.find(job.id);
+      if (p != pending.end()) {
+        reason = Bounded(p->second->reason, kMaxMessage) + refused_note;
+        hold = p->second->hold;
+      }
     }
+    const char* held_reason = ConditionReasonOf(hold);
     GroupStatus counts;
     for (const std::string& key : job.pods) {
       pod_records_visited_++;
@@ -46,12 +67,17 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
       // A gated pod says so, as kube-scheduler does. A pod that cannot be scheduled as
       // written says why, whatever its job's state.
       const bool gated = !info.scheduling_gates.empty();
+      const bool own_problem = !pod.problem.empty() || !pod.resolve_problem.empty();
       const std::string& message = gated                  ? std::string(kSchedulingGatedMessage)
                                    : !pod.problem.empty() ? pod.problem
                                    : !pod.resolve_problem.empty() ? pod.resolve_problem
                                                                   : reason;
       if (!waiting || message.empty()) continue;
-      status_.ReportPod(key, info, message, gated, out);
+      status_.ReportPod(key, info, message,
+                        gated         ? kSchedulingGatedReason
+                        : own_problem ? kUnschedulableReason
+                                      : held_reason,
+                        out);
     }
     const k8s::PodGroupInfo* group = GroupOf(job);
     if (!group) continue;

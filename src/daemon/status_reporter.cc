@@ -12,18 +12,16 @@ void StatusReporter::ForgetPod(const std::string& key) {
 }
 
 void StatusReporter::ReportPod(const std::string& key, const k8s::PodInfo& pod,
-                               const std::string& message, bool gated, const StatusWrites& out) {
-  if (message == pod.unschedulable_message) return;
+                               const std::string& message, const char* reason,
+                               const StatusWrites& out) {
+  if (message == pod.unschedulable_message && reason == pod.unschedulable_reason) return;
   auto [written, inserted] = pods_.try_emplace(key);
-  if (!inserted && written->second == message) return;
-  written->second = message;
+  if (!inserted && written->second.first == reason && written->second.second == message) return;
+  written->second = {reason, message};
   const k8s::ObjectMeta& meta = pod.meta;
-  if (gated) {
-    // A gated pod says so, as kube-scheduler does, and nothing else (no event).
-    out.conditions->push_back({meta.namespace_, meta.name, message, "SchedulingGated"});
-    return;
-  }
-  out.conditions->push_back({meta.namespace_, meta.name, message});
+  out.conditions->push_back({meta.namespace_, meta.name, message, reason});
+  // A gated pod says so, as kube-scheduler does, and nothing else (no event).
+  if (std::string_view(reason) == kSchedulingGatedReason) return;
   out.events->push_back(
       {"v1", "Pod", meta.namespace_, meta.name, meta.uid, "Warning", "FailedScheduling", message});
 }

@@ -35,10 +35,11 @@ class StatusReporter {
   void ForgetJob(const std::string& job_key);
   void ForgetPod(const std::string& key);
 
-  // A pod of ours waiting to be placed, and why (`message`, not empty): a condition and an
-  // event when the message is new (neither what we last wrote nor what the pod says).
+  // A pod of ours waiting to be placed, and why (`message`, not empty; `reason`: the
+  // condition's, one of api_requests.h's): a condition and an event (none for a gated pod)
+  // when the two are new (neither what we last wrote nor what the pod says).
   void ReportPod(const std::string& key, const k8s::PodInfo& pod, const std::string& message,
-                 bool gated, const StatusWrites& out);
+                 const char* reason, const StatusWrites& out);
   // The status of a job's PodGroup `group`: `status` names the group and has its pods'
   // counts; its phase and condition follow from them and the job's reason to wait ("" when
   // it has none). Written, with an Unschedulable event on a new reason, when it changed.
@@ -61,9 +62,10 @@ class StatusReporter {
     std::string message;
     int32_t running = -1;
   };
-  std::set<std::string> changed_;                      // job keys, of live jobs only
-  std::unordered_map<std::string, std::string> pods_;  // pod key -> message last written
-  std::unordered_map<std::string, Written> groups_;    // job key -> status last written
+  std::set<std::string> changed_;  // job keys, of live jobs only
+  // pod key -> the condition's reason and message last written
+  std::unordered_map<std::string, std::pair<std::string, std::string>> pods_;
+  std::unordered_map<std::string, Written> groups_;  // job key -> status last written
 };
 
 }  // namespace gantry

@@ -73,10 +73,21 @@ struct PipelineDecision {
   std::vector<int32_t> gpus;
 };
 
+// What holds a pending job when it is not a lack of room: more nodes would not place it.
+// Autoscalers (Cluster Autoscaler, Karpenter) read a pod's PodScheduled=False condition
+// with reason Unschedulable as "a node would help", so the daemon writes another reason
+// for these.
+enum class PendingHold : uint8_t {
+  kNone,        // it waits for room (or an action that would make it)
+  kQueueLimit,  // its queue's capability, or its queue is unusable (a tree problem)
+  kGang,        // its gang cannot start as it is (fewer tasks than its minimum)
+};
+
 struct PendingJob {
   JobId job = kNone;
   int32_t pending_tasks = 0;  // tasks of the job still unplaced after the session
   std::string reason;
+  PendingHold hold = PendingHold::kNone;
 };
 
 // Nodes held for a starving job (the reserve action): no other job's task was placed on them.

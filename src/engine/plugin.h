@@ -84,6 +84,8 @@ class JobAdmission {
   virtual ~JobAdmission() = default;
   // False with *reason when the job must wait. A job admitted by every plugin is inqueue.
   virtual bool Admit(Session& s, JobId job, std::string* reason) = 0;
+  // What holds a job this plugin does not admit: never a lack of room (see PendingHold).
+  virtual PendingHold RefusalHold() const = 0;
 };
 
 // May this task run on this node?

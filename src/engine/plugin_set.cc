@@ -99,9 +99,12 @@ int PluginSet::CompareTasks(const Session& s, TaskId a, TaskId b) const {
   return a < b ? -1 : (a > b ? 1 : 0);
 }
 
-bool PluginSet::Admit(Session& s, JobId job, std::string* reason) const {
+bool PluginSet::Admit(Session& s, JobId job, std::string* reason, PendingHold* hold) const {
   for (JobAdmission* admission : admissions_) {
-    if (!admission->Admit(s, job, reason)) return false;
+    if (!admission->Admit(s, job, reason)) {
+      *hold = admission->RefusalHold();
+      return false;
+    }
   }
   return true;
 }

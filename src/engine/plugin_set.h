@@ -28,7 +28,8 @@ class PluginSet {
   int CompareQueues(const Session& s, QueueId a, QueueId b) const;
   int CompareJobs(const Session& s, JobId a, JobId b) const;
   int CompareTasks(const Session& s, TaskId a, TaskId b) const;
-  bool Admit(Session& s, JobId job, std::string* reason) const;
+  // False with *reason and *hold (the refusing plugin's RefusalHold) when one refuses.
+  bool Admit(Session& s, JobId job, std::string* reason, PendingHold* hold) const;
   bool JobReady(const Session& s, JobId job) const;
   bool JobPipelined(const Session& s, JobId job) const;
   bool QueueOverused(const Session& s, QueueId queue, std::string* reason) const;

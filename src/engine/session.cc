@@ -34,6 +34,7 @@ Decisions Session::Run() {
     pending.pending_tasks = static_cast<int32_t>(w.unplaced.size());
     pending.reason =
         w.reason.empty() ? "not considered: no action of this session placed it" : w.reason;
+    pending.hold = w.hold;
     out.pending.push_back(std::move(pending));
   }
   // Few notes (one per starving queue head), pending jobs in id order: a search each.
@@ -95,8 +96,10 @@ void Session::ApplyChange(StatementKey, Change change, TaskId task, const Placem
 }
 
 bool Session::AdmitJob(JobId job, std::string* reason) {
-  if (!plugins_.Admit(*this, job, reason)) {
+  PendingHold hold = PendingHold::kNone;
+  if (!plugins_.Admit(*this, job, reason, &hold)) {
     SetJobReason(job, "not admitted: " + *reason);
+    SetJobHold(job, hold);
     return false;
   }
   state_.AdmitJob(job);

@@ -158,6 +158,8 @@ class Session {
   // Asks the admission plugins; an admitted job is inqueue, a refused one keeps `reason`.
   bool AdmitJob(JobId job, std::string* reason);
   void SetJobReason(JobId job, std::string reason) { state_.SetJobReason(job, std::move(reason)); }
+  // What holds it, when not a lack of room (PendingHold); kept until set again.
+  void SetJobHold(JobId job, PendingHold hold) { state_.SetJobHold(job, hold); }
   void MarkAttempted(JobId job) { state_.MarkJobAttempted(job); }
   // Allocate passed the job over because its queue had its deserved share.
   void MarkSkippedOverused(JobId job, const std::string& reason) {

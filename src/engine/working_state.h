@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/decisions.h"
 #include "engine/gpu_placement.h"
 #include "engine/id_slots.h"
 #include "engine/node_index.h"
@@ -62,7 +63,8 @@ struct JobWork {
   uint64_t changes = 0;
   // Pending tasks that no committed statement has placed, in task order.
   std::vector<TaskId> unplaced;
-  std::string reason;  // why it is (still) pending
+  std::string reason;                     // why it is (still) pending
+  PendingHold hold = PendingHold::kNone;  // what holds it, when not a lack of room
 };
 
 struct QueueWork {
@@ -200,6 +202,7 @@ class WorkingState {
   // ---- The session's notes on a job (never its amounts: those change by the changes
   // below). Each makes the job's entry when it has none.
   void SetJobReason(JobId job, std::string reason) { EnterJob(job).reason = std::move(reason); }
+  void SetJobHold(JobId job, PendingHold hold) { EnterJob(job).hold = hold; }
   void AdmitJob(JobId job) { EnterJob(job).inqueue = true; }
   void MarkJobAttempted(JobId job) { EnterJob(job).attempted = true; }
   // Allocate passed the job over because its queue had its deserved share.

@@ -95,6 +95,7 @@ struct PodInfo {
   UnreadableRequests unreadable;
   // The PodScheduled=False condition's message as last written, to avoid rewriting it.
   std::string unschedulable_message;
+  std::string unschedulable_reason;  // and its reason
 
   // ---- Defragmentation: gantry.dev/movable is "true" (a value other than "true" or
   // "false" keeps the pod from being scheduled, and says so).

@@ -309,6 +309,7 @@ Result<PodInfo> DecodePod(const json& object, std::string* problem_text) {
     if (String(conditions[i], "type") == "PodScheduled" &&
         String(conditions[i], "status") == "False") {
       pod.unschedulable_message = String(conditions[i], "message");
+      pod.unschedulable_reason = String(conditions[i], "reason");
     }
   }
   *problem_text = problem.ok() ? "" : problem.message();

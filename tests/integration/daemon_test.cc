@@ -154,8 +154,12 @@ TEST(Daemon, GangBindsNothingUntilAllFitThenEverything) {
   EXPECT_EQ(BoundIn(test), 0);
   ASSERT_TRUE(TestEnv::WaitFor(
       [&] {
+        // Short of room: Unschedulable, so that an autoscaler adds a node.
         for (const json& p : PodsIn(test)) {
-          if (PodScheduledMessage(p).find("minMember") == std::string::npos) return false;
+          if (PodScheduledMessage(p).find("minMember") == std::string::npos ||
+              PodScheduledField(p, "reason") != "Unschedulable") {
+            return false;
+          }
         }
         return true;
       },
@@ -298,13 +302,15 @@ TEST(Daemon, QueueCapabilityIsNeverExceeded) {
                    {{"gantry.dev/queue", "capped-queue"}}));
   }
   ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 2; }, seconds(20))) << daemon.Log();
-  // The other two wait, saying why; none is bound later.
+  // The other two wait, saying why; none is bound later. Their reason is not
+  // Unschedulable, which autoscalers read as "a node would help": none would.
   ASSERT_TRUE(TestEnv::WaitFor(
       [&] {
         int explained = 0;
         for (const json& p : PodsIn(test)) {
           if (!p["spec"].contains("nodeName") &&
-              PodScheduledMessage(p).find("capped-queue") != std::string::npos) {
+              PodScheduledMessage(p).find("capped-queue") != std::string::npos &&
+              PodScheduledField(p, "reason") == "QueueLimit") {
             explained++;
           }
         }

@@ -131,13 +131,17 @@ Result<std::vector<nlohmann::json>> YamlFileToJson(const std::string& path);
 // "/api/v1/namespaces/ml/pods"; an error for kinds the tests do not know.
 Result<std::string> CollectionPath(const nlohmann::json& object);
 
-// The message of a pod's PodScheduled=False condition, "" when it has none.
-inline std::string PodScheduledMessage(const nlohmann::json& pod) {
+// The `field` ("message", "reason") of a pod's PodScheduled=False condition, "" when it has
+// none.
+inline std::string PodScheduledField(const nlohmann::json& pod, const char* field) {
   if (!pod.contains("status") || !pod["status"].contains("conditions")) return "";
   for (const nlohmann::json& c : pod["status"]["conditions"]) {
-    if (c["type"] == "PodScheduled" && c["status"] == "False") return c.value("message", "");
+    if (c["type"] == "PodScheduled" && c["status"] == "False") return c.value(field, "");
   }
   return "";
+}
+inline std::string PodScheduledMessage(const nlohmann::json& pod) {
+  return PodScheduledField(pod, "message");
 }
 
 }  // namespace gantry::testing

@@ -197,6 +197,39 @@ TEST(ClusterCache, NamespaceLabelsFollowTheirNamespace) {
   EXPECT_TRUE(c.state().namespace_labels("never-seen").empty());
 }
 
+// A pending pod's PodScheduled=False reason says whether a node would help (Unschedulable,
+// what Cluster Autoscaler and Karpenter act on) or its queue holds it (QueueLimit).
+TEST(ClusterCache, OnlyAPodThatANodeWouldHelpIsWrittenUnschedulable) {
+  ClusterCache c("gantry");
+  c.OnPod(EventType::kAdded, PodObject("no-room", 1));
+  c.OnPod(EventType::kAdded, PodObject("at-capability", 1));
+  auto pending_of = [&](const std::string& pod, PendingHold hold) {
+    const Task* t = TaskNamed(c.state(), "ml/" + pod);
+    EXPECT_NE(t, nullptr) << pod;
+    return PendingJob{t == nullptr ? kNone : t->job, 1, "why " + pod, hold};
+  };
+  Decisions d;
+  d.pending = {pending_of("no-room", PendingHold::kNone),
+               pending_of("at-capability", PendingHold::kQueueLimit)};
+  std::sort(d.pending.begin(), d.pending.end(),
+            [](const PendingJob& a, const PendingJob& b) { return a.job < b.job; });
+  std::vector<PodCondition> conditions;
+  std::vector<GroupStatus> groups;
+  std::vector<ObjectEvent> events;
+  c.CollectStatus(d, &conditions, &groups, &events);
+  std::map<std::string, std::string> reason_of;
+  for (const PodCondition& condition : conditions) reason_of[condition.name] = condition.reason;
+  EXPECT_EQ(reason_of["no-room"], kUnschedulableReason);
+  EXPECT_EQ(reason_of["at-capability"], kQueueLimitReason);
+  // The same message with another reason is written again (the pod's hold changed).
+  d.pending = {pending_of("no-room", PendingHold::kQueueLimit)};
+  conditions.clear();
+  c.CollectStatus(d, &conditions, &groups, &events);
+  ASSERT_EQ(conditions.size(), 1u);
+  EXPECT_EQ(conditions[0].name, "no-room");
+  EXPECT_EQ(conditions[0].reason, kQueueLimitReason);
+}
+
 TEST(ClusterCache, GangWaitsForItsPodGroupThenTakesItsSize) {
   ClusterCache c("gantry");
   for (int i = 0; i < 3; ++i)
@@ -209,6 +242,8 @@ TEST(ClusterCache, GangWaitsForItsPodGroupThenTakesItsSize) {
   ASSERT_EQ(conditions.size(), 3u);
   EXPECT_NE(conditions[0].message.find("waiting for PodGroup ml/train"), std::string::npos)
       << conditions[0].message;
+  // Not Unschedulable: autoscalers read that as "a node would help", and none would.
+  EXPECT_EQ(conditions[0].reason, kPodGroupNotReadyReason);
   // The same message is not written twice.
   conditions.clear();
   c.CollectStatus(Decisions{}, &conditions, &groups, &events);

@@ -14,6 +14,7 @@ struct TaskRun {
   int32_t placed = 0;
   TaskId failed = kNone;
   std::string why_not;
+  bool queue_refused = false;  // the failed task found room, but its queue would not take it
 };
 
 // Places one task on the nodes of `scope` into `statement`, if it fits there and its queue
@@ -21,7 +22,7 @@ struct TaskRun {
 // to the first group, from *group on, that has room for it, else anywhere in `scope`.
 bool PlaceTask(Session& session, Statement& statement, TaskId task, const SearchScope& scope,
                const std::vector<const std::vector<NodeId>*>* groups, size_t* group,
-               std::string* why_not) {
+               std::string* why_not, bool* queue_refused) {
   Placement placement;
   bool found = false;
   for (; groups != nullptr && *group < groups->size() && !found; ++*group) {
@@ -30,7 +31,10 @@ bool PlaceTask(Session& session, Statement& statement, TaskId task, const Search
     if (found) break;
   }
   if (!found && !session.FindPlacement(task, scope, &placement, why_not)) return false;
-  if (!session.QueueTakes(task, placement, why_not)) return false;
+  if (!session.QueueTakes(task, placement, why_not)) {
+    *queue_refused = true;
+    return false;
+  }
   Status allocated = statement.Allocate(task, std::move(placement));
   if (!allocated.ok()) {  // the search found it room, so this is a bug: say so, place nothing
     *why_not = "internal error: " + allocated.message();
@@ -83,8 +87,9 @@ class GroupTreePlacement {
       size_t node_group = 0;
       for (TaskId t : unplaced_[g]) {
         std::string why_not;
-        if (!PlaceTask(s_, st_, t, scope_, nullptr, &node_group, &why_not)) {
-          if (run_.failed == kNone) run_ = TaskRun{0, t, std::move(why_not)};
+        bool queue_refused = false;
+        if (!PlaceTask(s_, st_, t, scope_, nullptr, &node_group, &why_not, &queue_refused)) {
+          if (run_.failed == kNone) run_ = TaskRun{0, t, std::move(why_not), queue_refused};
           break;
         }
         ++counts_[g];
@@ -136,7 +141,8 @@ TaskRun PlaceTasks(Session& session, Statement& statement, JobId job_id, JobStep
   size_t group = 0;
   // Placing tasks does not change `unplaced` until the statement commits.
   for (TaskId task : session.job(job_id).unplaced) {
-    if (!PlaceTask(session, statement, task, scope, groups, &group, &run.why_not)) {
+    if (!PlaceTask(session, statement, task, scope, groups, &group, &run.why_not,
+                   &run.queue_refused)) {
       run.failed = task;
       break;
     }
@@ -328,6 +334,8 @@ JobStepResult AllocateJob(Session& session, JobId job_id, JobStep step, int32_t 
                             : job.tasks.size() == 1
                                 ? run.why_not
                                 : "task " + cluster.task(run.failed).name + ": " + run.why_not;
+  // Where its queue refused a task that found room, more nodes would not help it.
+  session.SetJobHold(job_id, run.queue_refused ? PendingHold::kQueueLimit : PendingHold::kNone);
   if (session.JobReady(job_id)) {
     statement.Commit();
     const int32_t total = placed_before + placed;
@@ -342,11 +350,9 @@ JobStepResult AllocateJob(Session& session, JobId job_id, JobStep step, int32_t 
   }
   statement.Discard();
   if (!job.groups.empty()) {
-    session.SetJobReason(job_id,
-                         "gang: its groups could not all reach their minimums (at "
-                         "least " +
-                             std::to_string(job.min_member) + " tasks), so none were placed; " +
-                             task_reason);
+    const std::string at_least = std::to_string(job.min_member);
+    session.SetJobReason(job_id, "gang: its groups could not all reach their minimums (at least " +
+                                     at_least + " tasks), so none were placed; " + task_reason);
   } else if (job.min_member > 1) {
     int32_t short_by = job.min_member - ready;
     session.SetJobReason(job_id, "gang: " + std::to_string(ready) + " of minMember " +

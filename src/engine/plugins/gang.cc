@@ -42,6 +42,8 @@ class GangPlugin : public SessionCopyable<GangPlugin>,
   }
 
   // A job with a group tree is ready when its root is, and no group is left part placed.
+  PendingHold RefusalHold() const override { return PendingHold::kGang; }
+
   bool JobReady(const Session& s, JobId job) const override {
     const Job& j = s.cluster().job(job);
     return s.job(job).ready >= j.min_member &&

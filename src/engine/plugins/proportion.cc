@@ -101,6 +101,7 @@ class ProportionPlugin : public SessionCopyable<ProportionPlugin>,
   // the best child at each level. A queue out of the tree compares as a top-level one.
   int CompareQueues(const Session& s, QueueId a, QueueId b) const override;
   bool Admit(Session& s, JobId job_id, std::string* reason) override;
+  PendingHold RefusalHold() const override { return PendingHold::kQueueLimit; }
 
   bool Grants(EvictionCause cause) const override { return cause == EvictionCause::kReclaim; }
 
