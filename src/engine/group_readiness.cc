@@ -11,8 +11,9 @@ bool Counts(TaskStatus status, bool count_pipelined) {
          (count_pipelined && status == TaskStatus::kPipelined);
 }
 
-// Per group, the job's running (not releasing) and allocated tasks.
-std::vector<int32_t> RunningPerLeaf(const Session& s, const Job& j) {
+}  // namespace
+
+std::vector<int32_t> ReadyPerLeaf(const Session& s, const Job& j) {
   std::vector<int32_t> counts(j.groups.size(), 0);
   for (TaskId t : j.tasks) {
     const int32_t group = s.cluster().task(t).group;
@@ -22,8 +23,6 @@ std::vector<int32_t> RunningPerLeaf(const Session& s, const Job& j) {
   }
   return counts;
 }
-
-}  // namespace
 
 bool GroupsReady(const Session& s, JobId job, bool count_pipelined) {
   const ClusterState& c = s.cluster();
@@ -47,7 +46,7 @@ bool GroupsReady(const Session& s, JobId job, bool count_pipelined) {
 
 bool GroupsStayReadyWithout(const Session& s, JobId job, std::span<const TaskId> leaving) {
   const Job& j = s.cluster().job(job);
-  std::vector<int32_t> counts = RunningPerLeaf(s, j);
+  std::vector<int32_t> counts = ReadyPerLeaf(s, j);
   std::vector<bool> touched(j.groups.size(), false);
   for (TaskId t : leaving) {
     const int32_t group = s.cluster().task(t).group;
@@ -64,7 +63,7 @@ bool GroupsStayReadyWithout(const Session& s, JobId job, std::span<const TaskId>
 std::vector<TaskId> GroupsMayGive(const Session& s, JobId job, std::span<const TaskId> candidates) {
   const ClusterState& c = s.cluster();
   const Job& j = c.job(job);
-  std::vector<int32_t> counts = RunningPerLeaf(s, j);
+  std::vector<int32_t> counts = ReadyPerLeaf(s, j);
   std::vector<std::vector<TaskId>> by_leaf(j.groups.size());
   std::vector<size_t> leaf_order;  // leaves in the order of their first candidate
   for (TaskId t : candidates) {
@@ -91,9 +90,10 @@ std::vector<TaskId> GroupsMayGive(const Session& s, JobId job, std::span<const T
     counts[g] -= spare;
   }
   // In the candidates' order.
+  std::sort(given.begin(), given.end());
   std::vector<TaskId> out;
   for (TaskId t : candidates) {
-    if (std::find(given.begin(), given.end(), t) != given.end()) out.push_back(t);
+    if (std::binary_search(given.begin(), given.end(), t)) out.push_back(t);
   }
   return out;
 }

@@ -10,6 +10,10 @@
 
 namespace gantry {
 
+// Per group of the job's tree, its running (not releasing) and allocated tasks (inner
+// groups: 0). REQUIRES: the job has groups.
+std::vector<int32_t> ReadyPerLeaf(const Session& s, const Job& j);
+
 // The job's root is ready counting its running (not releasing) and allocated tasks, and
 // its pipelined ones too with `count_pipelined`; and no leaf has tasks placed in this
 // session while below its minimum (each leaf is all or nothing, as its own PodGroup).

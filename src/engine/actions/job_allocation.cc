@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "engine/group_readiness.h"
 #include "engine/statement.h"
 
 namespace gantry {
@@ -55,16 +56,9 @@ class GroupTreePlacement {
         job_(s.cluster().job(job)),
         scope_(scope),
         start_(st.size()),
-        counts_(job_.groups.size(), 0),
+        counts_(ReadyPerLeaf(s, job_)),
         unplaced_(job_.groups.size()) {
     const ClusterState& c = s.cluster();
-    for (TaskId t : job_.tasks) {
-      const int32_t g = c.task(t).group;
-      const TaskStatus status = s.task_status(t);
-      if (g >= 0 && (status == TaskStatus::kRunning || status == TaskStatus::kAllocated)) {
-        ++counts_[static_cast<size_t>(g)];
-      }
-    }
     for (TaskId t : s.job(job).unplaced) {
       if (c.task(t).group >= 0) unplaced_[static_cast<size_t>(c.task(t).group)].push_back(t);
     }

@@ -133,9 +133,12 @@ std::vector<TaskId> EvictionUnit(const Session& s, EvictionCause cause, TaskId p
   if (!c.job(job).disrupt_whole && s.ready_tasks(job) - 1 >= c.job(job).min_member &&
       (!tree || GroupsStayReadyWithout(s, job, alone))) {
     unit.push_back(victim);
-  } else if (tree && !c.job(job).disrupt_whole && c.task(victim).group >= 0 &&
-             GroupsStayReadyWithout(s, job, RunningInLeafOf(s, victim))) {
-    unit = RunningInLeafOf(s, victim);  // its child group, which may go on its own
+  } else if (std::vector<TaskId> leaf =
+                 tree && !c.job(job).disrupt_whole && c.task(victim).group >= 0
+                     ? RunningInLeafOf(s, victim)
+                     : std::vector<TaskId>{};
+             !leaf.empty() && GroupsStayReadyWithout(s, job, leaf)) {
+    unit = std::move(leaf);  // its child group, which may go on its own
   } else {
     for (TaskId t : c.job(job).tasks) {
       if (s.task_status(t) == TaskStatus::kRunning) unit.push_back(t);
