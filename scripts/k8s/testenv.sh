@@ -213,7 +213,8 @@ start_etcd() {
 # Kubernetes' own gang API (scheduling.k8s.io/v1beta1 Workload and PodGroup, Kubernetes
 # 1.37, off by default): served by the API server, read by kube-scheduler's GangScheduling
 # and TopologyAware plugins, and written by the Job controller for Jobs with spec.scheduling.
-WORKLOAD_GATES=GenericWorkload=true,TopologyAwareWorkloadScheduling=true,WorkloadWithJob=true
+# CompositePodGroup (alpha, scheduling.k8s.io/v1alpha3) groups PodGroups into a tree.
+WORKLOAD_GATES=GenericWorkload=true,TopologyAwareWorkloadScheduling=true,WorkloadWithJob=true,CompositePodGroup=true
 
 write_apiserver_args() {
   local extra=()
@@ -234,7 +235,7 @@ write_apiserver_args() {
     "--authorization-mode=RBAC" \
     "--disable-admission-plugins=ServiceAccount,TaintNodesByCondition" \
     "--shutdown-send-retry-after=true" \
-    "--runtime-config=scheduling.k8s.io/v1beta1=true" \
+    "--runtime-config=scheduling.k8s.io/v1beta1=true,scheduling.k8s.io/v1alpha3=true" \
     "--feature-gates=$WORKLOAD_GATES" \
     "${extra[@]}" >"$D/kube-apiserver.args"
 }

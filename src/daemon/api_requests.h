@@ -27,7 +27,15 @@ inline std::string Bounded(std::string text, size_t limit) {
 inline const char* GroupApiVersion(k8s::GroupApi api) {
   return api == k8s::GroupApi::kCoscheduling ? "scheduling.x-k8s.io/v1alpha1"
          : api == k8s::GroupApi::kNative     ? "scheduling.k8s.io/v1beta1"
+         : api == k8s::GroupApi::kComposite  ? "scheduling.k8s.io/v1alpha3"
                                              : "scheduling.volcano.sh/v1beta1";
+}
+// Its kind and REST resource.
+inline const char* GroupKind(k8s::GroupApi api) {
+  return api == k8s::GroupApi::kComposite ? "CompositePodGroup" : "PodGroup";
+}
+inline const char* GroupResource(k8s::GroupApi api) {
+  return api == k8s::GroupApi::kComposite ? "compositepodgroups" : "podgroups";
 }
 
 // One of a pod's ResourceClaims to write before its bind, as kube-scheduler's
@@ -173,10 +181,14 @@ struct GroupStatus {
   // A native PodGroup's PodGroupInitiallyScheduled condition, as kube-scheduler writes it:
   // status True (reason Scheduled) or False (reason Unschedulable, or SchedulerError for
   // what it refuses to try); lastTransitionTime only when the status changes.
+  // A CompositePodGroup's CompositePodGroupInitiallyScheduled, likewise.
   bool scheduled = false;
   bool scheduler_error = false;
   bool transition = false;
   int64_t generation = 0;
+  // A CompositePodGroup: whether its tree is ready with the pods placed (the cache knows
+  // its tree; `placed` against the group's minimum says nothing of it).
+  bool tree_ready = false;
 };
 
 }  // namespace gantry

@@ -20,8 +20,8 @@ std::string PodPath(const std::string& namespace_, const std::string& name) {
 }
 
 std::string GroupPath(k8s::GroupApi api, const std::string& namespace_, const std::string& name) {
-  return std::string("/apis/") + GroupApiVersion(api) + "/namespaces/" + namespace_ +
-         "/podgroups/" + name;
+  return std::string("/apis/") + GroupApiVersion(api) + "/namespaces/" + namespace_ + "/" +
+         GroupResource(api) + "/" + name;
 }
 
 }  // namespace
@@ -326,7 +326,9 @@ void ApiWriter::WriteCondition(PodCondition c) {
 }
 
 void ApiWriter::WriteGroupStatus(GroupStatus s) {
-  if (s.api == k8s::GroupApi::kNative) return WriteNativeGroupCondition(std::move(s));
+  if (s.api == k8s::GroupApi::kNative || s.api == k8s::GroupApi::kComposite) {
+    return WriteNativeGroupCondition(std::move(s));
+  }
   status_.Submit([this, s = std::move(s)] {
     json status = {{"phase", s.phase},
                    {"running", s.running},
@@ -356,13 +358,15 @@ void ApiWriter::WriteGroupStatus(GroupStatus s) {
 
 void ApiWriter::WriteNativeGroupCondition(GroupStatus s) {
   status_.Submit([this, s = std::move(s)] {
-    json condition = {{"type", k8s::kInitiallyScheduledCondition},
-                      {"status", s.scheduled ? "True" : "False"},
-                      {"reason", s.scheduled         ? "Scheduled"
-                                 : s.scheduler_error ? "SchedulerError"
-                                                     : "Unschedulable"},
-                      {"message", s.unschedulable_message},
-                      {"observedGeneration", s.generation}};
+    json condition = {
+        {"type", s.api == k8s::GroupApi::kComposite ? k8s::kCompositeInitiallyScheduledCondition
+                                                    : k8s::kInitiallyScheduledCondition},
+        {"status", s.scheduled ? "True" : "False"},
+        {"reason", s.scheduled         ? "Scheduled"
+                   : s.scheduler_error ? "SchedulerError"
+                                       : "Unschedulable"},
+        {"message", s.unschedulable_message},
+        {"observedGeneration", s.generation}};
     // A strategic merge keeps the other conditions, and the transition time unless set.
     if (s.transition) condition["lastTransitionTime"] = NowRfc3339();
     json patch = {{"status", {{"conditions", json::array({condition})}}}};

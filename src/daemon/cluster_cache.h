@@ -217,24 +217,20 @@ class ClusterCache {
   std::vector<NominatedNode> Nominations(const Decisions& decisions);
 
   // ---- What to tell users (cluster_cache_status.cc).
-  // After a session: PodScheduled conditions for pending pods whose message changed, and
-  // PodGroup statuses that changed. Reasons come from the session's pending jobs, or from
-  // why a job is held.
+  // After a session: PodScheduled conditions of pending pods and PodGroup statuses that
+  // changed, with the reasons of the session's pending jobs, or why a job is held.
   void CollectStatus(const Decisions& decisions, std::vector<PodCondition>* conditions,
                      std::vector<GroupStatus>* groups, std::vector<ObjectEvent>* events);
-  // Events about objects that could not be read (a malformed PodGroup, a pod asking for
-  // something impossible), collected since the last call.
+  // Events about objects that could not be read, collected since the last call.
   std::vector<ObjectEvent> TakeProblems() { return std::exchange(problems_, {}); }
 
   // ---- Counts, for metrics and tests.
   int64_t pending_pods() const { return CountPendingPods(state_); }  // ours, not yet placed
   int64_t assumed_pods() const { return assumed_; }
-  // Our waiting pods by the kind of what keeps them waiting: what the cache knows first,
-  // else their job's in the last session (`job_kinds`, by job id). Walks every pod.
+  // Our waiting pods by kind: the cache's first, else their job's (`job_kinds`, by id).
   std::map<PendingKind, int64_t> PendingPodsByKind(
       const std::unordered_map<JobId, PendingKind>& job_kinds) const;
-  // Pod records visited by walks over a job's, a claim's or a namespace's pods, since the
-  // start: a measure of work that tests hold to linear bounds.
+  // Pod records visited by walks over pods since the start (tests hold it to linear bounds).
   int64_t pod_records_visited() const;
   using Sizes = ClusterCacheSizes;
   Sizes sizes() const;
@@ -274,8 +270,7 @@ class ClusterCache {
   // What a pod adds to its job's counts, and takes away.
   static void Count(JobRecord& job, PodRecord& pod);
   static void Uncount(JobRecord& job, const PodRecord& pod);
-  // Why a job's pending pods are not scheduled; empty when they are.
-  // `*hold` (when given) says what holds it: its PodGroup, or its queue.
+  // Why a job's pending pods are not scheduled ("" when they are); *hold: what holds it.
   std::string HoldReason(const JobRecord& job, PendingHold* hold = nullptr) const;
   // Syncs the job's pods again when whether it is held changed (a pod or group changed).
   void ReconsiderHold(const std::string& job_key);
@@ -290,6 +285,11 @@ class ClusterCache {
   // Puts a ClusterState job in line at `created` (see cache::JobLine).
   void FileJob(JobId id, int64_t created) { job_line_.File(id, job_of_id_[id], created, state_); }
   void RemoveStateJob(JobId id);
+  // ---- CompositePodGroups (cluster_cache_composite.cc): a job's tree, built again if its
+  // groups changed; its tasks put in leaves; pods of a namespace's trees synced again.
+  bool BuildTree(JobRecord& job);
+  void SetTaskGroups(const JobRecord& job);
+  void ResyncTrees(const std::string& namespace_);
   // Its gang's topology request: its native PodGroup's topology constraint, its Volcano
   // PodGroup's networkTopology, else its pods' Kueue annotations (cluster_cache_topology.cc).
   TopologyRequest TopologyOf(const JobRecord& job) const;

@@ -21,6 +21,11 @@ std::string ClusterCache::JobKeyOf(const PodRecord& pod) const {
   const k8s::PodInfo& p = pod.info;
   if (!Ours(p)) return "other|" + p.meta.Key();
   if (p.group.empty()) return "pod|" + p.meta.Key();
+  if (std::string root =
+          p.group_api == k8s::GroupApi::kNative ? groups_.RootOf(p.meta.namespace_, p.group) : "";
+      !root.empty()) {
+    return GroupKey(k8s::GroupApi::kComposite, p.meta.namespace_, root);
+  }
   return GroupKey(p.group_api, p.meta.namespace_, p.group);
 }
 
@@ -72,6 +77,11 @@ cache::JobRecord& ClusterCache::JobFor(PodRecord& pod) {
     job.api = pod.info.group_api;
     job.namespace_ = pod.info.meta.namespace_;
     job.group = pod.info.group;
+    if (const std::string prefix = GroupKey(k8s::GroupApi::kComposite, job.namespace_, "");
+        key.starts_with(prefix)) {  // the job of its PodGroup's root CompositePodGroup
+      job.api = k8s::GroupApi::kComposite;
+      job.group = key.substr(prefix.size());
+    }
     job.ours = Ours(pod.info);
   }
   if (pod.job_key == key) {
@@ -81,6 +91,7 @@ cache::JobRecord& ClusterCache::JobFor(PodRecord& pod) {
     job.pods.insert(pod.info.meta.Key());
   }
   Count(job, pod);
+  BuildTree(job);  // a CompositePodGroup's: its groups may have changed since
   if (job.id != kNone) FileJob(job.id, CreatedOf(job));  // the pod may be its earliest
   status_.MarkChanged(key);
   return job;
@@ -116,10 +127,19 @@ std::string ClusterCache::HoldReason(const JobRecord& job, PendingHold* hold) co
   *hold = PendingHold::kGang;
   if (!job.group.empty()) {
     std::string gk = GroupKey(job.api, job.namespace_, job.group);
-    std::string name =
-        "PodGroup " + job.namespace_ + "/" + job.group + " (" + GroupApiVersion(job.api) + ")";
+    std::string name = std::string(GroupKind(job.api)) + " " + job.namespace_ + "/" + job.group +
+                       " (" + GroupApiVersion(job.api) + ")";
     if (const std::string* bad = groups_.WhyInvalid(gk)) return name + " is invalid: " + *bad;
-    if (!groups_.Find(gk)) return "waiting for " + name + " to exist";
+    const k8s::PodGroupInfo* group = groups_.Find(gk);
+    if (!group) return "waiting for " + name + " to exist";
+    // A PodGroup with a parent whose chain to the root is not there yet.
+    if (job.api == k8s::GroupApi::kNative && !group->parent.empty()) {
+      std::string missing;
+      if (groups_.RootOf(job.namespace_, job.group, &missing).empty() && !missing.empty()) {
+        return "waiting for " + missing;
+      }
+    }
+    if (!job.tree_problem.empty()) return job.tree_problem;
     if (std::string conflict = groups_.Conflict(gk, job.priorities, scheduler_name_);
         !conflict.empty()) {
       return conflict;
@@ -139,8 +159,17 @@ void ClusterCache::RefreshJob(JobRecord& job) {
   if (job.id == kNone) return;
   const k8s::PodGroupInfo* group = GroupOf(job);
   int32_t min_member = group ? group->min_member : 1;
+  const bool composite = job.api == k8s::GroupApi::kComposite;
+  if (composite) {
+    BuildTree(job);
+    if (job.tree != state_.job(job.id).groups) {
+      (void)state_.SetJobGroups(job.id, job.tree);  // cannot fail: BuildTree validated it
+      SetTaskGroups(job);
+    }
+    min_member = job.tree.empty() ? 1 : MinimumTasks(job.tree);
+  }
   int32_t priority = job.priorities.empty() ? 0 : job.priorities.rbegin()->first;
-  if (group && group->api == k8s::GroupApi::kNative) {
+  if (group && (group->api == k8s::GroupApi::kNative || composite)) {
     priority = group->priority.value_or(0);  // resolved by the API server's admission
   } else if (group && !group->priority_class_name.empty()) {
     auto pc = priority_classes_.find(group->priority_class_name);
@@ -194,7 +223,10 @@ void ClusterCache::OnPodGroup(k8s::GroupApi api, k8s::EventType type, const json
   auto meta = k8s::ParseMeta(object);
   if (!meta.ok()) return;
   const std::string gk = GroupKey(api, meta->namespace_, meta->name);
+  const uint64_t trees_before = groups_.tree_version();
   if (auto problem = groups_.On(api, type, object, *meta)) Problem(std::move(*problem));
+  // A tree changed: pods may now belong to another job (their root's), and trees differ.
+  if (groups_.tree_version() != trees_before) ResyncTrees(meta->namespace_);
   auto job = jobs_.find(gk);
   if (job == jobs_.end()) return;
   status_.MarkChanged(gk);

@@ -246,6 +246,9 @@ void ClusterCache::SyncPodTask(const std::string& key) {
   SpecId spec_id = specs_.Acquire(spec, state_);
   TaskId task = state_.AddTask(job_id, spec_id, key).value();
   state_.SetTaskMovable(task, info.movable);
+  if (auto leaf = job.leaf_of.find(info.group); leaf != job.leaf_of.end()) {
+    (void)state_.SetTaskGroup(task, leaf->second);  // cannot fail: a leaf of the job's tree
+  }
   if (pod_of_task_.size() <= task) pod_of_task_.resize(task + 1);
   pod_of_task_[task] = key;
   pod.task = task;

@@ -54,6 +54,13 @@ struct JobRecord {
   JobId id = kNone;
   // Whether HoldReason said to hold it when its pods were last synced.
   bool held = false;
+  // A CompositePodGroup's job (api kComposite, group: the root; cluster_cache_composite.cc):
+  // its tree as built at PodGroups::tree_version() `tree_version`, each child PodGroup's
+  // leaf in it, and why the tree cannot be used yet ("" when it can).
+  uint64_t tree_version = UINT64_MAX;
+  std::vector<TaskGroup> tree;
+  std::map<std::string, int32_t> leaf_of;
+  std::string tree_problem;
 };
 
 }  // namespace gantry::cache

@@ -52,6 +52,7 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
     }
     const char* held_reason = ConditionReasonOf(hold);
     GroupStatus counts;
+    std::vector<int32_t> placed_per_leaf(job.tree.size(), 0);  // a CompositePodGroup's
     for (const std::string& key : job.pods) {
       pod_records_visited_++;
       auto it = pods_.find(key);
@@ -61,7 +62,12 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
       if (info.phase == "Succeeded") counts.succeeded++;
       if (info.phase == "Failed") counts.failed++;
       if (!info.node_name.empty() && !info.finished()) counts.running++;
-      if (!info.node_name.empty() || pod.assumed) counts.placed++;
+      if (!info.node_name.empty() || pod.assumed) {
+        counts.placed++;
+        if (auto leaf = job.leaf_of.find(info.group); leaf != job.leaf_of.end()) {
+          placed_per_leaf[static_cast<size_t>(leaf->second)]++;
+        }
+      }
       bool waiting =
           info.node_name.empty() && !pod.assumed && !info.meta.deleting && !info.finished();
       // A gated pod says so, as kube-scheduler does. A pod that cannot be scheduled as
@@ -82,6 +88,7 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
     const k8s::PodGroupInfo* group = GroupOf(job);
     if (!group) continue;
     counts.api = job.api;
+    counts.tree_ready = !job.tree.empty() && GroupTreeReady(job.tree, placed_per_leaf);
     counts.namespace_ = job.namespace_;
     counts.name = job.group;
     counts.scheduler_error = !groups_

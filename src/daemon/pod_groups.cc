@@ -1,6 +1,8 @@
 #include "daemon/pod_groups.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 namespace gantry {
 
@@ -8,6 +10,7 @@ std::string PodGroups::Key(k8s::GroupApi api, const std::string& namespace_,
                            const std::string& name) {
   const char* prefix = api == k8s::GroupApi::kCoscheduling ? "xk|"
                        : api == k8s::GroupApi::kNative     ? "k8s|"
+                       : api == k8s::GroupApi::kComposite  ? "cpg|"
                                                            : "vc|";
   return prefix + namespace_ + "/" + name;
 }
@@ -21,12 +24,17 @@ std::optional<ObjectEvent> PodGroups::On(k8s::GroupApi api, k8s::EventType type,
                                          const nlohmann::json& object,
                                          const k8s::ObjectMeta& meta) {
   const std::string key = Key(api, meta.namespace_, meta.name);
+  if (const k8s::PodGroupInfo* old = Find(key);
+      api == k8s::GroupApi::kComposite || (old != nullptr && !old->parent.empty())) {
+    ++tree_version_;
+  }
   if (type == k8s::EventType::kDeleted) {
     groups_.erase(key);
     invalid_.erase(key);
     return std::nullopt;
   }
   auto group = k8s::ParsePodGroup(object, api);
+  if (group.ok() && !group->parent.empty()) ++tree_version_;
   if (group.ok()) {
     groups_[key] = std::move(group).value();
     invalid_.erase(key);
@@ -38,13 +46,55 @@ std::optional<ObjectEvent> PodGroups::On(k8s::GroupApi api, k8s::EventType type,
   if (known == message) return std::nullopt;
   known = message;
   return ObjectEvent{
-      GroupApiVersion(api), "PodGroup", meta.namespace_, meta.name, meta.uid, "Warning",
+      GroupApiVersion(api), GroupKind(api), meta.namespace_, meta.name, meta.uid, "Warning",
       "InvalidPodGroup",    known};
 }
 
 const k8s::PodGroupInfo* PodGroups::Find(const std::string& key) const {
   auto it = groups_.find(key);
   return it == groups_.end() ? nullptr : &it->second;
+}
+
+std::vector<const k8s::PodGroupInfo*> PodGroups::ChildrenOf(const std::string& namespace_,
+                                                            const std::string& parent) const {
+  std::vector<const k8s::PodGroupInfo*> out;
+  for (const auto& [key, group] : groups_) {
+    if (group.parent == parent && group.meta.namespace_ == namespace_ &&
+        (group.api == k8s::GroupApi::kNative || group.api == k8s::GroupApi::kComposite)) {
+      out.push_back(&group);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const k8s::PodGroupInfo* a, const k8s::PodGroupInfo* b) {
+    return std::pair(a->api, a->meta.name) < std::pair(b->api, b->meta.name);
+  });
+  return out;
+}
+
+std::string PodGroups::RootOf(const std::string& ns, const std::string& pod_group,
+                              std::string* missing) const {
+  const k8s::PodGroupInfo* group = Find(Key(k8s::GroupApi::kNative, ns, pod_group));
+  if (group == nullptr || group->parent.empty()) return "";
+  std::string name = group->parent;
+  // Four levels at most, as kube-scheduler allows: a longer chain is a cycle or too deep.
+  for (int depth = 1; depth < kMaxGroupTreeDepth; ++depth) {
+    const std::string key = Key(k8s::GroupApi::kComposite, ns, name);
+    const k8s::PodGroupInfo* parent = Find(key);
+    if (parent == nullptr) {
+      if (missing != nullptr) {
+        const std::string* bad = WhyInvalid(key);
+        *missing = "CompositePodGroup " + ns + "/" + name + " (scheduling.k8s.io/v1alpha3) " +
+                   (bad ? "is invalid: " + *bad : std::string("does not exist yet"));
+      }
+      return "";
+    }
+    if (parent->parent.empty()) return name;
+    name = parent->parent;
+  }
+  if (missing != nullptr) {
+    *missing = "PodGroup " + ns + "/" + pod_group + ": its CompositePodGroups form a cycle " +
+               "or are deeper than " + std::to_string(kMaxGroupTreeDepth) + " levels";
+  }
+  return "";
 }
 
 const std::string* PodGroups::WhyInvalid(const std::string& key) const {

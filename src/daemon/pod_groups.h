@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "daemon/api_requests.h"
 #include "k8s/informer.h"
@@ -34,6 +35,20 @@ class PodGroups {
   const std::string* WhyInvalid(const std::string& key) const;
   size_t size() const { return groups_.size() + invalid_.size(); }
 
+  // ---- CompositePodGroups' trees.
+  // The groups read whose spec.parentCompositePodGroupName is `parent` in `namespace_`:
+  // native PodGroups and CompositePodGroups, by kind then name. A scan of every group:
+  // callers keep what they build from it until tree_version() changes.
+  std::vector<const k8s::PodGroupInfo*> ChildrenOf(const std::string& namespace_,
+                                                   const std::string& parent) const;
+  // Changes whenever a CompositePodGroup, or a native PodGroup with a parent (before or
+  // after), is read, changed or deleted.
+  uint64_t tree_version() const { return tree_version_; }
+  // The root CompositePodGroup of the native PodGroup `pod_group`: "" when it has no
+  // parent, or a link is missing (then *missing, when given, names it in HoldReason's words).
+  std::string RootOf(const std::string& ns, const std::string& pod_group,
+                     std::string* missing = nullptr) const;
+
   // The pod `pod_key` is now of another scheduler (`scheduler`) in the native group
   // `group_key`, or in none ("" when it is ours, finished or gone). Returns the group it
   // left, when it left one ("" else).
@@ -53,6 +68,7 @@ class PodGroups {
   // each such pod's group.
   std::unordered_map<std::string, std::map<std::string, std::string>> foreign_;
   std::unordered_map<std::string, std::string> foreign_group_of_;
+  uint64_t tree_version_ = 0;
 };
 
 }  // namespace gantry

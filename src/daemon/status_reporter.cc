@@ -29,7 +29,7 @@ void StatusReporter::ReportPod(const std::string& key, const k8s::PodInfo& pod,
 void StatusReporter::ReportGroup(const std::string& job_key, GroupStatus status,
                                  const k8s::PodGroupInfo& group, const std::string& reason,
                                  const StatusWrites& out) {
-  if (status.api == k8s::GroupApi::kNative) {
+  if (status.api == k8s::GroupApi::kNative || status.api == k8s::GroupApi::kComposite) {
     return ReportNativeGroup(job_key, std::move(status), group, reason, out);
   }
   const bool volcano = status.api != k8s::GroupApi::kCoscheduling;
@@ -65,7 +65,8 @@ void StatusReporter::ReportNativeGroup(const std::string& job_key, GroupStatus s
   if (group.initially_scheduled) return;  // terminal
   // As kube-scheduler says it once the group's cycle placed it: placed (assumed or bound,
   // however soon they finish), not running.
-  status.scheduled = status.placed >= group.min_member;
+  status.scheduled = status.api == k8s::GroupApi::kComposite ? status.tree_ready
+                                                             : status.placed >= group.min_member;
   if (!status.scheduled && reason.empty()) return;  // not tried yet: nothing to say
   status.phase = status.scheduled ? "True" : "False";
   status.unschedulable_message = status.scheduled ? "" : reason;
@@ -74,8 +75,8 @@ void StatusReporter::ReportNativeGroup(const std::string& job_key, GroupStatus s
   if (status.phase == written.phase && status.unschedulable_message == written.message) return;
   status.transition = status.phase != written.phase;
   if (!status.scheduled) {
-    out.events->push_back({GroupApiVersion(status.api), "PodGroup", status.namespace_, status.name,
-                           group.meta.uid, "Warning", "Unschedulable",
+    out.events->push_back({GroupApiVersion(status.api), GroupKind(status.api), status.namespace_,
+                           status.name, group.meta.uid, "Warning", "Unschedulable",
                            status.unschedulable_message});
   }
   written.phase = status.phase;

@@ -23,6 +23,8 @@ const std::vector<WatchSource>& WatchSources() {
       // Kubernetes' own, where the API server serves scheduling.k8s.io/v1beta1 (the
       // GenericWorkload gate); a 404 elsewhere, and the informer looks again later.
       {WatchKind::kNativeGroup, "/apis/scheduling.k8s.io/v1beta1/podgroups"},
+      // Its CompositePodGroups, where v1alpha3 is served (the CompositePodGroup gate).
+      {WatchKind::kCompositeGroup, "/apis/scheduling.k8s.io/v1alpha3/compositepodgroups"},
       {WatchKind::kStorageClass, "/apis/storage.k8s.io/v1/storageclasses"},
       {WatchKind::kPersistentVolume, "/api/v1/persistentvolumes"},
       {WatchKind::kClaim, "/api/v1/persistentvolumeclaims"},
@@ -66,6 +68,9 @@ void ApplyWatchObject(ClusterCache& cache, WatchKind kind, k8s::EventType type,
       break;
     case WatchKind::kNativeGroup:
       cache.OnPodGroup(k8s::GroupApi::kNative, type, object);
+      break;
+    case WatchKind::kCompositeGroup:
+      cache.OnPodGroup(k8s::GroupApi::kComposite, type, object);
       break;
     case WatchKind::kQueue:
       cache.OnQueue(type, object);

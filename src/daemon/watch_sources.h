@@ -18,6 +18,7 @@ enum class WatchKind {
   kVolcanoGroup,
   kCoschedulingGroup,
   kNativeGroup,
+  kCompositeGroup,
   kQueue,
   kPriorityClass,
   kNamespace,

@@ -83,15 +83,64 @@ Status ReadTopology(const json& spec, const std::string& where, PodGroupInfo* gr
   return Status::Ok();
 }
 
-// status.conditions: whether PodGroupInitiallyScheduled is True (terminal once it is).
-bool InitiallyScheduled(const json& object) {
+// status.conditions: whether `condition` (PodGroupInitiallyScheduled, or
+// CompositePodGroupInitiallyScheduled) is True (terminal once it is).
+bool InitiallyScheduled(const json& object, std::string_view condition) {
   const json& conditions = Field(Field(object, "status"), "conditions");
   for (size_t i = 0; conditions.is_array() && i < conditions.size(); ++i) {
-    if (String(conditions[i], "type") == kInitiallyScheduledCondition) {
+    if (String(conditions[i], "type") == condition) {
       return String(conditions[i], "status") == "True";
     }
   }
   return false;
+}
+
+// The queue annotation, metadata.generation and the status condition.
+Status ReadMetadataAndStatus(const json& object, const std::string& where,
+                             std::string_view condition, PodGroupInfo* group) {
+  const json& metadata = Field(object, "metadata");
+  group->queue = String(Field(metadata, "annotations"), kQueueAnnotation);
+  auto generation = ReadInteger(metadata, "generation", where + ": metadata", 0);
+  if (!generation.ok()) return generation.status();
+  group->generation = *generation;
+  group->initially_scheduled = InitiallyScheduled(object, condition);
+  return Status::Ok();
+}
+
+// spec.parentCompositePodGroupName: a name in the same namespace.
+Status ReadParent(const json& spec, const std::string& where, PodGroupInfo* group) {
+  const json& parent = Field(spec, "parentCompositePodGroupName");
+  if (parent.is_null()) return Status::Ok();
+  if (!parent.is_string() || parent.get<std::string>().empty() ||
+      parent.get<std::string>().size() > kMaxNameLength) {
+    return Status::Invalid(where + ": spec.parentCompositePodGroupName: expected a name, got " +
+                           JsonPrefix(parent, 64));
+  }
+  group->parent = parent.get<std::string>();
+  return Status::Ok();
+}
+
+// A CompositePodGroup's spec.schedulingPolicy: exactly one of basic and gang; gang's
+// minGroupCount children must be ready (basic: one, as kube-scheduler reads it).
+Status ReadCompositePolicy(const json& spec, const std::string& where, PodGroupInfo* group) {
+  const json& policy = Field(spec, "schedulingPolicy");
+  const json& gang = Field(policy, "gang");
+  const bool basic = !Field(policy, "basic").is_null();
+  if (basic == !gang.is_null()) {
+    return Status::Invalid(where + ": spec.schedulingPolicy: exactly one of basic and gang " +
+                           "must be set");
+  }
+  group->gang = !basic;
+  group->min_member = 1;
+  if (basic) return Status::Ok();
+  auto min = ReadInteger(gang, "minGroupCount", where + ": spec.schedulingPolicy.gang", 0);
+  if (!min.ok()) return min.status();
+  if (*min < 1 || *min > 1000000) {
+    return Status::Invalid(where + ": spec.schedulingPolicy.gang.minGroupCount: " +
+                           std::to_string(*min) + " is out of range (1..1000000)");
+  }
+  group->min_member = static_cast<int32_t>(*min);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -105,20 +154,30 @@ Result<PodGroupInfo> ParseNativePodGroup(const json& object) {
   const std::string where = DescribeObject(group.meta, "podgroup");
   GANTRY_RETURN_IF_ERROR(ReadCreationTimestamp(object, where, &group.meta));
   const json& spec = Field(object, "spec");
-  if (!Field(spec, "parentCompositePodGroupName").is_null()) {
-    return Status::Invalid(
-        where + ": spec.parentCompositePodGroupName: Gantry does not schedule groups of " +
-        "CompositePodGroups (scheduling.k8s.io/v1alpha3) yet");
-  }
+  GANTRY_RETURN_IF_ERROR(ReadParent(spec, where, &group));
   GANTRY_RETURN_IF_ERROR(ReadSchedulingPolicy(spec, where, &group));
   GANTRY_RETURN_IF_ERROR(ReadDisruptionAndPreemption(spec, where, &group));
   GANTRY_RETURN_IF_ERROR(ReadTopology(spec, where, &group));
-  const json& metadata = Field(object, "metadata");
-  group.queue = String(Field(metadata, "annotations"), kQueueAnnotation);
-  auto generation = ReadInteger(metadata, "generation", where + ": metadata", 0);
-  if (!generation.ok()) return generation.status();
-  group.generation = *generation;
-  group.initially_scheduled = InitiallyScheduled(object);
+  GANTRY_RETURN_IF_ERROR(
+      ReadMetadataAndStatus(object, where, kInitiallyScheduledCondition, &group));
+  return group;
+}
+
+Result<PodGroupInfo> ParseCompositePodGroup(const json& object) {
+  auto meta = ParseMeta(object);
+  if (!meta.ok()) return meta.status();
+  PodGroupInfo group;
+  group.meta = std::move(meta).value();
+  group.api = GroupApi::kComposite;
+  const std::string where = DescribeObject(group.meta, "compositepodgroup");
+  GANTRY_RETURN_IF_ERROR(ReadCreationTimestamp(object, where, &group.meta));
+  const json& spec = Field(object, "spec");
+  GANTRY_RETURN_IF_ERROR(ReadParent(spec, where, &group));
+  GANTRY_RETURN_IF_ERROR(ReadCompositePolicy(spec, where, &group));
+  GANTRY_RETURN_IF_ERROR(ReadDisruptionAndPreemption(spec, where, &group));
+  GANTRY_RETURN_IF_ERROR(ReadTopology(spec, where, &group));
+  GANTRY_RETURN_IF_ERROR(
+      ReadMetadataAndStatus(object, where, kCompositeInitiallyScheduledCondition, &group));
   return group;
 }
 

@@ -14,6 +14,7 @@ using json = nlohmann::json;
 
 Result<PodGroupInfo> ParsePodGroup(const json& object, GroupApi api) {
   if (api == GroupApi::kNative) return ParseNativePodGroup(object);
+  if (api == GroupApi::kComposite) return ParseCompositePodGroup(object);
   auto meta = ParseMeta(object);
   if (!meta.ok()) return meta.status();
   PodGroupInfo group;

@@ -34,6 +34,8 @@ inline constexpr const char* kVolcanoQueueAnnotation = "scheduling.volcano.sh/qu
 // The condition kube-scheduler keeps on a native PodGroup: whether the gang was placed
 // (terminal once True), and the one that says the scheduler is about to evict it.
 inline constexpr const char* kInitiallyScheduledCondition = "PodGroupInitiallyScheduled";
+inline constexpr const char* kCompositeInitiallyScheduledCondition =
+    "CompositePodGroupInitiallyScheduled";
 inline constexpr const char* kDisruptionTargetCondition = "DisruptionTarget";
 // Kueue's topology-aware scheduling: the pod set stays inside one domain of the level whose
 // node label the value names.
@@ -52,7 +54,9 @@ inline constexpr const char* kGpuMemoryLabel = "nvidia.com/gpu.memory";  // MiB 
 
 // Which API a pod's group is of: Volcano's, scheduler-plugins' (coscheduling), or
 // Kubernetes' own (scheduling.k8s.io/v1beta1, named by the pod's spec.schedulingGroup).
-enum class GroupApi { kNone, kVolcano, kCoscheduling, kNative };
+// kComposite: Kubernetes' CompositePodGroup (scheduling.k8s.io/v1alpha3), a group of native
+// PodGroups and other CompositePodGroups, read into a PodGroupInfo as well.
+enum class GroupApi { kNone, kVolcano, kCoscheduling, kNative, kComposite };
 
 // The controllers whose selectors kube-scheduler's default topology spreading reads
 // (helper.DefaultSelector): v1 ReplicationController, apps/v1 ReplicaSet and StatefulSet.
@@ -134,6 +138,11 @@ struct PodGroupInfo {
   // written False again. metadata.generation, for the condition's observedGeneration.
   bool initially_scheduled = false;
   int64_t generation = 0;
+  // spec.parentCompositePodGroupName, of a native PodGroup or a CompositePodGroup: the
+  // CompositePodGroup it is a child of; empty for none (a root).
+  std::string parent;
+  // A CompositePodGroup's: min_member is schedulingPolicy.gang.minGroupCount (the
+  // children that must be ready), or 1 for basic.
 };
 
 struct QueueInfo {
@@ -170,9 +179,11 @@ Result<PodInfo> ParsePod(const nlohmann::json& object);
 Result<Node> ParseNode(const nlohmann::json& object);
 // A Volcano, coscheduling or native PodGroup (native: ParseNativePodGroup).
 Result<PodGroupInfo> ParsePodGroup(const nlohmann::json& object, GroupApi api);
-// A scheduling.k8s.io/v1beta1 PodGroup. One of a CompositePodGroup is an error (not
-// scheduled yet), as is anything the API server would refuse that Gantry reads.
+// A scheduling.k8s.io/v1beta1 PodGroup: an error for anything the API server would refuse
+// that Gantry reads.
 Result<PodGroupInfo> ParseNativePodGroup(const nlohmann::json& object);
+// A scheduling.k8s.io/v1alpha3 CompositePodGroup, likewise.
+Result<PodGroupInfo> ParseCompositePodGroup(const nlohmann::json& object);
 // A pod's spec.schedulingGroup.podGroupName: its native PodGroup; "" when none.
 std::string SchedulingGroupOf(const nlohmann::json& spec);
 Result<QueueInfo> ParseQueue(const nlohmann::json& object);

@@ -26,6 +26,8 @@ struct TaskGroup {
 
 // A tree is at most this deep, its root included (kube-scheduler refuses deeper ones).
 inline constexpr int kMaxGroupTreeDepth = 4;
+// And holds at most this many groups (a bound on what a client's objects can make us build).
+inline constexpr size_t kMaxGroupsPerTree = 10'000;
 
 // An error naming the group when the tree is not one: the root is not first, a parent
 // comes after its child, a minimum is below 1 or above its number of children, a leaf

@@ -3,7 +3,8 @@
 // the GenericWorkload and TopologyAwareWorkloadScheduling gates, which testenv.sh turns on
 // for the API server and kube-scheduler). A gang that fits and one that does not, a missing
 // PodGroup, minCount lowered and raised, a group over two schedulers, a topology constraint
-// (on a topology level and on any node label).
+// (on a topology level and on any node label), and a CompositePodGroup (scheduling.k8s.io/
+// v1alpha3, the CompositePodGroup gate) whose child that fits nowhere leaves the others.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -79,6 +80,46 @@ class SideBySideGang : public SideBySide {
     ASSERT_NO_FATAL_FAILURE(RunBoth(c));
   }
 };
+
+json WorkloadRef() {
+  return {{"workloadName", "serve"}, {"templateName", "t"}};
+}
+
+// A CompositePodGroup's child PodGroup needing `min_count` pods.
+json ChildGroup(const std::string& name, int min_count, const std::string& parent) {
+  return NativeGroup(name, min_count,
+                     {{"parentCompositePodGroupName", parent}, {"workloadRef", WorkloadRef()}});
+}
+
+// A CompositePodGroup that needs two of its three PodGroups: "big"'s pods fit no node, the
+// other two's fit. Both schedulers place those two whole and leave "big" pending.
+TEST_F(SideBySideGang, ACompositePodGroupPlacesTheChildrenThatFit) {
+  const std::string t = "sbs-gang-composite";
+  TwoNodes(t);
+  json root = {
+      {"apiVersion", "scheduling.k8s.io/v1alpha3"},
+      {"kind", "CompositePodGroup"},
+      {"metadata", {{"name", "serve"}}},
+      {"spec",
+       {{"schedulingPolicy", {{"gang", {{"minGroupCount", 2}}}}}, {"workloadRef", WorkloadRef()}}}};
+  Case c{.name = t,
+         .words_differ = "kube-scheduler names the group's placement, gantry the pod",
+         .objects = {root, ChildGroup("a", 2, "serve"), ChildGroup("b", 2, "serve"),
+                     ChildGroup("big", 2, "serve")}};
+  for (const std::string group : {"a", "b"}) {
+    for (int i = 0; i < 2; ++i) {
+      const std::string name = group + std::to_string(i);
+      c.pods.push_back(Member(t, name, group, "1"));
+      c.expect.push_back({name, {t + "-0", t + "-1"}, "", ""});
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    const std::string name = "big" + std::to_string(i);
+    c.pods.push_back(Member(t, name, "big", "3"));
+    c.expect.push_back({name, {}, "Unschedulable", ""});
+  }
+  ASSERT_NO_FATAL_FAILURE(RunBoth(c));
+}
 
 TEST_F(SideBySideGang, AGangThatFitsIsPlacedWhole) {
   const std::string t = "sbs-gang-fits";

@@ -61,6 +61,7 @@ Result<std::string> CollectionPath(const json& object) {
       {"CustomResourceDefinition", {"customresourcedefinitions", false}},
       {"Queue", {"queues", false}},
       {"PodGroup", {"podgroups", true}},
+      {"CompositePodGroup", {"compositepodgroups", true}},
       {"Secret", {"secrets", true}},
       {"Job", {"jobs", true}},
       {"Deployment", {"deployments", true}},

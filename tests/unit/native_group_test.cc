@@ -105,8 +105,9 @@ TEST(NativePodGroup, WhatTheApiServerWouldRefuseIsRefusedNamingTheField) {
   keyless["schedulingConstraints"] = {{"topology", {json::object()}}};
   EXPECT_TRUE(Contains(NativeError(keyless), "spec.schedulingConstraints.topology[0].key"));
   json composite = Gang(2);
-  composite["parentCompositePodGroupName"] = "parent";
-  EXPECT_TRUE(Contains(NativeError(composite), "CompositePodGroups"));
+  composite["parentCompositePodGroupName"] = 7;
+  EXPECT_TRUE(
+      Contains(NativeError(composite), "spec.parentCompositePodGroupName: expected a name"));
   json priority = Gang(2);
   priority["priority"] = 5000000000;
   EXPECT_TRUE(Contains(NativeError(priority), "spec.priority"));
