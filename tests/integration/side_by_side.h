@@ -151,7 +151,9 @@ inline bool Settled(const Expect& e, const json* pod) {
 }
 
 // Creates the case's pods for `scheduler` in namespace `ns` and waits until each has the
-// state the case expects (Settled), or 30 s pass. Returns the pods as they then are.
+// state the case expects (Settled) and the case's `check` holds, or 30 s pass: a message
+// the scheduler rewrites once a later object arrives is judged when it has been rewritten,
+// not at whatever moment the machine's load gives. Returns the pods as they then are.
 inline std::map<std::string, json> Schedule(const Case& c, const std::string& scheduler,
                                             const std::string& ns) {
   EXPECT_TRUE(Env().CreateNamespace(ns).ok());
@@ -181,7 +183,7 @@ inline std::map<std::string, json> Schedule(const Case& c, const std::string& sc
       auto it = pods.find(e.pod);
       if (!Settled(e, it == pods.end() ? nullptr : &it->second)) return false;
     }
-    return true;
+    return !c.check || c.check(pods).empty();
   };
   for (const json& case_pod : c.pods) {
     json pod = InNamespace(case_pod, ns);
