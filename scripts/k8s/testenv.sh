@@ -14,6 +14,8 @@
 #                                     unless ARGS name --controllers=...
 #   testenv.sh start-ray-operator DIR [ARGS...]  start KubeRay's operator (build-operators.sh)
 #   testenv.sh start-kueue DIR CONFIG [ARGS...]  start Kueue's controller manager (same)
+#   testenv.sh start-karpenter DIR TYPES [ARGS...]  start Karpenter with its kwok provider
+#                                     and the instance types of the JSON file TYPES (same)
 #   testenv.sh status DIR             print which processes are running
 #
 # After `start`, `. DIR/env` exports KUBECONFIG, GANTRY_APISERVER_URL, GANTRY_TOKEN,
@@ -25,8 +27,9 @@
 #   GANTRY_TESTENV_TIMEOUT      seconds to wait for readiness (default 90)
 #   GANTRY_APISERVER_EXTRA_ARGS extra kube-apiserver flags (word-split), kept for restarts
 #   GANTRY_ETCD_EXTRA_ARGS      extra etcd flags (word-split)
-#   GANTRY_OPERATORS_DIR        dir with bin/ray-operator, bin/kueue (default: built/cached
-#                               by build-operators.sh next to this script)
+#   GANTRY_OPERATORS_DIR        dir with bin/ray-operator, bin/kueue, bin/karpenter-kwok
+#                               (default: built/cached by build-operators.sh next to this
+#                               script)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -36,7 +39,7 @@ die() { echo "testenv: $*" >&2; exit 1; }
 log() { echo "testenv: $*" >&2; }
 
 usage() {
-  sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -587,10 +590,26 @@ cmd_start_kueue() {
   wait_operator_ready kueue "$pid" "$probe"
 }
 
+# Karpenter's controllers with its kwok cloud provider (a NodeClaim becomes a kwok Node of
+# the instance type chosen from TYPES, Karpenter's InstanceTypeOptions JSON), against this
+# server: leader election off, metrics and health probe on free ports, pending pods batched
+# for at most 3 s (Karpenter's default is 10 s) so that tests wait less.
+cmd_start_karpenter() {
+  load_env
+  [ $# -ge 1 ] || die "usage: $0 start-karpenter DIR TYPES [ARGS...]"
+  local types=$1 metrics probe; shift
+  [ -f "$types" ] || die "$types not found"
+  read -r metrics probe <<<"$(free_ports 2)"
+  INSTANCE_TYPES_FILE_PATH="$types" launch_operator karpenter-kwok \
+    --disable-leader-election=true --metrics-port="$metrics" --health-probe-port="$probe" \
+    --batch-idle-duration=1s --batch-max-duration=3s "$@"
+  wait_operator_ready karpenter-kwok "$PID" "$probe"
+}
+
 cmd_stop() {
   [ -d "$D" ] || return 0
   local p
-  for p in kueue ray-operator kwok kube-controller-manager kube-scheduler kube-apiserver etcd; do
+  for p in karpenter-kwok kueue ray-operator kwok kube-controller-manager kube-scheduler kube-apiserver etcd; do
     stop_proc "$p"
   done
   if [ -f "$D/env" ]; then
@@ -603,7 +622,7 @@ cmd_stop() {
 
 cmd_status() {
   local p pid rc=0
-  for p in etcd kube-apiserver kube-scheduler kube-controller-manager kwok ray-operator kueue; do
+  for p in etcd kube-apiserver kube-scheduler kube-controller-manager kwok ray-operator kueue karpenter-kwok; do
     pid=$(cat "$D/$p.pid" 2>/dev/null || true)
     if pid_is "$pid" "$p"; then
       echo "$p running (pid $pid)"
@@ -629,6 +648,7 @@ case "$CMD" in
   start-apiserver) cmd_start_apiserver ;;
   start-scheduler) cmd_start_scheduler "$@" ;;
   start-kwok) cmd_start_kwok "$@" ;;
+  start-karpenter) cmd_start_karpenter "$@" ;;
   start-controller-manager) cmd_start_controller_manager "$@" ;;
   start-ray-operator) cmd_start_ray_operator "$@" ;;
   start-kueue) cmd_start_kueue "$@" ;;

@@ -74,6 +74,8 @@ Result<std::string> CollectionPath(const json& object) {
       {"ResourceSlice", {"resourceslices", false}},
       {"ResourceClaim", {"resourceclaims", true}},
       {"ResourceClaimTemplate", {"resourceclaimtemplates", true}},
+      {"NodePool", {"nodepools", false}},
+      {"KWOKNodeClass", {"kwoknodeclasses", false}},
   };
   const std::string api_version = object.value("apiVersion", "");
   const std::string kind = object.value("kind", "");
@@ -199,6 +201,15 @@ Status TestEnv::StartKueue(const std::string& config_yaml) {
   std::ofstream(config) << config_yaml;
   GANTRY_RETURN_IF_ERROR(Script("start-kueue", Quote(config)));
   kueue_started_ = true;
+  return Status::Ok();
+}
+
+Status TestEnv::StartKarpenter(const std::string& instance_types_json) {
+  if (karpenter_started_) return Status::Ok();
+  const std::string types = dir_ + "/karpenter-instance-types.json";
+  std::ofstream(types) << instance_types_json;
+  GANTRY_RETURN_IF_ERROR(Script("start-karpenter", Quote(types)));
+  karpenter_started_ = true;
   return Status::Ok();
 }
 

@@ -66,6 +66,9 @@ class TestEnv : public ::testing::Environment {
   // Kueue's controller manager with a Configuration (YAML) without health, webhook and
   // metrics sections (testenv.sh adds them), once per binary.
   Status StartKueue(const std::string& config_yaml);
+  // Karpenter with its kwok cloud provider, offering the instance types of
+  // `instance_types_json` (Karpenter's kwok InstanceTypeOptions list), once per binary.
+  Status StartKarpenter(const std::string& instance_types_json);
 
   // kube-apiserver alone; etcd and its data stay. Same port, same certificate.
   Status RestartApiServer();
@@ -118,6 +121,7 @@ class TestEnv : public ::testing::Environment {
   bool kwok_started_ = false;
   bool ray_operator_started_ = false;
   bool kueue_started_ = false;
+  bool karpenter_started_ = false;
   k8s::Credentials credentials_;
   std::unique_ptr<k8s::Client> client_;
 };
