@@ -85,6 +85,9 @@ struct BindRequest {
   // The claims were written by an earlier request (the one that waited): the bind goes
   // out alone, and a failure takes back the reservations and allocations.
   bool claims_written = false;
+  // Of a job of minMember > 1: its binding carries the annotations that keep autoscalers from
+  // taking its node while the gang runs (ApiWriter's `gang_annotations`).
+  bool gang_member = false;
 };
 
 // An eviction to ask for (policy/v1 Eviction, which PodDisruptionBudgets may refuse).

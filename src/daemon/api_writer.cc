@@ -86,10 +86,12 @@ void WorkPool::Loop() {
 }
 
 ApiWriter::ApiWriter(k8s::Client& client, int bind_workers, std::string identity,
-                     std::function<void(BindResult)> on_bound)
+                     std::function<void(BindResult)> on_bound,
+                     std::map<std::string, std::string> gang_annotations)
     : client_(client),
       identity_(std::move(identity)),
       on_bound_(std::move(on_bound)),
+      gang_annotations_(std::move(gang_annotations)),
       status_(4),
       binds_(bind_workers) {}
 
@@ -241,6 +243,11 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
                   {"kind", "Binding"},
                   {"metadata", {{"name", r.name}, {"namespace", r.namespace_}, {"uid", r.uid}}},
                   {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", r.node}}}};
+  // The API server copies a Binding's annotations onto the pod as it sets spec.nodeName:
+  // no write of its own, and never a bound gang member without them.
+  if (r.gang_member && !gang_annotations_.empty()) {
+    binding["metadata"]["annotations"] = gang_annotations_;
+  }
   auto response =
       client_.Request("POST", PodPath(r.namespace_, r.name) + "/binding", k8s::JsonText(binding));
   if (!response.ok()) return failed(false, response.status().message());

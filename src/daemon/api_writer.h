@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -64,9 +65,12 @@ struct EvictResult {
 
 class ApiWriter {
  public:
-  // `on_bound` runs on a bind worker thread for every bind, done or failed.
+  // `on_bound` runs on a bind worker thread for every bind, done or failed. The binding of
+  // a gang member (BindRequest::gang_member) carries `gang_annotations`, which the API server
+  // puts on the pod in the same write as its node (GangBindingAnnotations).
   ApiWriter(k8s::Client& client, int bind_workers, std::string identity,
-            std::function<void(BindResult)> on_bound);
+            std::function<void(BindResult)> on_bound,
+            std::map<std::string, std::string> gang_annotations = {});
 
   void Bind(BindRequest request);
   // Takes back the claim writes of a bind that will not happen (its binding conditions
@@ -145,6 +149,7 @@ class ApiWriter {
   k8s::Client& client_;
   std::string identity_;
   std::function<void(BindResult)> on_bound_;
+  const std::map<std::string, std::string> gang_annotations_;
   std::atomic<int64_t> write_failures_{0};
   std::atomic<int64_t> events_dropped_{0};
   std::mutex bucket_mu_;

@@ -61,6 +61,7 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
     r.node = state_.node(b.node).name;
     r.gpus = b.gpus;
     r.write_devices = pod.info.spec.gpu.shared();
+    r.gang_member = state_.job(state_.task(b.task).job).min_member > 1;
     r.job = pod.job_key;
     r.claims = std::move(claim_writes);
     r.extended_claim = std::move(extended_claim);

@@ -101,6 +101,36 @@ Status ParseLeaderElection(const YAML::Node& node, const std::string& source,
   return Status::Ok();
 }
 
+Status ParseAutoscaler(const YAML::Node& node, const std::string& source, AutoscalerConfig* out) {
+  if (!node.IsMap())
+    return Status::Invalid(YamlWhere(source, node, "autoscaler") + ": expected a mapping");
+  for (const auto& kv : node) {
+    const std::string key = kv.first.Scalar();
+    const std::string field = "autoscaler." + key;
+    if (key == "protectGangs") {
+      GANTRY_RETURN_IF_ERROR(ReadYamlBool(kv.second, source, field, &out->protect_gangs));
+    } else if (key == "protectGangsFor") {
+      std::string text;
+      GANTRY_RETURN_IF_ERROR(Scalar(kv.second, source, field, &text));
+      auto seconds = text == "0" ? Result<double>(0.0) : ParseDurationSeconds(text);
+      if (!seconds.ok()) {
+        return Status::Invalid(YamlWhere(source, kv.second, field) + ": " +
+                               seconds.status().message());
+      }
+      if (*seconds != 0 && (*seconds < 1 || *seconds > kMaxProtectGangsForS)) {
+        return Status::Invalid(YamlWhere(source, kv.second, field) +
+                               ": must be 0 (as long as the gang runs) or 1s to 720h, got " +
+                               QuoteForMessage(text));
+      }
+      out->protect_gangs_for_s = *seconds;
+    } else {
+      return Status::Invalid(YamlWhere(source, kv.first, field) +
+                             ": unknown field (protectGangs, protectGangsFor)");
+    }
+  }
+  return Status::Ok();
+}
+
 // deviceClassResources: [{deviceClass, resource, counterPrefix}], each class once.
 Status ParseDeviceClassResources(const YAML::Node& node, const std::string& source,
                                  std::vector<dra::ClassResource>* out) {
@@ -274,6 +304,8 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
       }
     } else if (key == "leaderElection") {
       GANTRY_RETURN_IF_ERROR(ParseLeaderElection(value, source, &out->leader_election));
+    } else if (key == "autoscaler") {
+      GANTRY_RETURN_IF_ERROR(ParseAutoscaler(value, source, &out->autoscaler));
     } else if (key == "topologyKeys") {
       if (!value.IsSequence() || value.size() > static_cast<size_t>(kMaxTopologyLevels)) {
         return Status::Invalid(YamlWhere(source, value, key) + ": expected a list of at most " +
@@ -315,12 +347,21 @@ Status ParseDaemonConfig(const std::string& text, const std::string& source, Dae
       return Status::Invalid(
           YamlWhere(source, kv.first, key) +
           ": unknown field (schedulerName, schedulePeriod, bindWorkers, "
-          "volumeBindTimeout, listenAddress, pageAddress, leaderElection, topologyKeys, "
+          "volumeBindTimeout, listenAddress, pageAddress, leaderElection, autoscaler, "
+          "topologyKeys, "
           "workloadProfileHalfLife, engine, deviceClassResources, deviceAlignmentAttributes, "
           "deviceBindingTimeout)");
     }
   }
   return Status::Ok();
+}
+
+std::map<std::string, std::string> GangBindingAnnotations(const AutoscalerConfig& config) {
+  if (!config.protect_gangs) return {};
+  // Karpenter reads "true" or a Go duration; whole seconds are one ("86400s").
+  const int64_t seconds = static_cast<int64_t>(config.protect_gangs_for_s);
+  return {{"karpenter.sh/do-not-disrupt", seconds > 0 ? std::to_string(seconds) + "s" : "true"},
+          {"cluster-autoscaler.kubernetes.io/safe-to-evict", "false"}};
 }
 
 Status LoadDaemonConfig(const std::string& path, DaemonConfig* out) {

@@ -2,6 +2,7 @@
 // start; every error names the file, the line and the field.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,24 @@ struct LeaderElectionConfig {
   double retry_period_s = 2;
 };
 
+// How Gantry works with cluster autoscalers (Karpenter, Cluster Autoscaler), which add nodes
+// for pods written Unschedulable and remove nodes they find underused.
+struct AutoscalerConfig {
+  // The members of a gang (minMember > 1) are bound with karpenter.sh/do-not-disrupt and
+  // cluster-autoscaler.kubernetes.io/safe-to-evict=false: consolidation and scale-down then
+  // leave their nodes alone while they run, rather than evicting one member and breaking
+  // the gang. Their nodes go once the gang ends.
+  bool protect_gangs = true;
+  // With protect_gangs: how long Karpenter honours it (its annotation's duration form, e.g.
+  // 24h), after which a gang's nodes may be consolidated; 0: as long as the pods run.
+  // Cluster Autoscaler's annotation has no duration.
+  double protect_gangs_for_s = 0;
+};
+
+// The annotations a gang member's binding carries under `config` (none when it does not
+// protect gangs).
+std::map<std::string, std::string> GangBindingAnnotations(const AutoscalerConfig& config);
+
 struct DaemonConfig {
   std::string scheduler_name = "gantry";  // pods with this spec.schedulerName are ours
   double schedule_period_s = 1;           // a cycle at least this often; events trigger them sooner
@@ -36,6 +55,7 @@ struct DaemonConfig {
   // the loopback interface unless configured otherwise; "" turns the page off.
   std::string page_address = "127.0.0.1:10260";
   LeaderElectionConfig leader_election;
+  AutoscalerConfig autoscaler;
   // Node label keys of the topology levels, outermost first (topologyKeys); empty: the
   // model's default (zone, spine, rack).
   std::vector<std::string> topology_keys;
@@ -57,6 +77,7 @@ struct DaemonConfig {
 };
 // The longest workload profile half-life.
 inline constexpr double kMaxWorkloadProfileHalfLifeS = 30 * 86400.0;
+inline constexpr double kMaxProtectGangsForS = 30 * 86400.0;
 
 // Parses YAML text (yaml/yaml_load.h: one document, no duplicate keys); `source` names
 // it in errors. Durations are positive and at most 24h.

@@ -116,8 +116,9 @@ Scheduler::Scheduler(DaemonConfig config, Policy policy, k8s::Client& client,
     }
   }
   cache_.EnableDefaultSpreading(default_spreading);
-  writer_ = std::make_unique<ApiWriter>(client_, config_.bind_workers, identity_,
-                                        [this](BindResult r) { Push(std::move(r)); });
+  writer_ = std::make_unique<ApiWriter>(
+      client_, config_.bind_workers, identity_, [this](BindResult r) { Push(std::move(r)); },
+      GangBindingAnnotations(config_.autoscaler));
   heartbeat_ns_ = SteadyNanos();
 }
 

@@ -115,6 +115,8 @@ TEST(Daemon, BindsOnePodAndWritesTheSharedGpuDevice) {
   int device = std::stoi(annotations["gantry.dev/gpu-devices"].get<std::string>());
   EXPECT_GE(device, 0);
   EXPECT_LT(device, 4);
+  // A pod alone is no gang: autoscalers may move it as they like.
+  EXPECT_FALSE(annotations.contains("karpenter.sh/do-not-disrupt")) << half->dump();
   ASSERT_TRUE(TestEnv::WaitFor([&] { return ScheduledEvents(test).size() == 2; }, seconds(10)));
   EXPECT_EQ(ScheduledEvents(test)["whole"], 1);
 }
@@ -169,6 +171,13 @@ TEST(Daemon, GangBindsNothingUntilAllFitThenEverything) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_TRUE(TestEnv::WaitFor([&] { return BoundIn(test) == 8; }, seconds(20))) << daemon.Log();
   ExpectNoOvercommit(test, 3);
+  // Each member came bound with the annotations that keep autoscalers from taking its
+  // node while the gang runs (autoscaler.protectGangs, on by default).
+  for (const json& p : PodsIn(test)) {
+    const json annotations = p["metadata"].value("annotations", json::object());
+    EXPECT_EQ(annotations.value("karpenter.sh/do-not-disrupt", ""), "true") << p.dump();
+    EXPECT_EQ(annotations.value("cluster-autoscaler.kubernetes.io/safe-to-evict", ""), "false");
+  }
   ASSERT_TRUE(TestEnv::WaitFor(
       [&] {
         auto g = Env().Call("GET",

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -204,7 +205,7 @@ TEST(ParseDaemonConfig, UnknownFieldNamesFileLineAndKnownFields) {
   EXPECT_TRUE(Contains(e, "cfg.yaml:2:1: bindWorker: unknown field")) << e;
   EXPECT_TRUE(Contains(e,
                        "schedulerName, schedulePeriod, bindWorkers, volumeBindTimeout, "
-                       "listenAddress, pageAddress, leaderElection, topologyKeys, "
+                       "listenAddress, pageAddress, leaderElection, autoscaler, topologyKeys, "
                        "workloadProfileHalfLife, engine"))
       << e;
 }
@@ -247,6 +248,38 @@ TEST(ParseDaemonConfig, BadLeaderElectionValues) {
   EXPECT_TRUE(Contains(e, "cfg.yaml:2:16: leaderElection.retryPeriod: must be positive")) << e;
   e = Error("leaderElection: true\n");
   EXPECT_TRUE(Contains(e, "cfg.yaml:1:17: leaderElection: expected a mapping")) << e;
+}
+
+TEST(ParseDaemonConfig, AutoscalerProtectsGangsByDefault) {
+  const DaemonConfig defaults = Parse("");
+  EXPECT_TRUE(defaults.autoscaler.protect_gangs);
+  using Annotations = std::map<std::string, std::string>;
+  EXPECT_EQ(GangBindingAnnotations(defaults.autoscaler),
+            (Annotations{{"karpenter.sh/do-not-disrupt", "true"},
+                         {"cluster-autoscaler.kubernetes.io/safe-to-evict", "false"}}));
+  // For a while only: Karpenter's duration form (Cluster Autoscaler's has none).
+  const DaemonConfig day = Parse("autoscaler:\n  protectGangsFor: 24h\n");
+  EXPECT_EQ(GangBindingAnnotations(day.autoscaler),
+            (Annotations{{"karpenter.sh/do-not-disrupt", "86400s"},
+                         {"cluster-autoscaler.kubernetes.io/safe-to-evict", "false"}}));
+  const DaemonConfig off = Parse("autoscaler:\n  protectGangs: false\n");
+  EXPECT_TRUE(GangBindingAnnotations(off.autoscaler).empty());
+}
+
+TEST(ParseDaemonConfig, BadAutoscalerFields) {
+  EXPECT_EQ(Error("autoscaler:\n  protectGangsFor: 100ms\n"),
+            "cfg.yaml:2:20: autoscaler.protectGangsFor: must be 0 (as long as the gang runs) or "
+            "1s to 720h, got \"100ms\"");
+  EXPECT_EQ(Error("autoscaler:\n  protectGangsFor: 721h\n"),
+            "cfg.yaml:2:20: autoscaler.protectGangsFor: must be 0 (as long as the gang runs) or "
+            "1s to 720h, got \"721h\"");
+  EXPECT_EQ(Error("autoscaler:\n  protectGangs: maybe\n"),
+            Error("leaderElection:\n  enabled: maybe\n")
+                .replace(0, std::string("cfg.yaml:2:12: leaderElection.enabled").size(),
+                         "cfg.yaml:2:17: autoscaler.protectGangs"));
+  EXPECT_EQ(Error("autoscaler:\n  spot: yes\n"),
+            "cfg.yaml:2:3: autoscaler.spot: unknown field (protectGangs, protectGangsFor)");
+  EXPECT_EQ(Error("autoscaler: on\n"), "cfg.yaml:1:13: autoscaler: expected a mapping");
 }
 
 TEST(ParseDaemonConfig, BindWorkersRange) {
@@ -395,6 +428,8 @@ TEST(ShippedConfig, ConfigMapMatchesThePlainFile) {
   EXPECT_EQ(from_map.leader_election.lease_duration_s, from_file.leader_election.lease_duration_s);
   EXPECT_EQ(from_map.leader_election.renew_deadline_s, from_file.leader_election.renew_deadline_s);
   EXPECT_EQ(from_map.leader_election.retry_period_s, from_file.leader_election.retry_period_s);
+  EXPECT_EQ(from_map.autoscaler.protect_gangs, from_file.autoscaler.protect_gangs);
+  EXPECT_EQ(from_map.autoscaler.protect_gangs_for_s, from_file.autoscaler.protect_gangs_for_s);
   EXPECT_EQ(from_map.engine.actions, from_file.engine.actions);
   EXPECT_EQ(PluginNames(from_map.engine), PluginNames(from_file.engine));
   EXPECT_EQ(from_map.engine.nodes_to_score, from_file.engine.nodes_to_score);

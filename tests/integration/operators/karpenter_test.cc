@@ -17,6 +17,7 @@
 
 #include <set>
 #include <string>
+#include <thread>
 
 #include "tests/integration/daemon_process.h"
 #include "tests/integration/operators/operators.h"
@@ -78,8 +79,8 @@ Status StartKarpenter() {
   return Env().StartKarpenter(kInstanceTypes);
 }
 
-// A NodePool `test` of on-demand gpu-4x nodes labelled gantry-test=<test>, never
-// consolidated or expired while the test runs.
+// A NodePool `test` of on-demand gpu-4x nodes labelled gantry-test=<test>, never expired or
+// consolidated while the test runs.
 Status CreateNodePool(const std::string& test) {
   const json requirements = {
       {{"key", "node.kubernetes.io/instance-type"}, {"operator", "In"}, {"values", {"gpu-4x"}}},
@@ -135,8 +136,19 @@ Status CreatePodGroup(const std::string& test, const std::string& name, int min_
   return created.ok() ? Status::Ok() : created.status();
 }
 
+// The NodeClaims of `test` whose condition Drifted is True.
+int Drifted(const std::string& test) {
+  int drifted = 0;
+  for (const json& claim : NodeClaimsOf(test)) drifted += Condition(claim, "Drifted") == "True";
+  return drifted;
+}
+
 // A gang of four pods of 4 GPUs on an empty NodePool of 4-GPU nodes: Gantry writes all four
-// Unschedulable, Karpenter makes four nodes in one go, and Gantry places the gang whole.
+// Unschedulable, Karpenter makes four nodes in one go (and, while they wait for the rest of
+// the gang, keeps them: they are nominated for pending pods), and Gantry places the gang
+// whole. Then the NodePool's template changes, so that every node of the gang has drifted:
+// Karpenter would replace them one at a time, evicting one member after another, were it not
+// for the do-not-disrupt annotation the members were bound with.
 TEST(Karpenter, AGangThatFitsNowhereGetsNodesForAllOfItsMembersAndIsPlacedWhole) {
   const std::string test = "kp-gang";
   const Status started = StartKarpenter();
@@ -173,6 +185,22 @@ TEST(Karpenter, AGangThatFitsNowhereGetsNodesForAllOfItsMembersAndIsPlacedWhole)
   EXPECT_EQ(nodes.size(), 4u) << "each member takes a whole 4-GPU node";
   // Karpenter made exactly one node per member: not fewer (a gang written Unschedulable
   // only in part would get part of its room) and not more.
+  EXPECT_EQ(NodeClaimsOf(test).size(), 4u);
+  // Drift: Karpenter marks the four NodeClaims Drifted, then leaves them for several of its
+  // disruption passes (one each 10 s).
+  auto changed = Env().Call(
+      "PATCH", "/apis/karpenter.sh/v1/nodepools/" + test,
+      {{"spec", {{"template", {{"metadata", {{"labels", {{"gantry-test-drift", "1"}}}}}}}}}},
+      "application/merge-patch+json");
+  ASSERT_TRUE(changed.ok()) << changed.status().message();
+  ASSERT_TRUE(TestEnv::WaitFor([&] { return Drifted(test) == 4; }, seconds(60), milliseconds(500)))
+      << Get("/apis/karpenter.sh/v1/nodeclaims").dump(1);
+  std::this_thread::sleep_for(seconds(35));
+  ASSERT_EQ(PodsIn(test).size(), 4u) << "a member was evicted";
+  for (const json& pod : PodsIn(test)) {
+    EXPECT_TRUE(nodes.count(NodeName(pod))) << pod.dump(1);
+    EXPECT_FALSE(pod["metadata"].contains("deletionTimestamp")) << pod.dump(1);
+  }
   EXPECT_EQ(NodeClaimsOf(test).size(), 4u);
 }
 
