@@ -217,7 +217,9 @@ start_etcd() {
 # 1.37, off by default): served by the API server, read by kube-scheduler's GangScheduling
 # and TopologyAware plugins, and written by the Job controller for Jobs with spec.scheduling.
 # CompositePodGroup (alpha, scheduling.k8s.io/v1alpha3) groups PodGroups into a tree.
-WORKLOAD_GATES=GenericWorkload=true,TopologyAwareWorkloadScheduling=true,WorkloadWithJob=true,CompositePodGroup=true
+# DRAWorkloadResourceClaims (beta, off): a PodGroup's spec.resourceClaims, claims reserved
+# for the whole group.
+WORKLOAD_GATES=GenericWorkload=true,TopologyAwareWorkloadScheduling=true,WorkloadWithJob=true,CompositePodGroup=true,DRAWorkloadResourceClaims=true
 
 write_apiserver_args() {
   local extra=()

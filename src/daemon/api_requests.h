@@ -46,6 +46,9 @@ struct ClaimWrite {
   std::string name;
   std::string uid;  // the claim's as the session saw it: a claim made again is not written
   std::optional<dra::Allocation> allocation;
+  // Whom status.reservedFor gets: the pod, or its native PodGroup for a claim the group
+  // shares (DRAWorkloadResourceClaims).
+  dra::ConsumerReference consumer;
   // The claim as the cache last read it, when it lacked the delete-protection finalizer: its
   // resourceVersion (0: unknown, or it had the finalizer) and whether it had any finalizer. With
   // them the finalizer goes on in one patch conditional on that version, without reading the claim

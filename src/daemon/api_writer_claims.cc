@@ -145,7 +145,7 @@ std::string ApiWriter::WriteClaims(const BindRequest& r, std::vector<ClaimWritte
         }
       }
       json* reserved = ReservedFor(claim);
-      const bool reserved_already = Reserves(*reserved, r.uid);
+      const bool reserved_already = Reserves(*reserved, c.consumer.uid);
       json& allocation = claim["status"]["allocation"];
       bool allocate = false;
       if (allocation.is_null()) {
@@ -166,7 +166,10 @@ std::string ApiWriter::WriteClaims(const BindRequest& r, std::vector<ClaimWritte
           why = "it is reserved for " + std::to_string(dra::kMaxReservedFor) + " consumers already";
           break;
         }
-        reserved->push_back({{"resource", "pods"}, {"name", r.name}, {"uid", r.uid}});
+        json consumer = {
+            {"resource", c.consumer.resource}, {"name", c.consumer.name}, {"uid", c.consumer.uid}};
+        if (!c.consumer.api_group.empty()) consumer["apiGroup"] = c.consumer.api_group;
+        reserved->push_back(std::move(consumer));
       }
       if (!allocate && reserved_already) {
         done = true;
@@ -228,11 +231,16 @@ void ApiWriter::UndoClaims(const BindRequest& r, const std::vector<ClaimWritten>
       json claim = json::parse(got->body, nullptr, /*allow_exceptions=*/false);
       if (!claim.is_object()) break;
       json* reserved = ReservedFor(claim);
-      reserved->erase(std::remove_if(reserved->begin(), reserved->end(),
-                                     [&](const json& x) {
-                                       return x.is_object() && x.value("uid", "") == r.uid;
-                                     }),
-                      reserved->end());
+      // A reservation for the pod's group stays: another pod of the group may be bound
+      // with it already, and the group's claim is the group's whatever this pod does (the
+      // resourceclaim controller drops it with the group).
+      if (c.consumer.resource == "pods") {
+        reserved->erase(std::remove_if(reserved->begin(), reserved->end(),
+                                       [&](const json& x) {
+                                         return x.is_object() && x.value("uid", "") == r.uid;
+                                       }),
+                        reserved->end());
+      }
       // The allocation goes only if it is ours and no other pod holds the claim.
       const bool drop = w->allocation && reserved->empty();
       // With the allocation go the drivers' reports of its devices, as kube-scheduler's

@@ -67,6 +67,7 @@ std::string ApiWriter::CreateExtendedClaim(const BindRequest& r, ClaimWrite* wri
   write->uid = meta.value("uid", "");
   write->allocation = std::move(allocation).value();
   write->extended = true;
+  write->consumer = {"", "pods", r.name, r.uid};
   if (write->name.empty())
     return "creating the claim for its extended resources: no name came back";
   return "";

@@ -34,7 +34,8 @@ std::vector<BindRequest> ClusterCache::Assume(const Decisions& decisions, double
     // Its DRA claims: allocated and reserved as the session decided, assumed until the
     // writes done before its bind are seen (or fail).
     std::string why;
-    std::vector<ClaimWrite> claim_writes = devices_.Assume(key, pod.info, b, spec, &why);
+    const k8s::PodGroupInfo* group = groups_.Find(PodGroups::NativeKeyOf(pod.info));
+    std::vector<ClaimWrite> claim_writes = devices_.Assume(key, pod.info, group, b, spec, &why);
     if (!why.empty()) {
       Problem({"v1", "Pod", pod.info.meta.namespace_, pod.info.meta.name, pod.info.meta.uid,
                "Warning", "InternalError", "decision could not be applied: " + why});

@@ -437,7 +437,30 @@ DeviceInputs DeviceClaims::Inputs() {
 // ---------------------------------------------------------------------------------------
 // Assumptions
 
+dra::ConsumerReference DeviceClaims::ConsumerOf(const k8s::PodInfo& pod,
+                                                const k8s::PodGroupInfo* group,
+                                                const std::string& claim_key) {
+  if (group != nullptr && group->api == k8s::GroupApi::kNative) {
+    for (const dra::PodClaimRef& ref : pod.resource_claims) {
+      if (std::find(group->resource_claims.begin(), group->resource_claims.end(), ref) ==
+          group->resource_claims.end()) {
+        continue;
+      }
+      k8s::PodInfo one;
+      one.meta.namespace_ = pod.meta.namespace_;
+      one.resource_claims = {ref};
+      one.resource_claim_statuses = pod.resource_claim_statuses;
+      const std::vector<std::string> keys = ClaimKeysOf(one);
+      if (!keys.empty() && keys.front() == claim_key) {
+        return {std::string(k8s::kSchedulingGroup), "podgroups", group->meta.name, group->meta.uid};
+      }
+    }
+  }
+  return {"", "pods", pod.meta.name, pod.meta.uid};
+}
+
 std::vector<ClaimWrite> DeviceClaims::Assume(const std::string& key, const k8s::PodInfo& pod,
+                                             const k8s::PodGroupInfo* group,
                                              const BindDecision& decision, const TaskSpec& spec,
                                              std::string* why) {
   std::vector<ClaimWrite> writes;
@@ -467,10 +490,9 @@ std::vector<ClaimWrite> DeviceClaims::Assume(const std::string& key, const k8s::
       claim.allocation = *decision.devices[i];
       claim.has_finalizer = claim.any_finalizer = true;
     }
-    if (!ReservedFor(claim, pod.meta.uid)) {
-      claim.reserved_for.push_back({"", "pods", pod.meta.name, pod.meta.uid});
-    }
-    ClaimWrite write{claim.name_space, claim.name, claim.uid, decision.devices[i]};
+    dra::ConsumerReference consumer = ConsumerOf(pod, group, claim_key);
+    if (!ReservedFor(claim, consumer.uid)) claim.reserved_for.push_back(consumer);
+    ClaimWrite write{claim.name_space, claim.name, claim.uid, decision.devices[i], consumer};
     // Only a claim that lacks the finalizer is patched without a read (a second copy of it
     // is no better than none).
     if (auto seen = observed_.find(claim_key);

@@ -123,11 +123,18 @@ class DeviceClaims {
   DeviceInputs Inputs();
 
   // ---- Assumptions. What a session decided for a pod (`decision.devices`, per claim of
-  // `spec`) is assumed: each claim allocated as decided and reserved for the pod. Returns
-  // the writes to do before the bind, in the spec's order, or sets *why and assumes nothing.
+  // `spec`) is assumed: each claim allocated as decided and reserved for the pod, or for its
+  // native PodGroup `group` (nullptr: none) where the group lists the pod's entry for the
+  // claim in its spec.resourceClaims (resourceclaim.BindTo). Returns the writes to do before
+  // the bind, in the spec's order, or sets *why and assumes nothing.
   std::vector<ClaimWrite> Assume(const std::string& key, const k8s::PodInfo& pod,
-                                 const BindDecision& decision, const TaskSpec& spec,
-                                 std::string* why);
+                                 const k8s::PodGroupInfo* group, const BindDecision& decision,
+                                 const TaskSpec& spec, std::string* why);
+  // Whom the pod's claim `claim_key` is reserved for: its PodGroup `group` when the group
+  // shares that claim (the pod's spec.resourceClaims entry equals one of the group's), else
+  // the pod.
+  static dra::ConsumerReference ConsumerOf(const k8s::PodInfo& pod, const k8s::PodGroupInfo* group,
+                                           const std::string& claim_key);
   // What the session allocated for the pod's extended resources served by DRA
   // (decision.extended_devices, engine/dra/extended_resources.h), assumed as a claim of its
   // own until the watch shows the claim the writer makes (annotated, allocated, reserved

@@ -267,13 +267,14 @@ void DeviceReservations::GiveBack(StateChange change, TaskId task, const TaskSpe
 
 // A claim that no pod but the task uses (reserved for it alone, or for nobody) is
 // deallocated when the pod is gone: by the resourceclaim controller, or with the pod for a
-// claim made from a template.
+// claim made from a template. One reserved for a PodGroup stays with the group.
 void DeviceReservations::ReleaseInFuture(const TaskSpec& spec, int sign) const {
   if (inputs_ == nullptr || inputs_->claims == nullptr) return;
   for (const std::string& key : spec.resource_claims) {
     auto it = inputs_->claims->find(key);
     if (it == inputs_->claims->end() || !it->second.allocation) continue;
-    if (it->second.reserved_for.size() > 1) continue;
+    const auto& reserved = it->second.reserved_for;
+    if (reserved.size() > 1 || (reserved.size() == 1 && reserved[0].resource != "pods")) continue;
     if (sign > 0) {
       Untake(DeviceFilterMemo::kFuture, *it->second.allocation);
     } else {

@@ -447,9 +447,12 @@ Result<dra::ResourceClaimTemplate> DecodeResourceClaimTemplate(const json& objec
 Result<std::vector<dra::PodClaimRef>> DecodePodClaimRefs(const json& pod) {
   auto where = PodWhere(pod);
   if (!where.ok()) return where.status();
-  const std::string at = *where + ": spec";
+  return DecodeClaimRefList(Field(pod, "spec"), *where + ": spec");
+}
+
+Result<std::vector<dra::PodClaimRef>> DecodeClaimRefList(const json& spec, const std::string& at) {
   const json* list = nullptr;
-  GANTRY_RETURN_IF_ERROR(List(Field(pod, "spec"), "resourceClaims", at, SIZE_MAX, &list));
+  GANTRY_RETURN_IF_ERROR(List(spec, "resourceClaims", at, SIZE_MAX, &list));
   std::vector<dra::PodClaimRef> refs;
   for (size_t i = 0; i < list->size(); ++i) {
     const std::string here = Index(Child(at, "resourceClaims"), i);

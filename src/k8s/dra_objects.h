@@ -52,6 +52,10 @@ Result<dra::DeviceTaintRule> DecodeDeviceTaintRule(const nlohmann::json& object)
 // of resourceClaimName, resourceClaimTemplateName. Errors name the pod ("pod NS/NAME:
 // spec.resourceClaims[1].name: ..."). No resourceClaims is an empty list.
 Result<std::vector<dra::PodClaimRef>> DecodePodClaimRefs(const nlohmann::json& pod);
+// The same list read from `spec`, errors prefixed by `at` (a native PodGroup's
+// spec.resourceClaims has the pod's shape).
+Result<std::vector<dra::PodClaimRef>> DecodeClaimRefList(const nlohmann::json& spec,
+                                                         const std::string& at);
 
 // One entry of a pod's status.resourceClaimStatuses, written by kube-controller-manager's
 // resourceclaim controller for a claim made from a template: the pod's name for the claim

@@ -158,6 +158,9 @@ Result<PodGroupInfo> ParseNativePodGroup(const json& object) {
   GANTRY_RETURN_IF_ERROR(ReadSchedulingPolicy(spec, where, &group));
   GANTRY_RETURN_IF_ERROR(ReadDisruptionAndPreemption(spec, where, &group));
   GANTRY_RETURN_IF_ERROR(ReadTopology(spec, where, &group));
+  auto claims = DecodeClaimRefList(spec, where + ": spec");
+  if (!claims.ok()) return claims.status();
+  group.resource_claims = std::move(claims).value();
   GANTRY_RETURN_IF_ERROR(
       ReadMetadataAndStatus(object, where, kInitiallyScheduledCondition, &group));
   return group;

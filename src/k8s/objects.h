@@ -27,6 +27,8 @@ namespace gantry::k8s {
 
 // Annotations and labels Gantry reads and writes.
 inline constexpr const char* kGroupAnnotation = "scheduling.k8s.io/group-name";
+// The API group of Kubernetes' own PodGroups (a claim's reservedFor names it).
+inline constexpr const char* kSchedulingGroup = "scheduling.k8s.io";
 inline constexpr const char* kVolcanoGroupAnnotation = "scheduling.volcano.sh/group-name";
 inline constexpr const char* kCoschedulingGroupLabel = "scheduling.x-k8s.io/pod-group";
 inline constexpr const char* kQueueAnnotation = "gantry.dev/queue";
@@ -134,6 +136,10 @@ struct PodGroupInfo {
   bool disrupt_whole = false;
   // spec.schedulingConstraints.topology[0].key: the group stays in one domain of it.
   std::string topology_key;
+  // spec.resourceClaims (DRAWorkloadResourceClaims; the API server drops the field while the
+  // gate is off): a pod's spec.resourceClaims entry equal to one of these uses a claim
+  // reserved for the whole group, which status.reservedFor names instead of each pod.
+  std::vector<dra::PodClaimRef> resource_claims;
   // status.conditions[PodGroupInitiallyScheduled].status is "True": terminal, never
   // written False again. metadata.generation, for the condition's observedGeneration.
   bool initially_scheduled = false;

@@ -290,6 +290,103 @@ TEST(Dra, SideBySideWithKubeScheduler) {
             << "gantry:         " << PodScheduledMessage(ours.pods.at(ours.waiting[0])) << "\n";
 }
 
+// A claim a native PodGroup shares (DRAWorkloadResourceClaims: its spec.resourceClaims
+// lists it, and its two pods name it with the same entry): both pods bound to the node of
+// its one device, and the claim reserved once, for the group, not for each pod. The same
+// for kube-scheduler and gantry, each in a namespace and on a node of its own.
+struct GroupClaimOutcome {
+  std::vector<json> pods;
+  json claim;
+  json group;
+};
+
+GroupClaimOutcome TwoPodsOfAGroupShareAClaim(const std::string& ns, const std::string& node,
+                                             const std::string& device_class,
+                                             const std::string& scheduler,
+                                             const std::function<std::string()>& log) {
+  GroupClaimOutcome out;
+  EXPECT_TRUE(Env().CreateNamespace(ns).ok());
+  EXPECT_NO_FATAL_FAILURE(CreateNodeWithDevices(node, {Device("gpu-0")}));
+  if (!Env().Call("GET", std::string(kResource) + "/deviceclasses/" + device_class).ok()) {
+    auto cls = Env().Call(
+        "POST", std::string(kResource) + "/deviceclasses",
+        {{"apiVersion", "resource.k8s.io/v1"},
+         {"kind", "DeviceClass"},
+         {"metadata", {{"name", device_class}}},
+         {"spec",
+          {{"selectors", {{{"cel", {{"expression", "device.driver == \"gpu.example.com\""}}}}}}}}});
+    EXPECT_TRUE(cls.ok()) << cls.status().message();
+  }
+  auto c = Env().Call("POST", std::string(kResource) + "/namespaces/" + ns + "/resourceclaims",
+                      GpuClaim("shared", device_class));
+  EXPECT_TRUE(c.ok()) << c.status().message();
+  const std::string groups = "/apis/scheduling.k8s.io/v1beta1/namespaces/" + ns + "/podgroups";
+  auto g =
+      Env().Call("POST", groups,
+                 {{"apiVersion", "scheduling.k8s.io/v1beta1"},
+                  {"kind", "PodGroup"},
+                  {"metadata", {{"name", "train"}, {"namespace", ns}}},
+                  {"spec",
+                   {{"schedulingPolicy", {{"gang", {{"minCount", 2}}}}},
+                    {"resourceClaims", {{{"name", "gpu"}, {"resourceClaimName", "shared"}}}}}}});
+  EXPECT_TRUE(g.ok()) << g.status().message();
+  // The API server keeps the field only with the gate on: without it the case tests nothing.
+  EXPECT_TRUE(g.ok() && (*g)["spec"].contains("resourceClaims")) << (g.ok() ? g->dump() : "");
+  for (const char* name : {"p-0", "p-1"}) {
+    json pod = ClaimPod(ns, name, "shared", scheduler, node);
+    pod["spec"]["schedulingGroup"] = {{"podGroupName", "train"}};
+    auto p = Env().Apply(pod);
+    EXPECT_TRUE(p.ok()) << p.status().message();
+  }
+  EXPECT_TRUE(TestEnv::WaitFor(
+      [&] {
+        out.pods.clear();
+        for (const char* name : {"p-0", "p-1"}) {
+          auto p = Env().Call("GET", "/api/v1/namespaces/" + ns + "/pods/" + name);
+          if (p.ok() && !(*p)["spec"].value("nodeName", "").empty()) out.pods.push_back(*p);
+        }
+        return out.pods.size() == 2;
+      },
+      seconds(30)))
+      << scheduler << ": " << out.pods.size() << " bound\n"
+      << log();
+  auto claim = Env().Call("GET", ClaimPath(ns, "shared"));
+  EXPECT_TRUE(claim.ok());
+  if (claim.ok()) out.claim = *claim;
+  auto group = Env().Call("GET", groups + "/train");
+  EXPECT_TRUE(group.ok());
+  if (group.ok()) out.group = *group;
+  return out;
+}
+
+void ExpectReservedForTheGroup(const GroupClaimOutcome& out, const std::string& node) {
+  for (const json& pod : out.pods) EXPECT_EQ(pod["spec"]["nodeName"], node);
+  const json status = out.claim.value("status", json::object());
+  ASSERT_TRUE(status.contains("allocation")) << out.claim.dump();
+  ASSERT_TRUE(status.contains("reservedFor")) << out.claim.dump();
+  EXPECT_EQ(status["reservedFor"], json::array({{{"apiGroup", "scheduling.k8s.io"},
+                                                 {"resource", "podgroups"},
+                                                 {"name", "train"},
+                                                 {"uid", out.group["metadata"]["uid"]}}}))
+      << out.claim.dump();
+}
+
+TEST(Dra, AClaimAPodGroupSharesIsReservedForTheGroupSideBySide) {
+  const std::string test = "dra-group";
+  ASSERT_TRUE(Env().StartKubeScheduler("kube-reference").ok());
+  const GroupClaimOutcome theirs =
+      TwoPodsOfAGroupShareAClaim(test + "-kube", test + "-kube-0", test + "-gpu", "kube-reference",
+                                 [] { return std::string(); });
+  ASSERT_EQ(theirs.pods.size(), 2u) << "kube-scheduler did not bind the group";
+  ExpectReservedForTheGroup(theirs, test + "-kube-0");
+  DaemonProcess daemon(test, DaemonConfig("gantry-" + test), "d-" + test);
+  const GroupClaimOutcome ours =
+      TwoPodsOfAGroupShareAClaim(test + "-gantry", test + "-gantry-0", test + "-gpu",
+                                 "gantry-" + test, [&] { return daemon.Log(); });
+  ASSERT_EQ(ours.pods.size(), 2u);
+  ExpectReservedForTheGroup(ours, test + "-gantry-0");
+}
+
 // A pod of two claims whose second cannot be written (a ValidatingAdmissionPolicy refuses
 // its status update): it is not bound, and what was written of the first claim (finalizer,
 // allocation, reservation) is taken back; the failure is said in an event.

@@ -4,6 +4,7 @@
 // bind gives the device back.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "daemon/cluster_cache.h"
@@ -68,6 +69,42 @@ TEST(ClusterCacheDra, APodWaitsForItsClaimThenTakesAFreeDevice) {
   EXPECT_EQ(w.allocation->results[0].driver, "gpu.example.com");
   EXPECT_EQ(w.allocation->results[0].pool, "node-2");
   EXPECT_EQ(w.allocation->results[0].device, "gpu-0");
+}
+
+// A native PodGroup's spec.resourceClaims (DRAWorkloadResourceClaims): a pod whose
+// spec.resourceClaims entry equals one of the group's reserves the claim for the group, as
+// resourceclaim.BindTo says; a pod of the group whose entry differs (another name for the
+// same claim) reserves it for itself.
+TEST(ClusterCacheDra, AClaimTheGroupSharesIsReservedForTheGroup) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded, NodeObject("node-1"));
+  c.OnDeviceClass(EventType::kAdded, Class());
+  c.OnResourceSlice(EventType::kAdded, Slice("node-1", 2));
+  c.OnResourceClaim(EventType::kAdded, Claim("shared"));
+  c.OnResourceClaim(EventType::kAdded, Claim("own"));
+  c.OnPodGroup(k8s::GroupApi::kNative, EventType::kAdded,
+               {{"apiVersion", "scheduling.k8s.io/v1beta1"},
+                {"kind", "PodGroup"},
+                {"metadata", {{"name", "train"}, {"namespace", "ml"}, {"uid", "u-train"}}},
+                {"spec",
+                 {{"schedulingPolicy", {{"basic", json::object()}}},
+                  {"resourceClaims", {{{"name", "gpu"}, {"resourceClaimName", "shared"}}}}}}});
+  json in_group = ClaimPod("p1", "shared");
+  in_group["spec"]["schedulingGroup"] = {{"podGroupName", "train"}};
+  json other_name = ClaimPod("p2", "own");
+  other_name["spec"]["schedulingGroup"] = {{"podGroupName", "train"}};
+  c.OnPod(EventType::kAdded, in_group);
+  c.OnPod(EventType::kAdded, other_name);
+  const Decisions d = RunWithDevices(c);
+  ASSERT_EQ(d.binds.size(), 2u);
+  std::map<std::string, dra::ConsumerReference> consumer;
+  for (const BindRequest& b : c.Assume(d, 0)) {
+    ASSERT_EQ(b.claims.size(), 1u) << b.name;
+    consumer[b.claims[0].name] = b.claims[0].consumer;
+  }
+  EXPECT_EQ(consumer["shared"],
+            (dra::ConsumerReference{"scheduling.k8s.io", "podgroups", "train", "u-train"}));
+  EXPECT_EQ(consumer["own"], (dra::ConsumerReference{"", "pods", "p2", "uid-p2"}));
 }
 
 TEST(ClusterCacheDra, AnAssumedDeviceIsTakenUntilTheBindFails) {

@@ -229,7 +229,7 @@ TEST(DeviceClaims, AnAllocationIsAssumedUntilTheWatchShowsItWritten) {
   BindDecision b;
   b.devices = {Gpu("gpu-1")};
   std::string why;
-  const std::vector<ClaimWrite> writes = d.Assume("ml/p", pod, b, spec, &why);
+  const std::vector<ClaimWrite> writes = d.Assume("ml/p", pod, nullptr, b, spec, &why);
   EXPECT_EQ(why, "");
   ASSERT_EQ(writes.size(), 1u);
   EXPECT_EQ(writes[0].namespace_, "ml");
@@ -270,7 +270,7 @@ TEST(DeviceClaims, AForgottenAssumptionGivesTheDeviceBack) {
   BindDecision b;
   b.devices = {Gpu("gpu-0")};
   std::string why;
-  ASSERT_EQ(d.Assume("ml/p", pod, b, spec, &why).size(), 1u);
+  ASSERT_EQ(d.Assume("ml/p", pod, nullptr, b, spec, &why).size(), 1u);
   Resync r = d.Forget("ml/p");
   EXPECT_EQ(r.pods, std::vector<std::string>{"ml/p"});
   const dra::ResourceClaim& back = d.Inputs().claims->at("ml/c1");
@@ -282,7 +282,7 @@ TEST(DeviceClaims, AForgottenAssumptionGivesTheDeviceBack) {
   EXPECT_EQ(d.sizes().assumed, 0u);
   // A decision without an allocation for a claim that is not allocated assumes nothing.
   b.devices = {std::nullopt};
-  EXPECT_TRUE(d.Assume("ml/p", pod, b, spec, &why).empty());
+  EXPECT_TRUE(d.Assume("ml/p", pod, nullptr, b, spec, &why).empty());
   EXPECT_NE(why, "");
   EXPECT_EQ(d.sizes().assumed, 0u);
 }
@@ -306,7 +306,7 @@ TEST(DeviceClaims, DevicesByNodeNameTheClaimsThatHoldThem) {
   BindDecision b;
   b.devices = {Gpu("gpu-2")};
   std::string why;
-  ASSERT_EQ(d.Assume("ml/p", pod, b, spec, &why).size(), 1u) << why;
+  ASSERT_EQ(d.Assume("ml/p", pod, nullptr, b, spec, &why).size(), 1u) << why;
   using Device = DeviceClaims::NodeDevice;
   const std::map<std::string, std::vector<Device>> expected = {
       {"node-1",
@@ -385,7 +385,7 @@ TEST(DeviceClaims, AClaimAllocatedAlreadyIsOnlyReserved) {
   BindDecision b;
   b.devices = {std::nullopt};
   std::string why;
-  const std::vector<ClaimWrite> writes = d.Assume("ml/p", pod, b, spec, &why);
+  const std::vector<ClaimWrite> writes = d.Assume("ml/p", pod, nullptr, b, spec, &why);
   ASSERT_EQ(writes.size(), 1u);
   EXPECT_FALSE(writes[0].allocation.has_value());
   EXPECT_EQ(d.Inputs().claims->at("ml/c1").reserved_for.size(), 2u);
