@@ -41,7 +41,10 @@ bool ClusterCache::BuildTree(JobRecord& job) {
     job.tree_problem = "CompositePodGroup " + job.namespace_ + "/" + job.group +
                        ": waiting for its groups: " + valid.message();
   }
-  if (!job.tree_problem.empty()) job.tree.clear();
+  if (!job.tree_problem.empty()) {
+    job.tree.clear();
+    job.leaf_of.clear();  // its indexes were into the tree
+  }
   return true;
 }
 

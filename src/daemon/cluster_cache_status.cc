@@ -96,6 +96,19 @@ void ClusterCache::CollectStatus(const Decisions& decisions, std::vector<PodCond
                                             job.priorities, scheduler_name_)
                                   .empty();
     status_.ReportGroup(job_key, std::move(counts), *group, reason, out);
+    // A tree's native PodGroups each get their own PodGroupInitiallyScheduled, as
+    // kube-scheduler writes it per PodGroup: True once the child's own pods are placed.
+    for (const auto& [child, leaf] : job.leaf_of) {
+      const k8s::PodGroupInfo* info =
+          groups_.Find(PodGroups::Key(k8s::GroupApi::kNative, job.namespace_, child));
+      if (info == nullptr) continue;
+      GroupStatus child_counts;
+      child_counts.api = k8s::GroupApi::kNative;
+      child_counts.namespace_ = job.namespace_;
+      child_counts.name = child;
+      child_counts.placed = placed_per_leaf[static_cast<size_t>(leaf)];
+      status_.ReportChildGroup(job_key, std::move(child_counts), *info, reason, out);
+    }
   }
 }
 

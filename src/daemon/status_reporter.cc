@@ -5,6 +5,18 @@ namespace gantry {
 void StatusReporter::ForgetJob(const std::string& job_key) {
   changed_.erase(job_key);
   groups_.erase(job_key);
+  if (auto it = children_.find(job_key); it != children_.end()) {
+    for (const std::string& child : it->second) groups_.erase(child);
+    children_.erase(it);
+  }
+}
+
+void StatusReporter::ReportChildGroup(const std::string& job_key, GroupStatus status,
+                                      const k8s::PodGroupInfo& group, const std::string& reason,
+                                      const StatusWrites& out) {
+  std::string child_key = job_key + "|" + status.name;
+  children_[job_key].insert(child_key);
+  ReportNativeGroup(child_key, std::move(status), group, reason, out);
 }
 
 void StatusReporter::ForgetPod(const std::string& key) {

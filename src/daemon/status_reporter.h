@@ -46,6 +46,10 @@ class StatusReporter {
   // A native group's status is kube-scheduler's PodGroupInitiallyScheduled condition:
   // False while it waits with a reason (SchedulerError when `status.scheduler_error`),
   // True once min_member of its pods are placed, and never written again after that.
+  // The same for a native PodGroup that is a child in the tree of the job `job_key`.
+  void ReportChildGroup(const std::string& job_key, GroupStatus status,
+                        const k8s::PodGroupInfo& group, const std::string& reason,
+                        const StatusWrites& out);
   void ReportGroup(const std::string& job_key, GroupStatus status, const k8s::PodGroupInfo& group,
                    const std::string& reason, const StatusWrites& out);
 
@@ -66,6 +70,8 @@ class StatusReporter {
   // pod key -> the condition's reason and message last written
   std::unordered_map<std::string, std::pair<std::string, std::string>> pods_;
   std::unordered_map<std::string, Written> groups_;  // job key -> status last written
+  // A tree's children, by its job key: their keys in groups_ ("<job key>|<child name>").
+  std::unordered_map<std::string, std::set<std::string>> children_;
 };
 
 }  // namespace gantry

@@ -143,45 +143,48 @@ Status ReadCompositePolicy(const json& spec, const std::string& where, PodGroupI
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<PodGroupInfo> ParseNativePodGroup(const json& object) {
+// The two kinds' common reading: metadata, creation time, parent, disruption and
+// preemption, topology; `policy` reads the kind's own scheduling policy, `extra` (when
+// given) the rest of its spec; then metadata and status with the kind's condition.
+Result<PodGroupInfo> ParseGroupObject(
+    const json& object, GroupApi api, const char* kind, std::string_view condition,
+    Status (*policy)(const json& spec, const std::string& where, PodGroupInfo* group),
+    Status (*extra)(const json& spec, const std::string& where, PodGroupInfo* group)) {
   auto meta = ParseMeta(object);
   if (!meta.ok()) return meta.status();
   PodGroupInfo group;
   group.meta = std::move(meta).value();
-  group.api = GroupApi::kNative;
-  const std::string where = DescribeObject(group.meta, "podgroup");
+  group.api = api;
+  const std::string where = DescribeObject(group.meta, kind);
   GANTRY_RETURN_IF_ERROR(ReadCreationTimestamp(object, where, &group.meta));
   const json& spec = Field(object, "spec");
   GANTRY_RETURN_IF_ERROR(ReadParent(spec, where, &group));
-  GANTRY_RETURN_IF_ERROR(ReadSchedulingPolicy(spec, where, &group));
+  GANTRY_RETURN_IF_ERROR(policy(spec, where, &group));
   GANTRY_RETURN_IF_ERROR(ReadDisruptionAndPreemption(spec, where, &group));
   GANTRY_RETURN_IF_ERROR(ReadTopology(spec, where, &group));
-  auto claims = DecodeClaimRefList(spec, where + ": spec");
-  if (!claims.ok()) return claims.status();
-  group.resource_claims = std::move(claims).value();
-  GANTRY_RETURN_IF_ERROR(
-      ReadMetadataAndStatus(object, where, kInitiallyScheduledCondition, &group));
+  if (extra != nullptr) GANTRY_RETURN_IF_ERROR(extra(spec, where, &group));
+  GANTRY_RETURN_IF_ERROR(ReadMetadataAndStatus(object, where, condition, &group));
   return group;
 }
 
+// spec.resourceClaims: the claims the group's pods share (DRAWorkloadResourceClaims).
+Status ReadResourceClaims(const json& spec, const std::string& where, PodGroupInfo* group) {
+  auto claims = DecodeClaimRefList(spec, where + ": spec");
+  if (!claims.ok()) return claims.status();
+  group->resource_claims = std::move(claims).value();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<PodGroupInfo> ParseNativePodGroup(const json& object) {
+  return ParseGroupObject(object, GroupApi::kNative, "podgroup", kInitiallyScheduledCondition,
+                          ReadSchedulingPolicy, ReadResourceClaims);
+}
+
 Result<PodGroupInfo> ParseCompositePodGroup(const json& object) {
-  auto meta = ParseMeta(object);
-  if (!meta.ok()) return meta.status();
-  PodGroupInfo group;
-  group.meta = std::move(meta).value();
-  group.api = GroupApi::kComposite;
-  const std::string where = DescribeObject(group.meta, "compositepodgroup");
-  GANTRY_RETURN_IF_ERROR(ReadCreationTimestamp(object, where, &group.meta));
-  const json& spec = Field(object, "spec");
-  GANTRY_RETURN_IF_ERROR(ReadParent(spec, where, &group));
-  GANTRY_RETURN_IF_ERROR(ReadCompositePolicy(spec, where, &group));
-  GANTRY_RETURN_IF_ERROR(ReadDisruptionAndPreemption(spec, where, &group));
-  GANTRY_RETURN_IF_ERROR(ReadTopology(spec, where, &group));
-  GANTRY_RETURN_IF_ERROR(
-      ReadMetadataAndStatus(object, where, kCompositeInitiallyScheduledCondition, &group));
-  return group;
+  return ParseGroupObject(object, GroupApi::kComposite, "compositepodgroup",
+                          kCompositeInitiallyScheduledCondition, ReadCompositePolicy, nullptr);
 }
 
 std::string SchedulingGroupOf(const json& spec) {

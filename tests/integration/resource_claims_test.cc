@@ -59,6 +59,20 @@ json ClaimPod(const std::string& ns, const std::string& name, const std::string&
            {"resources", {{"requests", {{"cpu", "100m"}}}, {"claims", {{{"name", "gpu"}}}}}}}}}}}};
 }
 
+// The DeviceClass `device_class` of the driver gpu.example.com's devices (made once).
+void EnsureGpuClass(const std::string& device_class) {
+  if (!Env().Call("GET", std::string(kResource) + "/deviceclasses/" + device_class).ok()) {
+    auto cls = Env().Call(
+        "POST", std::string(kResource) + "/deviceclasses",
+        {{"apiVersion", "resource.k8s.io/v1"},
+         {"kind", "DeviceClass"},
+         {"metadata", {{"name", device_class}}},
+         {"spec",
+          {{"selectors", {{{"cel", {{"expression", "device.driver == \"gpu.example.com\""}}}}}}}}});
+    EXPECT_TRUE(cls.ok()) << cls.status().message();
+  }
+}
+
 // What became of a case's three pods and their claims.
 struct Outcome {
   std::vector<std::string> bound;      // pods bound, in name order
@@ -76,16 +90,7 @@ Outcome ThreePodsTwoDevices(const std::string& ns, const std::string& node,
   Outcome out;
   EXPECT_TRUE(Env().CreateNamespace(ns).ok());
   EXPECT_NO_FATAL_FAILURE(CreateNodeWithDevices(node, {Device("gpu-0"), Device("gpu-1")}));
-  if (!Env().Call("GET", std::string(kResource) + "/deviceclasses/" + device_class).ok()) {
-    auto cls = Env().Call(
-        "POST", std::string(kResource) + "/deviceclasses",
-        {{"apiVersion", "resource.k8s.io/v1"},
-         {"kind", "DeviceClass"},
-         {"metadata", {{"name", device_class}}},
-         {"spec",
-          {{"selectors", {{{"cel", {{"expression", "device.driver == \"gpu.example.com\""}}}}}}}}});
-    EXPECT_TRUE(cls.ok()) << cls.status().message();
-  }
+  EnsureGpuClass(device_class);
   const std::vector<std::string> pods = {"p-0", "p-1", "p-2"};
   for (size_t i = 0; i < pods.size(); ++i) {
     const std::string claim = "claim-" + std::to_string(i);
@@ -307,16 +312,7 @@ GroupClaimOutcome TwoPodsOfAGroupShareAClaim(const std::string& ns, const std::s
   GroupClaimOutcome out;
   EXPECT_TRUE(Env().CreateNamespace(ns).ok());
   EXPECT_NO_FATAL_FAILURE(CreateNodeWithDevices(node, {Device("gpu-0")}));
-  if (!Env().Call("GET", std::string(kResource) + "/deviceclasses/" + device_class).ok()) {
-    auto cls = Env().Call(
-        "POST", std::string(kResource) + "/deviceclasses",
-        {{"apiVersion", "resource.k8s.io/v1"},
-         {"kind", "DeviceClass"},
-         {"metadata", {{"name", device_class}}},
-         {"spec",
-          {{"selectors", {{{"cel", {{"expression", "device.driver == \"gpu.example.com\""}}}}}}}}});
-    EXPECT_TRUE(cls.ok()) << cls.status().message();
-  }
+  EnsureGpuClass(device_class);
   auto c = Env().Call("POST", std::string(kResource) + "/namespaces/" + ns + "/resourceclaims",
                       GpuClaim("shared", device_class));
   EXPECT_TRUE(c.ok()) << c.status().message();

@@ -7,6 +7,7 @@
 // v1alpha3, the CompositePodGroup gate) whose child that fits nowhere leaves the others.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -118,6 +119,26 @@ TEST_F(SideBySideGang, ACompositePodGroupPlacesTheChildrenThatFit) {
     c.pods.push_back(Member(t, name, "big", "3"));
     c.expect.push_back({name, {}, "Unschedulable", ""});
   }
+  // Each child PodGroup says whether it was scheduled, as kube-scheduler writes it.
+  c.check = [](const std::map<std::string, json>& pods) -> std::string {
+    if (pods.empty()) return "no pods";
+    const std::string ns = pods.begin()->second["metadata"].value("namespace", "");
+    for (const auto& [group, want] :
+         std::map<std::string, std::string>{{"a", "True"}, {"b", "True"}, {"big", "False"}}) {
+      auto read = Env().Call(
+          "GET", "/apis/scheduling.k8s.io/v1beta1/namespaces/" + ns + "/podgroups/" + group);
+      std::string got = "absent";
+      for (const json& cond : read.ok()
+                                  ? read->value("/status/conditions"_json_pointer, json::array())
+                                  : json::array()) {
+        if (cond.value("type", "") == "PodGroupInitiallyScheduled") got = cond.value("status", "");
+      }
+      if (got != want) {
+        return "podgroup " + group + ": PodGroupInitiallyScheduled " + got + ", not " + want;
+      }
+    }
+    return "";
+  };
   ASSERT_NO_FATAL_FAILURE(RunBoth(c));
 }
 

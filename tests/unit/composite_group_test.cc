@@ -4,6 +4,7 @@
 // and the CompositePodGroupInitiallyScheduled condition.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -181,10 +182,54 @@ TEST(CompositePodGroup, TheRootSaysWhenTheTreeIsScheduled) {
   std::vector<GroupStatus> groups;
   std::vector<ObjectEvent> events;
   c.CollectStatus(d, &conditions, &groups, &events);
-  ASSERT_EQ(groups.size(), 1u);
-  EXPECT_EQ(groups[0].api, GroupApi::kComposite);
-  EXPECT_EQ(groups[0].name, "serve");
-  EXPECT_TRUE(groups[0].scheduled);
+  // The root, and each child PodGroup with its own PodGroupInitiallyScheduled.
+  std::map<std::string, const GroupStatus*> by_name;
+  for (const GroupStatus& g : groups) by_name[g.name] = &g;
+  ASSERT_EQ(groups.size(), 3u);
+  ASSERT_TRUE(by_name.count("serve") && by_name.count("a") && by_name.count("b"));
+  EXPECT_EQ(by_name["serve"]->api, GroupApi::kComposite);
+  EXPECT_TRUE(by_name["serve"]->scheduled);
+  for (const char* child : {"a", "b"}) {
+    EXPECT_EQ(by_name[child]->api, GroupApi::kNative) << child;
+    EXPECT_TRUE(by_name[child]->scheduled) << child;
+  }
+}
+
+// A child short of room says so on its own PodGroup, while its sibling that fits is True:
+// each child is placed all or nothing on its own.
+TEST(CompositePodGroup, EachChildSaysWhetherItIsScheduled) {
+  ClusterCache c("gantry");
+  c.OnNode(EventType::kAdded,
+           {{"metadata", {{"name", "n1"}, {"uid", "uid-n1"}}},
+            {"status",
+             {{"allocatable",
+               {{"cpu", "64"}, {"memory", "512Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "8"}}}}}});
+  c.OnPodGroup(GroupApi::kComposite, EventType::kAdded, Composite("serve", 1));
+  c.OnPodGroup(GroupApi::kNative, EventType::kAdded, Child("a", 1, "serve"));
+  c.OnPodGroup(GroupApi::kNative, EventType::kAdded, Child("big", 2, "serve"));
+  c.OnPod(EventType::kAdded, Member("a0", "a"));
+  json huge = Member("big0", "big");
+  huge["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "100";
+  c.OnPod(EventType::kAdded, huge);
+  c.OnPod(EventType::kAdded, Member("big1", "big"));
+  const Policy policy = MustCompile(SchedulerConfig::Default());
+  const Snapshot snapshot(c.state());
+  Session session(snapshot, policy);
+  const Decisions d = session.Run();
+  ASSERT_EQ(d.binds.size(), 1u);
+  ASSERT_EQ(c.Assume(d).size(), 1u);
+  std::vector<PodCondition> conditions;
+  std::vector<GroupStatus> groups;
+  std::vector<ObjectEvent> events;
+  c.CollectStatus(d, &conditions, &groups, &events);
+  std::map<std::string, const GroupStatus*> by_name;
+  for (const GroupStatus& g : groups) by_name[g.name] = &g;
+  ASSERT_TRUE(by_name.count("a") && by_name.count("big")) << groups.size();
+  EXPECT_TRUE(by_name["a"]->scheduled);
+  EXPECT_EQ(by_name["a"]->phase, "True");
+  EXPECT_FALSE(by_name["big"]->scheduled);
+  EXPECT_EQ(by_name["big"]->phase, "False");
+  EXPECT_FALSE(by_name["big"]->unschedulable_message.empty());
 }
 
 }  // namespace
