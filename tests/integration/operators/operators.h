@@ -14,10 +14,11 @@
 
 namespace gantry::testing {
 
-// kube-controller-manager's controllers these tests need (its --controllers names).
+// kube-controller-manager's controllers these tests need (its --controllers names); the
+// resourceclaim controller makes claims from templates, a PodGroup's included.
 inline constexpr const char* kWorkloadControllers =
     "job-controller,deployment-controller,replicaset-controller,statefulset-controller,"
-    "garbage-collector-controller,disruption-controller";
+    "garbage-collector-controller,disruption-controller,resourceclaim-controller";
 
 // kube-controller-manager with kWorkloadControllers, and kwok (both once per binary).
 Status StartControllersAndKwok();
