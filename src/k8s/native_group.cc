@@ -14,6 +14,19 @@ namespace {
 using json = nlohmann::json;
 
 // spec.schedulingPolicy: exactly one of basic and gang (the API server's rule).
+// spec.schedulingPolicy.gang.<key> (minCount, minGroupCount): 1 to 1000000.
+Status ReadGangMinimum(const json& gang, const char* key, const std::string& where,
+                       PodGroupInfo* group) {
+  auto min = ReadInteger(gang, key, where + ": spec.schedulingPolicy.gang", 0);
+  if (!min.ok()) return min.status();
+  if (*min < 1 || *min > 1000000) {
+    return Status::Invalid(where + ": spec.schedulingPolicy.gang." + key + ": " +
+                           std::to_string(*min) + " is out of range (1..1000000)");
+  }
+  group->min_member = static_cast<int32_t>(*min);
+  return Status::Ok();
+}
+
 Status ReadSchedulingPolicy(const json& spec, const std::string& where, PodGroupInfo* group) {
   const json& policy = Field(spec, "schedulingPolicy");
   const json& gang = Field(policy, "gang");
@@ -27,14 +40,7 @@ Status ReadSchedulingPolicy(const json& spec, const std::string& where, PodGroup
     group->min_member = 1;
     return Status::Ok();
   }
-  auto min_count = ReadInteger(gang, "minCount", where + ": spec.schedulingPolicy.gang", 0);
-  if (!min_count.ok()) return min_count.status();
-  if (*min_count < 1 || *min_count > 1000000) {
-    return Status::Invalid(where + ": spec.schedulingPolicy.gang.minCount: " +
-                           std::to_string(*min_count) + " is out of range (1..1000000)");
-  }
-  group->min_member = static_cast<int32_t>(*min_count);
-  return Status::Ok();
+  return ReadGangMinimum(gang, "minCount", where, group);
 }
 
 Status ReadDisruptionAndPreemption(const json& spec, const std::string& where,
@@ -133,14 +139,7 @@ Status ReadCompositePolicy(const json& spec, const std::string& where, PodGroupI
   group->gang = !basic;
   group->min_member = 1;
   if (basic) return Status::Ok();
-  auto min = ReadInteger(gang, "minGroupCount", where + ": spec.schedulingPolicy.gang", 0);
-  if (!min.ok()) return min.status();
-  if (*min < 1 || *min > 1000000) {
-    return Status::Invalid(where + ": spec.schedulingPolicy.gang.minGroupCount: " +
-                           std::to_string(*min) + " is out of range (1..1000000)");
-  }
-  group->min_member = static_cast<int32_t>(*min);
-  return Status::Ok();
+  return ReadGangMinimum(gang, "minGroupCount", where, group);
 }
 
 // The two kinds' common reading: metadata, creation time, parent, disruption and

@@ -157,6 +157,25 @@ TEST(CompositePodGroup, ARootWithFewerChildrenThanItNeedsWaitsForThem) {
   EXPECT_EQ(c.pending_pods(), 1);
 }
 
+// One session over the cache, its binds assumed, and the group statuses then collected,
+// by group name.
+std::map<std::string, GroupStatus> ScheduleAndCollect(ClusterCache& c, size_t binds) {
+  const Policy policy = MustCompile(SchedulerConfig::Default());
+  const Snapshot snapshot(c.state());
+  Session session(snapshot, policy);
+  const Decisions d = session.Run();
+  EXPECT_EQ(d.binds.size(), binds);
+  EXPECT_EQ(c.Assume(d).size(), binds);
+  std::vector<PodCondition> conditions;
+  std::vector<GroupStatus> groups;
+  std::vector<ObjectEvent> events;
+  c.CollectStatus(d, &conditions, &groups, &events);
+  std::map<std::string, GroupStatus> by_name;
+  for (GroupStatus& g : groups) by_name[g.name] = std::move(g);
+  EXPECT_EQ(by_name.size(), groups.size()) << "a group reported twice";
+  return by_name;
+}
+
 // Placed by a session, the tree is ready with each child's minimum: the root's
 // CompositePodGroupInitiallyScheduled is written True.
 TEST(CompositePodGroup, TheRootSaysWhenTheTreeIsScheduled) {
@@ -172,26 +191,15 @@ TEST(CompositePodGroup, TheRootSaysWhenTheTreeIsScheduled) {
   for (const std::string pod : {"a0", "a1"}) c.OnPod(EventType::kAdded, Member(pod, "a"));
   c.OnPod(EventType::kAdded, Member("b0", "b"));
   ASSERT_EQ(c.pending_pods(), 3);
-  const Policy policy = MustCompile(SchedulerConfig::Default());
-  const Snapshot snapshot(c.state());
-  Session session(snapshot, policy);
-  const Decisions d = session.Run();
-  ASSERT_EQ(d.binds.size(), 3u);
-  ASSERT_EQ(c.Assume(d).size(), 3u);
-  std::vector<PodCondition> conditions;
-  std::vector<GroupStatus> groups;
-  std::vector<ObjectEvent> events;
-  c.CollectStatus(d, &conditions, &groups, &events);
   // The root, and each child PodGroup with its own PodGroupInitiallyScheduled.
-  std::map<std::string, const GroupStatus*> by_name;
-  for (const GroupStatus& g : groups) by_name[g.name] = &g;
+  std::map<std::string, GroupStatus> groups = ScheduleAndCollect(c, 3);
   ASSERT_EQ(groups.size(), 3u);
-  ASSERT_TRUE(by_name.count("serve") && by_name.count("a") && by_name.count("b"));
-  EXPECT_EQ(by_name["serve"]->api, GroupApi::kComposite);
-  EXPECT_TRUE(by_name["serve"]->scheduled);
+  ASSERT_TRUE(groups.count("serve") && groups.count("a") && groups.count("b"));
+  EXPECT_EQ(groups["serve"].api, GroupApi::kComposite);
+  EXPECT_TRUE(groups["serve"].scheduled);
   for (const char* child : {"a", "b"}) {
-    EXPECT_EQ(by_name[child]->api, GroupApi::kNative) << child;
-    EXPECT_TRUE(by_name[child]->scheduled) << child;
+    EXPECT_EQ(groups[child].api, GroupApi::kNative) << child;
+    EXPECT_TRUE(groups[child].scheduled) << child;
   }
 }
 
@@ -212,24 +220,13 @@ TEST(CompositePodGroup, EachChildSaysWhetherItIsScheduled) {
   huge["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "100";
   c.OnPod(EventType::kAdded, huge);
   c.OnPod(EventType::kAdded, Member("big1", "big"));
-  const Policy policy = MustCompile(SchedulerConfig::Default());
-  const Snapshot snapshot(c.state());
-  Session session(snapshot, policy);
-  const Decisions d = session.Run();
-  ASSERT_EQ(d.binds.size(), 1u);
-  ASSERT_EQ(c.Assume(d).size(), 1u);
-  std::vector<PodCondition> conditions;
-  std::vector<GroupStatus> groups;
-  std::vector<ObjectEvent> events;
-  c.CollectStatus(d, &conditions, &groups, &events);
-  std::map<std::string, const GroupStatus*> by_name;
-  for (const GroupStatus& g : groups) by_name[g.name] = &g;
-  ASSERT_TRUE(by_name.count("a") && by_name.count("big")) << groups.size();
-  EXPECT_TRUE(by_name["a"]->scheduled);
-  EXPECT_EQ(by_name["a"]->phase, "True");
-  EXPECT_FALSE(by_name["big"]->scheduled);
-  EXPECT_EQ(by_name["big"]->phase, "False");
-  EXPECT_FALSE(by_name["big"]->unschedulable_message.empty());
+  std::map<std::string, GroupStatus> groups = ScheduleAndCollect(c, 1);
+  ASSERT_TRUE(groups.count("a") && groups.count("big")) << groups.size();
+  EXPECT_TRUE(groups["a"].scheduled);
+  EXPECT_EQ(groups["a"].phase, "True");
+  EXPECT_FALSE(groups["big"].scheduled);
+  EXPECT_EQ(groups["big"].phase, "False");
+  EXPECT_FALSE(groups["big"].unschedulable_message.empty());
 }
 
 }  // namespace
