@@ -76,6 +76,7 @@ struct BindRequest {
   std::string uid;
   std::string node;
   std::vector<int32_t> gpus;
+  // A share of a GPU: `gpus` go on the pod as gantry.dev/gpu-devices, carried by the Binding.
   bool write_devices = false;
   std::string job;  // its job's key, for messages
   // Its DRA claims, all written before the bind; none written, no bind.

@@ -224,30 +224,20 @@ BindResult ApiWriter::DoBind(const BindRequest& r) {
     std::string why = WriteExtendedClaimStatus(r, extended->name, shape, &status);
     if (!why.empty()) return failed(status == 409, std::move(why));
   }
-  if (r.write_devices) {
-    // The uid makes the patch fail (409) should the name now belong to another pod.
-    json patch = {
-        {"metadata",
-         {{"uid", r.uid},
-          {"annotations", {{k8s::kGpuDevicesAnnotation, k8s::FormatDeviceList(r.gpus)}}}}}};
-    auto response =
-        client_.Request("PATCH", PodPath(r.namespace_, r.name), k8s::JsonText(patch), kMergePatch);
-    if (!response.ok()) return failed(false, response.status().message());
-    status = response->status;
-    if (!response->ok()) {
-      return failed(response->status == 409, "writing " + std::string(k8s::kGpuDevicesAnnotation) +
-                                                 ": " + response->Describe());
-    }
-  }
+  // The uid makes the bind fail (409) should the name now belong to another pod.
   json binding = {{"apiVersion", "v1"},
                   {"kind", "Binding"},
                   {"metadata", {{"name", r.name}, {"namespace", r.namespace_}, {"uid", r.uid}}},
                   {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", r.node}}}};
   // The API server copies a Binding's annotations onto the pod as it sets spec.nodeName:
-  // no write of its own, and never a bound gang member without them.
-  if (r.gang_member && !gang_annotations_.empty()) {
-    binding["metadata"]["annotations"] = gang_annotations_;
+  // no write of their own, and never a pod bound without them (a shared GPU's devices, a gang
+  // member's protection from autoscalers).
+  json annotations = json::object();
+  if (r.gang_member) {
+    for (const auto& [key, value] : gang_annotations_) annotations[key] = value;
   }
+  if (r.write_devices) annotations[k8s::kGpuDevicesAnnotation] = k8s::FormatDeviceList(r.gpus);
+  if (!annotations.empty()) binding["metadata"]["annotations"] = std::move(annotations);
   auto response =
       client_.Request("POST", PodPath(r.namespace_, r.name) + "/binding", k8s::JsonText(binding));
   if (!response.ok()) return failed(false, response.status().message());
