@@ -27,7 +27,11 @@ Status ReadGangMinimum(const json& gang, const char* key, const std::string& whe
   return Status::Ok();
 }
 
-Status ReadSchedulingPolicy(const json& spec, const std::string& where, PodGroupInfo* group) {
+// spec.schedulingPolicy, of either kind: exactly one of basic and gang. Basic: placed pod by
+// pod (a PodGroup), or ready with one child (a CompositePodGroup, as kube-scheduler reads
+// it); gang: the minimum `minimum_key` (minCount, minGroupCount).
+Status ReadSchedulingPolicy(const json& spec, const std::string& where, const char* minimum_key,
+                            PodGroupInfo* group) {
   const json& policy = Field(spec, "schedulingPolicy");
   const json& gang = Field(policy, "gang");
   const bool basic = !Field(policy, "basic").is_null();
@@ -35,12 +39,10 @@ Status ReadSchedulingPolicy(const json& spec, const std::string& where, PodGroup
     return Status::Invalid(where + ": spec.schedulingPolicy: exactly one of basic and gang " +
                            "must be set");
   }
-  if (basic) {
-    group->gang = false;
-    group->min_member = 1;
-    return Status::Ok();
-  }
-  return ReadGangMinimum(gang, "minCount", where, group);
+  group->gang = !basic;
+  group->min_member = 1;
+  if (basic) return Status::Ok();
+  return ReadGangMinimum(gang, minimum_key, where, group);
 }
 
 Status ReadDisruptionAndPreemption(const json& spec, const std::string& where,
@@ -126,29 +128,14 @@ Status ReadParent(const json& spec, const std::string& where, PodGroupInfo* grou
   return Status::Ok();
 }
 
-// A CompositePodGroup's spec.schedulingPolicy: exactly one of basic and gang; gang's
-// minGroupCount children must be ready (basic: one, as kube-scheduler reads it).
-Status ReadCompositePolicy(const json& spec, const std::string& where, PodGroupInfo* group) {
-  const json& policy = Field(spec, "schedulingPolicy");
-  const json& gang = Field(policy, "gang");
-  const bool basic = !Field(policy, "basic").is_null();
-  if (basic == !gang.is_null()) {
-    return Status::Invalid(where + ": spec.schedulingPolicy: exactly one of basic and gang " +
-                           "must be set");
-  }
-  group->gang = !basic;
-  group->min_member = 1;
-  if (basic) return Status::Ok();
-  return ReadGangMinimum(gang, "minGroupCount", where, group);
-}
-
 // The two kinds' common reading: metadata, creation time, parent, disruption and
-// preemption, topology; `policy` reads the kind's own scheduling policy, `extra` (when
-// given) the rest of its spec; then metadata and status with the kind's condition.
-Result<PodGroupInfo> ParseGroupObject(
-    const json& object, GroupApi api, const char* kind, std::string_view condition,
-    Status (*policy)(const json& spec, const std::string& where, PodGroupInfo* group),
-    Status (*extra)(const json& spec, const std::string& where, PodGroupInfo* group)) {
+// preemption, topology; its scheduling policy with the kind's minimum (`minimum_key`);
+// `extra` (when given) the rest of its spec; then metadata and status with the kind's
+// condition.
+Result<PodGroupInfo> ParseGroupObject(const json& object, GroupApi api, const char* kind,
+                                      std::string_view condition, const char* minimum_key,
+                                      Status (*extra)(const json& spec, const std::string& where,
+                                                      PodGroupInfo* group)) {
   auto meta = ParseMeta(object);
   if (!meta.ok()) return meta.status();
   PodGroupInfo group;
@@ -158,7 +145,7 @@ Result<PodGroupInfo> ParseGroupObject(
   GANTRY_RETURN_IF_ERROR(ReadCreationTimestamp(object, where, &group.meta));
   const json& spec = Field(object, "spec");
   GANTRY_RETURN_IF_ERROR(ReadParent(spec, where, &group));
-  GANTRY_RETURN_IF_ERROR(policy(spec, where, &group));
+  GANTRY_RETURN_IF_ERROR(ReadSchedulingPolicy(spec, where, minimum_key, &group));
   GANTRY_RETURN_IF_ERROR(ReadDisruptionAndPreemption(spec, where, &group));
   GANTRY_RETURN_IF_ERROR(ReadTopology(spec, where, &group));
   if (extra != nullptr) GANTRY_RETURN_IF_ERROR(extra(spec, where, &group));
@@ -178,12 +165,12 @@ Status ReadResourceClaims(const json& spec, const std::string& where, PodGroupIn
 
 Result<PodGroupInfo> ParseNativePodGroup(const json& object) {
   return ParseGroupObject(object, GroupApi::kNative, "podgroup", kInitiallyScheduledCondition,
-                          ReadSchedulingPolicy, ReadResourceClaims);
+                          "minCount", ReadResourceClaims);
 }
 
 Result<PodGroupInfo> ParseCompositePodGroup(const json& object) {
   return ParseGroupObject(object, GroupApi::kComposite, "compositepodgroup",
-                          kCompositeInitiallyScheduledCondition, ReadCompositePolicy, nullptr);
+                          kCompositeInitiallyScheduledCondition, "minGroupCount", nullptr);
 }
 
 std::string SchedulingGroupOf(const json& spec) {
