@@ -119,9 +119,12 @@ TEST_F(SideBySideGang, ACompositePodGroupPlacesTheChildrenThatFit) {
     c.pods.push_back(Member(t, name, "big", "3"));
     c.expect.push_back({name, {}, "Unschedulable", ""});
   }
-  // Each child PodGroup says whether it was scheduled, as kube-scheduler writes it.
+  // Each child PodGroup says whether it was scheduled. Checked for gantry only:
+  // kube-scheduler 1.37 may leave a child it first found unschedulable False after placing it
+  // with its siblings (seen once in CI: "podgroup b: PodGroupInitiallyScheduled False").
   c.check = [](const std::map<std::string, json>& pods) -> std::string {
     if (pods.empty()) return "no pods";
+    if (pods.begin()->second["spec"].value("schedulerName", "") != kGantry) return "";
     const std::string ns = pods.begin()->second["metadata"].value("namespace", "");
     for (const auto& [group, want] :
          std::map<std::string, std::string>{{"a", "True"}, {"b", "True"}, {"big", "False"}}) {
